@@ -1,0 +1,1 @@
+"""mlxir: a compiler from torch.export programs to MLX."""

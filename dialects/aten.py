@@ -1,0 +1,2031 @@
+"""The `aten` dialect: the tensor level, one op per ATen operator mlxir imports.
+
+Operand conventions follow ATen's schemas: a `Tensor` is a builtin `tensor<...>`; a
+`Scalar` is an SSA value of type `f64`, `i64`, `i1` or `index` (a SymInt); an `int[]`
+whose entries may be symbolic is a mixed list (`[2, %s0, -1]`), a static `array<i64>`
+plus `index` operands. Result types are explicit, so type promotion is decided by
+the importer and checked here, never re-derived.
+
+The elementwise families are declared once, in `UNARY_OPS` and `BINARY_OPS`: adding
+an elementwise op is one line in a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.dialects.utils import DynamicIndexList
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from mlxir.dialects.common import (
+    MlxirOp,
+    DYNAMIC,
+    IntList,
+    TensorOrScalarConstr,
+    broadcast_shapes,
+    dims_compatible,
+    dtype_of,
+    format_dims,
+    index_operands,
+    int_array,
+    ints,
+    is_bool,
+    is_float,
+    is_integer,
+    is_integer_or_bool,
+    normalize_axes,
+    normalize_axis,
+    rank_of,
+    shape_of,
+    verify_broadcast_result,
+    verify_dtype,
+    verify_element_count,
+    verify_permutation,
+    verify_reduced_shape,
+    verify_same_shape,
+    verify_shape_matches,
+    verify_size_list,
+)
+
+I64Attr = IntegerAttr.constr(type=i64)
+F64Attr = FloatAttr[Float64Type]
+I64Array = DenseArrayBase.constr(i64)
+
+
+def _shape_of_operand(value: SSAValue) -> tuple[int, ...]:
+    """Shape of a tensor operand; a scalar broadcasts like a 0-d tensor."""
+    return shape_of(value) if isinstance(value.type, TensorType) else ()
+
+
+# ---------------------------------------------------------------------------
+# Elementwise: the tables
+# ---------------------------------------------------------------------------
+
+
+class DtypeRule(Enum):
+    """How an elementwise op's result element type relates to its inputs."""
+
+    SAME = "the result has the input's element type"
+    FLOAT = "the result is floating point (the input's type when that is a float)"
+    FLOAT_ONLY = "input and result are the same floating-point type"
+    BOOL = "the result is i1"
+    INTEGER_OR_BOOL = "input and result are the same integer or bool type"
+    ANY = "any numeric result type (decided by type promotion)"
+
+
+UNARY_OPS: dict[str, DtypeRule] = {
+    "abs": DtypeRule.SAME,
+    "neg": DtypeRule.SAME,
+    "sign": DtypeRule.SAME,
+    "square": DtypeRule.SAME,
+    "relu": DtypeRule.SAME,
+    "floor": DtypeRule.SAME,
+    "ceil": DtypeRule.SAME,
+    "round": DtypeRule.SAME,
+    "trunc": DtypeRule.SAME,
+    "clone": DtypeRule.SAME,
+    "exp": DtypeRule.FLOAT,
+    "expm1": DtypeRule.FLOAT,
+    "log": DtypeRule.FLOAT,
+    "log1p": DtypeRule.FLOAT,
+    "log2": DtypeRule.FLOAT,
+    "log10": DtypeRule.FLOAT,
+    "sqrt": DtypeRule.FLOAT,
+    "rsqrt": DtypeRule.FLOAT,
+    "sin": DtypeRule.FLOAT,
+    "cos": DtypeRule.FLOAT,
+    "tan": DtypeRule.FLOAT,
+    "asin": DtypeRule.FLOAT,
+    "acos": DtypeRule.FLOAT,
+    "atan": DtypeRule.FLOAT,
+    "sinh": DtypeRule.FLOAT,
+    "cosh": DtypeRule.FLOAT,
+    "tanh": DtypeRule.FLOAT,
+    "asinh": DtypeRule.FLOAT,
+    "acosh": DtypeRule.FLOAT,
+    "atanh": DtypeRule.FLOAT,
+    "sigmoid": DtypeRule.FLOAT,
+    "erf": DtypeRule.FLOAT,
+    "reciprocal": DtypeRule.FLOAT,
+    "silu": DtypeRule.FLOAT_ONLY,
+    "logical_not": DtypeRule.BOOL,
+    "isnan": DtypeRule.BOOL,
+    "isinf": DtypeRule.BOOL,
+    "bitwise_not": DtypeRule.INTEGER_OR_BOOL,
+}
+"""Unary elementwise ATen ops (beyond `gelu`, which has an option) and their dtype rule."""
+
+BINARY_OPS: dict[str, DtypeRule] = {
+    "add": DtypeRule.ANY,
+    "sub": DtypeRule.ANY,
+    "mul": DtypeRule.ANY,
+    "div": DtypeRule.ANY,
+    "pow": DtypeRule.ANY,
+    "maximum": DtypeRule.ANY,
+    "minimum": DtypeRule.ANY,
+    "remainder": DtypeRule.ANY,
+    "fmod": DtypeRule.ANY,
+    "floor_divide": DtypeRule.ANY,
+    "atan2": DtypeRule.FLOAT,
+    "eq": DtypeRule.BOOL,
+    "ne": DtypeRule.BOOL,
+    "lt": DtypeRule.BOOL,
+    "le": DtypeRule.BOOL,
+    "gt": DtypeRule.BOOL,
+    "ge": DtypeRule.BOOL,
+    "logical_and": DtypeRule.BOOL,
+    "logical_or": DtypeRule.BOOL,
+    "logical_xor": DtypeRule.BOOL,
+    "bitwise_and": DtypeRule.INTEGER_OR_BOOL,
+    "bitwise_or": DtypeRule.INTEGER_OR_BOOL,
+    "bitwise_xor": DtypeRule.INTEGER_OR_BOOL,
+    "bitwise_left_shift": DtypeRule.INTEGER_OR_BOOL,
+    "bitwise_right_shift": DtypeRule.INTEGER_OR_BOOL,
+}
+"""Binary elementwise ATen ops; `other` is a tensor or a Scalar (Tensor/Scalar overloads)."""
+
+
+def verify_elementwise_dtype(
+    rule: DtypeRule, inputs: Sequence[SSAValue], result: SSAValue
+) -> None:
+    result_dtype = dtype_of(result)
+    input_dtypes = [dtype_of(v) for v in inputs if isinstance(v.type, TensorType)]
+    match rule:
+        case DtypeRule.SAME:
+            if input_dtypes and result_dtype != input_dtypes[0]:
+                raise VerifyException(
+                    f"result element type {result_dtype} must equal the input's "
+                    f"{input_dtypes[0]}"
+                )
+        case DtypeRule.FLOAT:
+            if not is_float(result_dtype):
+                raise VerifyException(
+                    f"result element type must be floating point, got {result_dtype}"
+                )
+            for dtype in input_dtypes:
+                if is_float(dtype) and dtype != result_dtype and len(input_dtypes) == 1:
+                    raise VerifyException(
+                        f"result element type {result_dtype} must equal the float input's "
+                        f"{dtype}"
+                    )
+        case DtypeRule.FLOAT_ONLY:
+            for dtype in [*input_dtypes, result_dtype]:
+                if not is_float(dtype):
+                    raise VerifyException(
+                        f"operand and result must be floating point, got {dtype}"
+                    )
+            if input_dtypes and result_dtype != input_dtypes[0]:
+                raise VerifyException(
+                    f"result element type {result_dtype} must equal the input's "
+                    f"{input_dtypes[0]}"
+                )
+        case DtypeRule.BOOL:
+            if not is_bool(result_dtype):
+                raise VerifyException(f"result element type must be i1, got {result_dtype}")
+        case DtypeRule.INTEGER_OR_BOOL:
+            for value in [*inputs, result]:
+                dtype = dtype_of(value)
+                if not (is_integer_or_bool(dtype) and not isinstance(dtype, IndexType)):
+                    raise VerifyException(
+                        f"operands and result must be integer or bool, got {dtype}"
+                    )
+        case DtypeRule.ANY:
+            pass
+
+
+class UnaryElementwiseOp(MlxirOp):
+    """`result = op(input)` elementwise; the dtype rule comes from `UNARY_OPS`."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute | None = None):
+        super().__init__(operands=[input], result_types=[result_type or input.type])
+
+    def dtype_rule(self) -> DtypeRule:
+        return UNARY_OPS[self.name.removeprefix("aten.")]
+
+    def verify_(self) -> None:
+        verify_same_shape(self.input, self.result)
+        verify_elementwise_dtype(self.dtype_rule(), [self.input], self.result)
+
+
+class BinaryElementwiseOp(MlxirOp):
+    """`result = op(input, other)` with NumPy broadcasting; `other` may be a Scalar."""
+
+    input = operand_def(TensorType)
+    other = operand_def(TensorOrScalarConstr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $other attr-dict `:` type($input) `,` type($other) `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        input: SSAValue,
+        other: SSAValue,
+        result_type: Attribute,
+        properties: dict[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            operands=[input, other], result_types=[result_type], properties=properties or {}
+        )
+
+    def dtype_rule(self) -> DtypeRule:
+        return BINARY_OPS[self.name.removeprefix("aten.")]
+
+    def verify_(self) -> None:
+        verify_broadcast_result(
+            [shape_of(self.input), _shape_of_operand(self.other)], self.result
+        )
+        verify_elementwise_dtype(self.dtype_rule(), [self.input, self.other], self.result)
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _define_elementwise(
+    base: type[IRDLOperation], name: str
+) -> type[IRDLOperation]:
+    cls = type(
+        f"{_camel(name)}Op",
+        (base,),
+        {"name": f"aten.{name}", "__doc__": f"`aten.{name}`", "__module__": __name__},
+    )
+    return irdl_op_definition(cls)
+
+
+UNARY_OP_CLASSES: dict[str, type[IRDLOperation]] = {
+    name: _define_elementwise(UnaryElementwiseOp, name)
+    for name in UNARY_OPS
+}
+BINARY_OP_CLASSES: dict[str, type[IRDLOperation]] = {
+    name: _define_elementwise(BinaryElementwiseOp, name)
+    for name in BINARY_OPS
+    if name not in ("add", "sub", "div")
+}
+
+
+@irdl_op_definition
+class AddOp(BinaryElementwiseOp):
+    """`input + alpha * other`."""
+
+    name = "aten.add"
+    alpha = opt_prop_def(F64Attr)
+    assembly_format = (
+        "$input `,` $other (`alpha` $alpha^)? attr-dict `:` type($input) `,` type($other) "
+        "`->` type($result)"
+    )
+
+
+@irdl_op_definition
+class SubOp(BinaryElementwiseOp):
+    """`input - alpha * other`."""
+
+    name = "aten.sub"
+    alpha = opt_prop_def(F64Attr)
+    assembly_format = (
+        "$input `,` $other (`alpha` $alpha^)? attr-dict `:` type($input) `,` type($other) "
+        "`->` type($result)"
+    )
+
+
+DIV_ROUNDING_MODES = ("trunc", "floor")
+
+
+@irdl_op_definition
+class DivOp(BinaryElementwiseOp):
+    """True division, or rounded toward zero (`trunc`) or down (`floor`)."""
+
+    name = "aten.div"
+    rounding_mode = opt_prop_def(StringAttr)
+    assembly_format = (
+        "$input `,` $other (`rounding_mode` $rounding_mode^)? attr-dict `:` type($input) "
+        "`,` type($other) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.rounding_mode is None:
+            if not is_float(dtype_of(self.result)):
+                raise VerifyException(
+                    "true division (no rounding_mode) must have a floating-point result, "
+                    f"got {dtype_of(self.result)}"
+                )
+        elif self.rounding_mode.data not in DIV_ROUNDING_MODES:
+            raise VerifyException(
+                f"rounding_mode must be one of {DIV_ROUNDING_MODES}, "
+                f"got '{self.rounding_mode.data}'"
+            )
+
+
+BINARY_OP_CLASSES.update({"add": AddOp, "sub": SubOp, "div": DivOp})
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+@irdl_op_definition
+class GeluOp(MlxirOp):
+    """GELU, exact (`none`, the default) or with the `tanh` approximation."""
+
+    name = "aten.gelu"
+    input = operand_def(TensorType)
+    approximate = opt_prop_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`approximate` $approximate^)? attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_same_shape(self.input, self.result)
+        verify_elementwise_dtype(DtypeRule.FLOAT_ONLY, [self.input], self.result)
+        if self.approximate is not None and self.approximate.data not in GELU_APPROXIMATIONS:
+            raise VerifyException(
+                f"approximate must be one of {GELU_APPROXIMATIONS}, "
+                f"got '{self.approximate.data}'"
+            )
+
+
+@irdl_op_definition
+class WhereOp(MlxirOp):
+    """`condition ? input : other`, broadcasting all three."""
+
+    name = "aten.where"
+    condition = operand_def(TensorType)
+    input = operand_def(TensorOrScalarConstr)
+    other = operand_def(TensorOrScalarConstr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$condition `,` $input `,` $other attr-dict `:` type($condition) `,` type($input) "
+        "`,` type($other) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_dtype(self.condition, "bool", "condition")
+        verify_broadcast_result(
+            [
+                shape_of(self.condition),
+                _shape_of_operand(self.input),
+                _shape_of_operand(self.other),
+            ],
+            self.result,
+        )
+
+
+@irdl_op_definition
+class ClampOp(MlxirOp):
+    """`min(max(input, min), max)`; either bound may be absent, a Scalar or a tensor."""
+
+    name = "aten.clamp"
+    input = operand_def(TensorType)
+    min = opt_operand_def(TensorOrScalarConstr)
+    max = opt_operand_def(TensorOrScalarConstr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$input (`min` $min^ `:` type($min))? (`max` $max^ `:` type($max))? attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        if self.min is None and self.max is None:
+            raise VerifyException("at least one of min and max must be given")
+        bounds = [b for b in (self.min, self.max) if b is not None]
+        verify_broadcast_result(
+            [shape_of(self.input), *(_shape_of_operand(b) for b in bounds)], self.result
+        )
+
+
+@irdl_op_definition
+class ToCopyOp(MlxirOp):
+    """`aten._to_copy`: a dtype conversion (the result type gives the target dtype)."""
+
+    name = "aten._to_copy"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        verify_same_shape(self.input, self.result)
+
+
+# ---------------------------------------------------------------------------
+# Reductions and scans
+# ---------------------------------------------------------------------------
+
+
+class ReductionOp(MlxirOp):
+    """Reduces `dims` (all dims when absent), keeping them as size 1 with `keepdim`."""
+
+    input = operand_def(TensorType)
+    dims = opt_prop_def(I64Array)
+    keepdim = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`dims` custom<IntList>($dims)^)? (`keepdim` $keepdim^)? attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def __init__(
+        self,
+        input: SSAValue,
+        dims: Sequence[int] | None,
+        keepdim: bool,
+        result_type: Attribute,
+    ):
+        properties: dict[str, Attribute] = {}
+        if dims is not None:
+            properties["dims"] = int_array(dims)
+        if keepdim:
+            properties["keepdim"] = UnitAttr()
+        super().__init__(operands=[input], result_types=[result_type], properties=properties)
+
+    def reduced_axes(self) -> list[int]:
+        rank = rank_of(self.input)
+        if self.dims is None or not ints(self.dims):
+            return list(range(rank))
+        return normalize_axes(ints(self.dims), rank)
+
+    def verify_(self) -> None:
+        verify_reduced_shape(
+            shape_of(self.input), self.reduced_axes(), self.keepdim is not None, self.result
+        )
+
+
+def _define_reduction(name: str, doc: str) -> type[IRDLOperation]:
+    cls = type(
+        f"{_camel(name)}Op",
+        (ReductionOp,),
+        {"name": f"aten.{name}", "__doc__": doc, "__module__": __name__},
+    )
+    return irdl_op_definition(cls)
+
+
+REDUCTION_OPS: dict[str, str] = {
+    "sum": "Sum over dims (the result type may widen, as `dtype=` does).",
+    "mean": "Mean over dims.",
+    "amax": "Maximum over dims.",
+    "amin": "Minimum over dims.",
+    "prod": "Product over dims.",
+    "any": "Logical or over dims (i1 result).",
+    "all": "Logical and over dims (i1 result).",
+    "logsumexp": "`log(sum(exp(x)))` over dims, computed stably.",
+}
+REDUCTION_OP_CLASSES: dict[str, type[IRDLOperation]] = {
+    name: _define_reduction(name, doc) for name, doc in REDUCTION_OPS.items()
+}
+
+
+class VarianceOp(ReductionOp):
+    """Variance or standard deviation with Bessel-style `correction` (default 1)."""
+
+    correction = opt_prop_def(F64Attr)
+    assembly_format = (
+        "$input (`dims` custom<IntList>($dims)^)? (`correction` $correction^)? "
+        "(`keepdim` $keepdim^)? attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_dtype(self.result, "float", "result")
+
+
+@irdl_op_definition
+class VarOp(VarianceOp):
+    name = "aten.var"
+
+
+@irdl_op_definition
+class StdOp(VarianceOp):
+    name = "aten.std"
+
+
+class ArgReductionOp(MlxirOp):
+    """Index of the extreme element along `dim` (of the flattened input when absent)."""
+
+    input = operand_def(TensorType)
+    dim = opt_prop_def(I64Attr)
+    keepdim = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`dim` $dim^)? (`keepdim` $keepdim^)? attr-dict `:` type($input) "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_dtype(self.result, "integer (not bool)", "result")
+        rank = rank_of(self.input)
+        keep = self.keepdim is not None
+        if self.dim is None:
+            verify_shape_matches([1] * rank if keep else [], self.result)
+            return
+        axis = normalize_axis(self.dim.value.data, rank)
+        verify_reduced_shape(shape_of(self.input), [axis], keep, self.result)
+
+
+@irdl_op_definition
+class ArgmaxOp(ArgReductionOp):
+    name = "aten.argmax"
+
+
+@irdl_op_definition
+class ArgminOp(ArgReductionOp):
+    name = "aten.argmin"
+
+
+class AlongDimOp(MlxirOp):
+    """An op that maps `input` to a same-shaped result along one `dim`."""
+
+    input = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `dim` $dim attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, dim: int, result_type: Attribute | None = None):
+        super().__init__(
+            operands=[input],
+            result_types=[result_type or input.type],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    def verify_(self) -> None:
+        normalize_axis(self.dim.value.data, rank_of(self.input))
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class CumsumOp(AlongDimOp):
+    name = "aten.cumsum"
+
+
+@irdl_op_definition
+class CumprodOp(AlongDimOp):
+    name = "aten.cumprod"
+
+
+@irdl_op_definition
+class SoftmaxOp(AlongDimOp):
+    name = "aten.softmax"
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_dtype(self.result, "float", "result")
+
+
+@irdl_op_definition
+class LogSoftmaxOp(AlongDimOp):
+    name = "aten.log_softmax"
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_dtype(self.result, "float", "result")
+
+
+# ---------------------------------------------------------------------------
+# Shape ops
+# ---------------------------------------------------------------------------
+
+
+class SizedOp(MlxirOp):
+    """An op whose `int[]` sizes mix literals and `index` values: `[2, %s0, -1]`."""
+
+    sizes = var_operand_def(IndexType)
+    static_sizes = prop_def(I64Array)
+
+    def size_list(self) -> tuple[int, ...]:
+        return ints(self.static_sizes)
+
+
+class ReshapeLikeOp(SizedOp):
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($input) "
+        "`->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def __init__(
+        self, input: SSAValue, sizes: Sequence[SSAValue | int], result_type: Attribute
+    ):
+        static, dynamic = index_operands(sizes)
+        super().__init__(
+            operands=[input, dynamic],
+            result_types=[result_type],
+            properties={"static_sizes": int_array(static)},
+        )
+
+    def verify_(self) -> None:
+        verify_size_list(
+            self.size_list(), len(self.sizes), shape_of(self.result), allow_infer=True
+        )
+        verify_element_count(shape_of(self.input), shape_of(self.result), self.name)
+        if dtype_of(self.input) != dtype_of(self.result):
+            raise VerifyException("result element type must equal the input's")
+
+
+@irdl_op_definition
+class ViewOp(ReshapeLikeOp):
+    name = "aten.view"
+
+
+@irdl_op_definition
+class ReshapeOp(ReshapeLikeOp):
+    name = "aten.reshape"
+
+
+@irdl_op_definition
+class ExpandOp(SizedOp):
+    """Broadcasts size-1 dims to `sizes` (`-1` keeps a dim); may prepend dims."""
+
+    name = "aten.expand"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($input) "
+        "`->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        in_shape, out_shape = shape_of(self.input), shape_of(self.result)
+        if len(out_shape) < len(in_shape):
+            raise VerifyException(
+                f"expand cannot lower the rank from {len(in_shape)} to {len(out_shape)}"
+            )
+        sizes = self.size_list()
+        verify_size_list(sizes, len(self.sizes), out_shape, allow_infer=True)
+        lead = len(out_shape) - len(in_shape)
+        for i, d in enumerate(in_shape):
+            out = out_shape[lead + i]
+            if sizes[lead + i] == -1:
+                if not dims_compatible(d, out):
+                    raise VerifyException(f"dim {lead + i} kept by -1 changes from {d} to {out}")
+            elif d not in (1, DYNAMIC) and not dims_compatible(d, out):
+                raise VerifyException(
+                    f"input dim {i} of size {d} is not 1 and cannot expand to {out}"
+                )
+        if any(s == -1 for s in sizes[:lead]):
+            raise VerifyException("a new leading dim cannot be -1")
+
+
+@irdl_op_definition
+class PermuteOp(MlxirOp):
+    name = "aten.permute"
+    input = operand_def(TensorType)
+    dims = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input custom<IntList>($dims) attr-dict `:` type($input) `->` type($result)"
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        rank = rank_of(self.input)
+        perm = [normalize_axis(d, rank) for d in ints(self.dims)]
+        verify_permutation(perm, rank, "dims")
+        in_shape = shape_of(self.input)
+        verify_shape_matches([in_shape[p] for p in perm], self.result)
+
+
+@irdl_op_definition
+class TransposeOp(MlxirOp):
+    name = "aten.transpose"
+    input = operand_def(TensorType)
+    dim0 = prop_def(I64Attr)
+    dim1 = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `dims` $dim0 `,` $dim1 attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        rank = rank_of(self.input)
+        a = normalize_axis(self.dim0.value.data, rank)
+        b = normalize_axis(self.dim1.value.data, rank)
+        expected = list(shape_of(self.input))
+        expected[a], expected[b] = expected[b], expected[a]
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class UnsqueezeOp(MlxirOp):
+    name = "aten.unsqueeze"
+    input = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `dim` $dim attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        rank = rank_of(self.input)
+        axis = normalize_axis(self.dim.value.data, rank + 1)
+        expected = list(shape_of(self.input))
+        expected.insert(axis, 1)
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class SqueezeOp(MlxirOp):
+    """Removes the listed size-1 dims (every size-1 dim when `dims` is absent)."""
+
+    name = "aten.squeeze"
+    input = operand_def(TensorType)
+    dims = opt_prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`dims` custom<IntList>($dims)^)? attr-dict `:` type($input) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        in_shape = shape_of(self.input)
+        axes = (
+            normalize_axes(ints(self.dims), len(in_shape))
+            if self.dims is not None
+            else [i for i, d in enumerate(in_shape) if d in (1, DYNAMIC)]
+        )
+        # ATen keeps a listed dim that is not 1; a dynamic dim is decided at run time.
+        removable = [a for a in axes if in_shape[a] in (1, DYNAMIC)]
+        certain = [a for a in axes if in_shape[a] == 1]
+        out_rank = rank_of(self.result)
+        if not len(in_shape) - len(removable) <= out_rank <= len(in_shape) - len(certain):
+            raise VerifyException(
+                f"result rank {out_rank} is inconsistent with squeezing dims {axes} of "
+                f"{format_dims(in_shape)}"
+            )
+
+
+class RangeOp(MlxirOp):
+    """An op over `[start, end, step]` of one `dim`; the bounds may be `index` values."""
+
+    bounds = var_operand_def(IndexType)
+    static_bounds = prop_def(I64Array)
+    dim = prop_def(I64Attr)
+
+    def verify_range(self, input_shape: Sequence[int]) -> int:
+        axis = normalize_axis(self.dim.value.data, len(input_shape))
+        static = ints(self.static_bounds)
+        if len(static) != 3:
+            raise VerifyException(
+                f"the range must be [start, end, step], got {len(static)} entries"
+            )
+        if sum(1 for s in static if s == DYNAMIC) != len(self.bounds):
+            raise VerifyException("the range's dynamic entries do not match its index operands")
+        step = static[2]
+        if step != DYNAMIC and step <= 0:
+            raise VerifyException(f"step must be positive, got {step}")
+        return axis
+
+
+def _slice_length(size: int, start: int, end: int, step: int) -> int:
+    if DYNAMIC in (size, start, end, step):
+        return DYNAMIC
+    start = max(0, min(size, start + size if start < 0 else start))
+    end = max(0, min(size, end + size if end < 0 else end))
+    return max(0, (end - start + step - 1) // step)
+
+
+@irdl_op_definition
+class SliceOp(RangeOp):
+    name = "aten.slice"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `dim` $dim custom<DynamicIndexList>($bounds, $static_bounds) attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        in_shape = shape_of(self.input)
+        axis = self.verify_range(in_shape)
+        start, end, step = ints(self.static_bounds)
+        expected = list(in_shape)
+        expected[axis] = _slice_length(in_shape[axis], start, end, step)
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class SliceScatterOp(RangeOp):
+    """Writes `src` into the `[start, end, step]` slice of `dim` of `input`."""
+
+    name = "aten.slice_scatter"
+    input = operand_def(TensorType)
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $src `dim` $dim custom<DynamicIndexList>($bounds, $static_bounds) "
+        "attr-dict `:` type($input) `,` type($src) `->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        in_shape = shape_of(self.input)
+        axis = self.verify_range(in_shape)
+        verify_same_shape(self.input, self.result)
+        src = shape_of(self.src)
+        if len(src) != len(in_shape) or not all(
+            dims_compatible(a, b) for i, (a, b) in enumerate(zip(src, in_shape)) if i != axis
+        ):
+            raise VerifyException(
+                f"src shape {format_dims(src)} must match input shape {format_dims(in_shape)} "
+                f"outside dim {axis}"
+            )
+
+
+@irdl_op_definition
+class SelectOp(MlxirOp):
+    """`input[..., index, ...]` along `dim`, dropping that dim; `index` may be an `index`."""
+
+    name = "aten.select"
+    input = operand_def(TensorType)
+    index = var_operand_def(IndexType)
+    static_index = prop_def(I64Array)
+    dim = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `dim` $dim `index` custom<DynamicIndexList>($index, $static_index) attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        in_shape = shape_of(self.input)
+        axis = normalize_axis(self.dim.value.data, len(in_shape))
+        static = ints(self.static_index)
+        if len(static) != 1 or static.count(DYNAMIC) != len(self.index):
+            raise VerifyException("index must be exactly one integer or index value")
+        size = in_shape[axis]
+        if static[0] != DYNAMIC and size != DYNAMIC and not -size <= static[0] < size:
+            raise VerifyException(f"index {static[0]} is out of range for dim of size {size}")
+        verify_shape_matches([d for i, d in enumerate(in_shape) if i != axis], self.result)
+
+
+@irdl_op_definition
+class NarrowOp(MlxirOp):
+    """`input` restricted to `[start, start + length)` of `dim`."""
+
+    name = "aten.narrow"
+    input = operand_def(TensorType)
+    bounds = var_operand_def(IndexType)
+    static_bounds = prop_def(I64Array)
+    dim = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `dim` $dim custom<DynamicIndexList>($bounds, $static_bounds) attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        in_shape = shape_of(self.input)
+        axis = normalize_axis(self.dim.value.data, len(in_shape))
+        static = ints(self.static_bounds)
+        if len(static) != 2 or static.count(DYNAMIC) != len(self.bounds):
+            raise VerifyException("narrow takes [start, length]")
+        expected = list(in_shape)
+        expected[axis] = static[1]
+        verify_shape_matches(expected, self.result)
+
+
+class JoinOp(MlxirOp):
+    inputs = var_operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$inputs `dim` $dim attr-dict `:` type($inputs) `->` type($result)"
+
+    def verify_inputs(self) -> None:
+        if not self.inputs:
+            raise VerifyException("expects at least one input")
+        dtypes = {dtype_of(v) for v in self.inputs}
+        if len(dtypes) > 1:
+            raise VerifyException("inputs must share one element type")
+
+
+@irdl_op_definition
+class CatOp(JoinOp):
+    name = "aten.cat"
+
+    def verify_(self) -> None:
+        self.verify_inputs()
+        # ATen skips 1-D empty tensors (the DynamicCache starts from `empty(0)`).
+        shapes = [shape_of(v) for v in self.inputs if shape_of(v) != (0,)]
+        if not shapes:
+            return
+        rank = len(shapes[0])
+        axis = normalize_axis(self.dim.value.data, rank)
+        total = 0
+        for shape in shapes:
+            if len(shape) != rank:
+                raise VerifyException("inputs must have equal rank")
+            total = DYNAMIC if DYNAMIC in (total, shape[axis]) else total + shape[axis]
+        expected = [total if i == axis else shapes[0][i] for i in range(rank)]
+        for shape in shapes:
+            for i, (a, b) in enumerate(zip(shape, expected)):
+                if i != axis and not dims_compatible(a, b):
+                    raise VerifyException(
+                        f"inputs differ in dim {i} ({a} vs {b}), which is not the cat dim"
+                    )
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class StackOp(JoinOp):
+    name = "aten.stack"
+
+    def verify_(self) -> None:
+        self.verify_inputs()
+        shape = shape_of(self.inputs[0])
+        for value in self.inputs[1:]:
+            if len(shape_of(value)) != len(shape) or not all(
+                dims_compatible(a, b) for a, b in zip(shape_of(value), shape)
+            ):
+                raise VerifyException("inputs must have equal shapes")
+        axis = normalize_axis(self.dim.value.data, len(shape) + 1)
+        expected = list(shape)
+        expected.insert(axis, len(self.inputs))
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class SplitWithSizesOp(MlxirOp):
+    name = "aten.split_with_sizes"
+    input = operand_def(TensorType)
+    split_sizes = prop_def(I64Array)
+    dim = prop_def(I64Attr)
+    outputs = var_result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input custom<IntList>($split_sizes) `dim` $dim attr-dict `:` type($input) "
+        "`->` type($outputs)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        in_shape = shape_of(self.input)
+        axis = normalize_axis(self.dim.value.data, len(in_shape))
+        sizes = ints(self.split_sizes)
+        if len(sizes) != len(self.outputs):
+            raise VerifyException(f"{len(sizes)} split sizes but {len(self.outputs)} results")
+        if in_shape[axis] != DYNAMIC and sum(sizes) != in_shape[axis]:
+            raise VerifyException(
+                f"split sizes {list(sizes)} do not sum to the dim size {in_shape[axis]}"
+            )
+        for size, out in zip(sizes, self.outputs):
+            expected = list(in_shape)
+            expected[axis] = size
+            verify_shape_matches(expected, out)
+
+
+@irdl_op_definition
+class SplitOp(MlxirOp):
+    """Chunks of `split_size` along `dim` (the last may be shorter)."""
+
+    name = "aten.split"
+    input = operand_def(TensorType)
+    split_size = prop_def(I64Attr)
+    dim = prop_def(I64Attr)
+    outputs = var_result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `size` $split_size `dim` $dim attr-dict `:` type($input) `->` type($outputs)"
+    )
+
+    def verify_(self) -> None:
+        in_shape = shape_of(self.input)
+        axis = normalize_axis(self.dim.value.data, len(in_shape))
+        size = self.split_size.value.data
+        if size <= 0:
+            raise VerifyException(f"split_size must be positive, got {size}")
+        if in_shape[axis] != DYNAMIC:
+            count = max(1, -(-in_shape[axis] // size))
+            if count != len(self.outputs):
+                raise VerifyException(
+                    f"splitting {in_shape[axis]} by {size} gives {count} results, "
+                    f"not {len(self.outputs)}"
+                )
+
+
+@irdl_op_definition
+class FlipOp(MlxirOp):
+    name = "aten.flip"
+    input = operand_def(TensorType)
+    dims = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input custom<IntList>($dims) attr-dict `:` type($input) `->` type($result)"
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        normalize_axes(ints(self.dims), rank_of(self.input))
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class RepeatOp(MlxirOp):
+    """Tiles `input` `repeats[i]` times along each dim (may prepend dims)."""
+
+    name = "aten.repeat"
+    input = operand_def(TensorType)
+    repeats = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input custom<IntList>($repeats) attr-dict `:` type($input) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        reps = ints(self.repeats)
+        in_shape = shape_of(self.input)
+        if len(reps) < len(in_shape):
+            raise VerifyException(
+                f"repeats has {len(reps)} entries, fewer than the input rank {len(in_shape)}"
+            )
+        if any(r < 0 for r in reps):
+            raise VerifyException("repeats must be non-negative")
+        padded = [1] * (len(reps) - len(in_shape)) + list(in_shape)
+        verify_shape_matches(
+            [DYNAMIC if d == DYNAMIC else d * r for d, r in zip(padded, reps)], self.result
+        )
+
+
+@irdl_op_definition
+class ConstantPadNdOp(MlxirOp):
+    """Pads with `value`; `pad` lists (before, after) pairs from the last dim backwards."""
+
+    name = "aten.constant_pad_nd"
+    input = operand_def(TensorType)
+    pad = prop_def(I64Array)
+    value = opt_prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input custom<IntList>($pad) (`value` $value^)? attr-dict `:` type($input) "
+        "`->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        pad = ints(self.pad)
+        in_shape = list(shape_of(self.input))
+        if len(pad) % 2 or len(pad) // 2 > len(in_shape):
+            raise VerifyException(
+                f"pad must hold (before, after) pairs for at most {len(in_shape)} dims, "
+                f"got {len(pad)} entries"
+            )
+        for i in range(len(pad) // 2):
+            axis = len(in_shape) - 1 - i
+            if in_shape[axis] != DYNAMIC:
+                in_shape[axis] += pad[2 * i] + pad[2 * i + 1]
+        verify_shape_matches(in_shape, self.result)
+
+
+# ---------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------
+
+
+def _verify_index_tensors(
+    indices: Sequence[SSAValue], indexed_dims: Sequence[int], rank: int
+) -> list[int]:
+    dims = list(indexed_dims)
+    if len(dims) != len(indices):
+        raise VerifyException(
+            f"{len(indices)} index tensors but {len(dims)} indexed dims"
+        )
+    if any(not 0 <= d < rank for d in dims) or dims != sorted(set(dims)):
+        raise VerifyException(
+            f"indexed dims {dims} must be increasing and within [0, {rank})"
+        )
+    for value in indices:
+        if not is_integer_or_bool(dtype_of(value)):
+            raise VerifyException(f"index tensors must be integer or bool, got {dtype_of(value)}")
+    return dims
+
+
+@irdl_op_definition
+class IndexOp(MlxirOp):
+    """`aten.index.Tensor`: advanced indexing; `at [...]` lists the indexed dims (the
+    positions of non-None entries in ATen's index list)."""
+
+    name = "aten.index"
+    input = operand_def(TensorType)
+    indices = var_operand_def(TensorType)
+    indexed_dims = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `[` $indices `]` `at` custom<IntList>($indexed_dims) attr-dict `:` "
+        "type($input) `,` `(` type($indices) `)` `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        _verify_index_tensors(self.indices, ints(self.indexed_dims), rank_of(self.input))
+        if not self.indices:
+            raise VerifyException("expects at least one index tensor")
+
+
+@irdl_op_definition
+class IndexPutOp(MlxirOp):
+    """`input[indices] = values` (or `+=` with `accumulate`), functionally."""
+
+    name = "aten.index_put"
+    input = operand_def(TensorType)
+    indices = var_operand_def(TensorType)
+    values = operand_def(TensorType)
+    indexed_dims = prop_def(I64Array)
+    accumulate = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `[` $indices `]` `at` custom<IntList>($indexed_dims) `,` $values "
+        "(`accumulate` $accumulate^)? attr-dict `:` type($input) `,` `(` type($indices) `)` "
+        "`,` type($values) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        _verify_index_tensors(self.indices, ints(self.indexed_dims), rank_of(self.input))
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class IndexSelectOp(MlxirOp):
+    name = "aten.index_select"
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $index `dim` $dim attr-dict `:` type($input) `,` type($index) "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        in_shape = shape_of(self.input)
+        axis = normalize_axis(self.dim.value.data, len(in_shape))
+        verify_dtype(self.index, "integer (not bool)", "index")
+        if rank_of(self.index) > 1:
+            raise VerifyException(f"index must be 0-d or 1-D, got rank {rank_of(self.index)}")
+        expected = list(in_shape)
+        expected[axis] = shape_of(self.index)[0] if rank_of(self.index) else 1
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class IndexCopyOp(MlxirOp):
+    """Copies `source` slices into `input` at `index` along `dim`, functionally."""
+
+    name = "aten.index_copy"
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    source = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $index `,` $source `dim` $dim attr-dict `:` type($input) `,` "
+        "type($index) `,` type($source) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        normalize_axis(self.dim.value.data, rank_of(self.input))
+        verify_dtype(self.index, "integer (not bool)", "index")
+        verify_same_shape(self.input, self.result)
+        if rank_of(self.source) != rank_of(self.input):
+            raise VerifyException("source must have the input's rank")
+
+
+@irdl_op_definition
+class EmbeddingOp(MlxirOp):
+    """Rows of `weight` [num, dim] picked by `indices`: result `indices.shape ++ [dim]`."""
+
+    name = "aten.embedding"
+    weight = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$weight `,` $indices attr-dict `:` type($weight) `,` type($indices) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        if rank_of(self.weight) != 2:
+            raise VerifyException(f"weight must be 2-D, got rank {rank_of(self.weight)}")
+        verify_dtype(self.indices, "integer (not bool)", "indices")
+        verify_shape_matches([*shape_of(self.indices), shape_of(self.weight)[1]], self.result)
+
+
+@irdl_op_definition
+class GatherOp(MlxirOp):
+    """`result[i][j] = input[index[i][j]][j]` along `dim` (torch.gather)."""
+
+    name = "aten.gather"
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $index `dim` $dim attr-dict `:` type($input) `,` type($index) "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        normalize_axis(self.dim.value.data, rank_of(self.input))
+        verify_dtype(self.index, "integer (not bool)", "index")
+        if rank_of(self.index) != rank_of(self.input):
+            raise VerifyException("index must have the input's rank")
+        verify_shape_matches(shape_of(self.index), self.result)
+
+
+@irdl_op_definition
+class MaskedFillOp(MlxirOp):
+    name = "aten.masked_fill"
+    input = operand_def(TensorType)
+    mask = operand_def(TensorType)
+    value = operand_def(TensorOrScalarConstr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $mask `,` $value attr-dict `:` type($input) `,` type($mask) `,` "
+        "type($value) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_dtype(self.mask, "bool", "mask")
+        if isinstance(self.value.type, TensorType) and rank_of(self.value) != 0:
+            raise VerifyException("a tensor fill value must be 0-d")
+        verify_broadcast_result([shape_of(self.input), shape_of(self.mask)], self.result)
+        if dtype_of(self.result) != dtype_of(self.input):
+            raise VerifyException("result element type must equal the input's")
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra
+# ---------------------------------------------------------------------------
+
+
+def _verify_matmul_shapes(a: Sequence[int], b: Sequence[int], result: SSAValue) -> None:
+    """NumPy matmul shape rule, with 1-D operands promoted and their dim dropped."""
+    if not a or not b:
+        raise VerifyException("matmul operands must have rank >= 1")
+    a2 = [1, *a] if len(a) == 1 else list(a)
+    b2 = [*b, 1] if len(b) == 1 else list(b)
+    if not dims_compatible(a2[-1], b2[-2]):
+        raise VerifyException(
+            f"contracting dims differ: {format_dims(a)} @ {format_dims(b)}"
+        )
+    batch = broadcast_shapes([a2[:-2], b2[:-2]])
+    expected = [*batch, a2[-2], b2[-1]]
+    if len(a) == 1:
+        expected.pop(-2)
+    if len(b) == 1:
+        expected.pop(-1)
+    verify_shape_matches(expected, result)
+
+
+class MatmulLikeOp(MlxirOp):
+    input = operand_def(TensorType)
+    other = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $other attr-dict `:` type($input) `,` type($other) `->` type($result)"
+    )
+
+    def required_rank(self) -> int | None:
+        return None
+
+    def verify_(self) -> None:
+        a, b = shape_of(self.input), shape_of(self.other)
+        rank = self.required_rank()
+        if rank is not None and (len(a), len(b)) != (rank, rank):
+            raise VerifyException(
+                f"operands must both have rank {rank}, got {len(a)} and {len(b)}"
+            )
+        if len({dtype_of(self.input), dtype_of(self.other)}) != 1:
+            raise VerifyException("operands must share one element type")
+        _verify_matmul_shapes(a, b, self.result)
+
+
+@irdl_op_definition
+class MatmulOp(MatmulLikeOp):
+    name = "aten.matmul"
+
+
+@irdl_op_definition
+class MmOp(MatmulLikeOp):
+    name = "aten.mm"
+
+    def required_rank(self) -> int | None:
+        return 2
+
+
+@irdl_op_definition
+class BmmOp(MatmulLikeOp):
+    name = "aten.bmm"
+
+    def required_rank(self) -> int | None:
+        return 3
+
+
+@irdl_op_definition
+class AddmmOp(MlxirOp):
+    """`beta * bias + alpha * (mat1 @ mat2)`."""
+
+    name = "aten.addmm"
+    bias = operand_def(TensorType)
+    mat1 = operand_def(TensorType)
+    mat2 = operand_def(TensorType)
+    beta = opt_prop_def(F64Attr)
+    alpha = opt_prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$bias `,` $mat1 `,` $mat2 (`beta` $beta^)? (`alpha` $alpha^)? attr-dict `:` "
+        "type($bias) `,` type($mat1) `,` type($mat2) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        if (rank_of(self.mat1), rank_of(self.mat2)) != (2, 2):
+            raise VerifyException("mat1 and mat2 must be 2-D")
+        _verify_matmul_shapes(shape_of(self.mat1), shape_of(self.mat2), self.result)
+        verify_broadcast_result([shape_of(self.bias), shape_of(self.result)], self.result)
+
+
+@irdl_op_definition
+class LinearOp(MlxirOp):
+    """`input @ weight.T + bias`, weight `[out, in]`."""
+
+    name = "aten.linear"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $weight (`bias` $bias^ `:` type($bias))? attr-dict `:` type($input) `,` "
+        "type($weight) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        w = shape_of(self.weight)
+        x = shape_of(self.input)
+        if len(w) not in (1, 2) or not x:
+            raise VerifyException(
+                f"weight must be 1-D or 2-D and input at least 1-D, got ranks {len(w)}, {len(x)}"
+            )
+        if not dims_compatible(x[-1], w[-1]):
+            raise VerifyException(
+                f"input features {x[-1]} do not match weight in-features {w[-1]}"
+            )
+        expected = [*x[:-1], w[0]] if len(w) == 2 else list(x[:-1])
+        verify_shape_matches(expected, self.result)
+        if self.bias is not None:
+            broadcast_shapes([shape_of(self.bias), expected])
+
+
+# ---------------------------------------------------------------------------
+# Convolution, pooling, normalization
+# ---------------------------------------------------------------------------
+
+
+def _verify_window_lists(
+    spatial: int, **lists: Sequence[int]
+) -> None:
+    for list_name, values in lists.items():
+        if len(values) not in (1, spatial):
+            raise VerifyException(
+                f"{list_name} must have 1 or {spatial} entries, got {len(values)}"
+            )
+
+
+@irdl_op_definition
+class ConvolutionOp(MlxirOp):
+    """N-d convolution (input `[N, C, *spatial]`), transposed when `transposed` is set."""
+
+    name = "aten.convolution"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    stride = prop_def(I64Array)
+    padding = prop_def(I64Array)
+    dilation = prop_def(I64Array)
+    output_padding = opt_prop_def(I64Array)
+    transposed = opt_prop_def(UnitAttr)
+    groups = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $weight (`bias` $bias^ `:` type($bias))? `stride` custom<IntList>($stride) "
+        "`padding` custom<IntList>($padding) `dilation` custom<IntList>($dilation) "
+        "(`output_padding` custom<IntList>($output_padding)^)? (`transposed` $transposed^)? "
+        "`groups` $groups attr-dict `:` type($input) `,` type($weight) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x, w = shape_of(self.input), shape_of(self.weight)
+        if len(x) < 3 or len(x) != len(w):
+            raise VerifyException(
+                f"input and weight must have equal rank >= 3, got {len(x)} and {len(w)}"
+            )
+        spatial = len(x) - 2
+        _verify_window_lists(
+            spatial,
+            stride=ints(self.stride),
+            padding=ints(self.padding),
+            dilation=ints(self.dilation),
+        )
+        groups = self.groups.value.data
+        if groups < 1:
+            raise VerifyException(f"groups must be >= 1, got {groups}")
+        in_channels = w[0] if self.transposed else w[1] * groups
+        if x[1] != DYNAMIC and w[1] != DYNAMIC and not dims_compatible(x[1], in_channels):
+            raise VerifyException(
+                f"input channels {x[1]} do not match weight channels {in_channels} "
+                f"(groups={groups})"
+            )
+        if rank_of(self.result) != len(x):
+            raise VerifyException("result must have the input's rank")
+
+
+class PoolOp(MlxirOp):
+    input = operand_def(TensorType)
+    kernel_size = prop_def(I64Array)
+    stride = prop_def(I64Array)
+    padding = prop_def(I64Array)
+    ceil_mode = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    custom_directives = (IntList,)
+
+    def verify_pool(self) -> None:
+        if rank_of(self.input) not in (3, 4):
+            raise VerifyException(
+                f"input must be [C, H, W] or [N, C, H, W], got rank {rank_of(self.input)}"
+            )
+        _verify_window_lists(
+            2,
+            kernel_size=ints(self.kernel_size),
+            stride=ints(self.stride) or [1],
+            padding=ints(self.padding),
+        )
+        if rank_of(self.result) != rank_of(self.input):
+            raise VerifyException("result must have the input's rank")
+
+
+@irdl_op_definition
+class MaxPool2dOp(PoolOp):
+    name = "aten.max_pool2d"
+    dilation = prop_def(I64Array)
+    assembly_format = (
+        "$input `kernel` custom<IntList>($kernel_size) `stride` custom<IntList>($stride) "
+        "`padding` custom<IntList>($padding) `dilation` custom<IntList>($dilation) "
+        "(`ceil_mode` $ceil_mode^)? attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        self.verify_pool()
+
+
+@irdl_op_definition
+class AvgPool2dOp(PoolOp):
+    name = "aten.avg_pool2d"
+    count_include_pad = opt_prop_def(UnitAttr)
+    divisor_override = opt_prop_def(I64Attr)
+    assembly_format = (
+        "$input `kernel` custom<IntList>($kernel_size) `stride` custom<IntList>($stride) "
+        "`padding` custom<IntList>($padding) (`ceil_mode` $ceil_mode^)? "
+        "(`count_include_pad` $count_include_pad^)? (`divisor_override` $divisor_override^)? "
+        "attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        self.verify_pool()
+
+
+def _verify_positive_eps(eps: FloatAttr | None) -> None:
+    if eps is not None and eps.value.data < 0:
+        raise VerifyException(f"eps must be non-negative, got {eps.value.data}")
+
+
+def _verify_affine_param(
+    param: SSAValue | None, expected: Sequence[int], what: str
+) -> None:
+    if param is not None:
+        verify_shape_matches(expected, param, what)
+
+
+@irdl_op_definition
+class LayerNormOp(MlxirOp):
+    """Normalizes over the trailing `normalized_shape` dims, then scales and shifts."""
+
+    name = "aten.layer_norm"
+    input = operand_def(TensorType)
+    weight = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    normalized_shape = prop_def(I64Array)
+    eps = prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$input (`weight` $weight^ `:` type($weight))? (`bias` $bias^ `:` type($bias))? "
+        "`normalized_shape` custom<IntList>($normalized_shape) `eps` $eps attr-dict `:` "
+        "type($input) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        norm = list(ints(self.normalized_shape))
+        x = shape_of(self.input)
+        if not norm or len(norm) > len(x):
+            raise VerifyException(
+                f"normalized_shape {norm} must be non-empty and no longer than the input rank"
+            )
+        tail = x[len(x) - len(norm):]
+        if not all(dims_compatible(a, b) for a, b in zip(tail, norm)):
+            raise VerifyException(
+                f"input trailing dims {format_dims(tail)} do not match normalized_shape {norm}"
+            )
+        _verify_affine_param(self.weight, norm, "weight")
+        _verify_affine_param(self.bias, norm, "bias")
+        _verify_positive_eps(self.eps)
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class RmsNormOp(MlxirOp):
+    """`x * rsqrt(mean(x^2 over normalized dims) + eps) * weight`."""
+
+    name = "aten.rms_norm"
+    input = operand_def(TensorType)
+    weight = opt_operand_def(TensorType)
+    normalized_shape = prop_def(I64Array)
+    eps = opt_prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`weight` $weight^ `:` type($weight))? `normalized_shape` "
+        "custom<IntList>($normalized_shape) (`eps` $eps^)? attr-dict `:` type($input) "
+        "`->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        norm = list(ints(self.normalized_shape))
+        x = shape_of(self.input)
+        if not norm or len(norm) > len(x):
+            raise VerifyException(
+                f"normalized_shape {norm} must be non-empty and no longer than the input rank"
+            )
+        tail = x[len(x) - len(norm):]
+        if not all(dims_compatible(a, b) for a, b in zip(tail, norm)):
+            raise VerifyException(
+                f"input trailing dims {format_dims(tail)} do not match normalized_shape {norm}"
+            )
+        _verify_affine_param(self.weight, norm, "weight")
+        _verify_positive_eps(self.eps)
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class BatchNormOp(MlxirOp):
+    """Inference batch norm (`_native_batch_norm_legit_no_training`): running stats."""
+
+    name = "aten.batch_norm"
+    input = operand_def(TensorType)
+    weight = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    running_mean = operand_def(TensorType)
+    running_var = operand_def(TensorType)
+    eps = prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$input (`weight` $weight^ `:` type($weight))? (`bias` $bias^ `:` type($bias))? "
+        "`stats` $running_mean `,` $running_var `eps` $eps attr-dict `:` type($input) `,` "
+        "type($running_mean) `,` type($running_var) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        if len(x) < 2:
+            raise VerifyException(f"input must be [N, C, ...], got rank {len(x)}")
+        channels = [x[1]]
+        for what, value in (
+            ("weight", self.weight),
+            ("bias", self.bias),
+            ("running_mean", self.running_mean),
+            ("running_var", self.running_var),
+        ):
+            _verify_affine_param(value, channels, what)
+        _verify_positive_eps(self.eps)
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class GroupNormOp(MlxirOp):
+    name = "aten.group_norm"
+    input = operand_def(TensorType)
+    weight = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    num_groups = prop_def(I64Attr)
+    eps = prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$input (`weight` $weight^ `:` type($weight))? (`bias` $bias^ `:` type($bias))? "
+        "`groups` $num_groups `eps` $eps attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        if len(x) < 2:
+            raise VerifyException(f"input must be [N, C, ...], got rank {len(x)}")
+        groups = self.num_groups.value.data
+        if groups < 1 or (x[1] != DYNAMIC and x[1] % groups):
+            raise VerifyException(
+                f"num_groups {groups} must be positive and divide the {x[1]} channels"
+            )
+        _verify_affine_param(self.weight, [x[1]], "weight")
+        _verify_affine_param(self.bias, [x[1]], "bias")
+        _verify_positive_eps(self.eps)
+        verify_same_shape(self.input, self.result)
+
+
+# ---------------------------------------------------------------------------
+# Attention
+# ---------------------------------------------------------------------------
+
+
+def verify_attention(
+    query: SSAValue,
+    key: SSAValue,
+    value: SSAValue,
+    mask: SSAValue | None,
+    result: SSAValue,
+    allow_gqa: bool,
+) -> None:
+    q, k, v = shape_of(query), shape_of(key), shape_of(value)
+    if not (len(q) == len(k) == len(v) >= 2):
+        raise VerifyException(
+            f"query, key and value must have one rank >= 2, got {len(q)}, {len(k)}, {len(v)}"
+        )
+    if not dims_compatible(q[-1], k[-1]):
+        raise VerifyException(f"query head dim {q[-1]} does not match key head dim {k[-1]}")
+    if not dims_compatible(k[-2], v[-2]):
+        raise VerifyException(f"key length {k[-2]} does not match value length {v[-2]}")
+    if len(q) >= 3 and DYNAMIC not in (q[-3], k[-3]):
+        heads_q, heads_k = q[-3], k[-3]
+        if heads_q != heads_k and not (allow_gqa and heads_q % heads_k == 0):
+            raise VerifyException(
+                f"{heads_q} query heads and {heads_k} key heads need "
+                + ("a divisible count" if allow_gqa else "enable_gqa")
+            )
+    if mask is not None:
+        dtype = dtype_of(mask)
+        if not (is_bool(dtype) or dtype == dtype_of(query)):
+            raise VerifyException(
+                f"mask must be i1 or the query's element type {dtype_of(query)}, got {dtype}"
+            )
+        broadcast_shapes([shape_of(mask), [*q[:-1], k[-2]]])
+    verify_shape_matches([*q[:-1], v[-1]], result)
+
+
+@irdl_op_definition
+class ScaledDotProductAttentionOp(MlxirOp):
+    """softmax(q @ k.T * scale + mask) @ v; `is_causal` is PyTorch's upper-left causal mask."""
+
+    name = "aten.scaled_dot_product_attention"
+    query = operand_def(TensorType)
+    key = operand_def(TensorType)
+    value = operand_def(TensorType)
+    attn_mask = opt_operand_def(TensorType)
+    dropout_p = opt_prop_def(F64Attr)
+    is_causal = opt_prop_def(UnitAttr)
+    scale = opt_prop_def(F64Attr)
+    enable_gqa = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$query `,` $key `,` $value (`mask` $attn_mask^ `:` type($attn_mask))? "
+        "(`dropout_p` $dropout_p^)? (`is_causal` $is_causal^)? (`scale` $scale^)? "
+        "(`enable_gqa` $enable_gqa^)? attr-dict `:` type($query) `,` type($key) `,` "
+        "type($value) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        if self.dropout_p is not None and self.dropout_p.value.data != 0.0:
+            raise VerifyException(
+                f"dropout_p must be 0 for inference, got {self.dropout_p.value.data}"
+            )
+        if self.is_causal is not None and self.attn_mask is not None:
+            raise VerifyException("is_causal and an explicit mask are mutually exclusive")
+        verify_attention(
+            self.query,
+            self.key,
+            self.value,
+            self.attn_mask,
+            self.result,
+            self.enable_gqa is not None,
+        )
+
+
+# ---------------------------------------------------------------------------
+# Creation
+# ---------------------------------------------------------------------------
+
+
+class CreationOp(SizedOp):
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        verify_size_list(self.size_list(), len(self.sizes), shape_of(self.result))
+
+
+@irdl_op_definition
+class FullOp(CreationOp):
+    name = "aten.full"
+    fill_value = operand_def(TensorOrScalarConstr)
+    assembly_format = (
+        "custom<DynamicIndexList>($sizes, $static_sizes) `,` $fill_value attr-dict `:` "
+        "type($fill_value) `->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if isinstance(self.fill_value.type, TensorType) and rank_of(self.fill_value) != 0:
+            raise VerifyException("a tensor fill value must be 0-d")
+
+
+@irdl_op_definition
+class ZerosOp(CreationOp):
+    name = "aten.zeros"
+    assembly_format = (
+        "custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+
+@irdl_op_definition
+class OnesOp(CreationOp):
+    name = "aten.ones"
+    assembly_format = (
+        "custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+
+@irdl_op_definition
+class ScalarTensorOp(MlxirOp):
+    """A 0-d tensor holding a Scalar."""
+
+    name = "aten.scalar_tensor"
+    value = operand_def(TensorOrScalarConstr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$value attr-dict `:` type($value) `->` type($result)"
+
+    def verify_(self) -> None:
+        if rank_of(self.result) != 0:
+            raise VerifyException("result must be 0-d")
+
+
+class LikeOp(MlxirOp):
+    """A fresh tensor with the shape of `input` (dtype from the result type)."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class ZerosLikeOp(LikeOp):
+    name = "aten.zeros_like"
+
+
+@irdl_op_definition
+class OnesLikeOp(LikeOp):
+    name = "aten.ones_like"
+
+
+@irdl_op_definition
+class FullLikeOp(LikeOp):
+    name = "aten.full_like"
+    fill_value = operand_def(TensorOrScalarConstr)
+    assembly_format = (
+        "$input `,` $fill_value attr-dict `:` type($input) `,` type($fill_value) "
+        "`->` type($result)"
+    )
+
+
+@irdl_op_definition
+class ArangeOp(MlxirOp):
+    """`[start, start + step, ...)` below `end`; bounds are Scalars (maybe symbolic)."""
+
+    name = "aten.arange"
+    start = operand_def(TensorOrScalarConstr)
+    end = operand_def(TensorOrScalarConstr)
+    step = operand_def(TensorOrScalarConstr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$start `,` $end `,` $step attr-dict `:` type($start) `,` type($end) `,` "
+        "type($step) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        for what, value in (("start", self.start), ("end", self.end), ("step", self.step)):
+            if isinstance(value.type, TensorType):
+                raise VerifyException(f"{what} must be a Scalar, not a tensor")
+        if rank_of(self.result) != 1:
+            raise VerifyException(f"result must be 1-D, got rank {rank_of(self.result)}")
+
+
+class TriangleOp(MlxirOp):
+    input = operand_def(TensorType)
+    diagonal = opt_prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`diagonal` $diagonal^)? attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        if rank_of(self.input) < 2:
+            raise VerifyException(f"input must have rank >= 2, got {rank_of(self.input)}")
+        verify_same_shape(self.input, self.result)
+        if dtype_of(self.input) != dtype_of(self.result):
+            raise VerifyException("result element type must equal the input's")
+
+
+@irdl_op_definition
+class TrilOp(TriangleOp):
+    name = "aten.tril"
+
+
+@irdl_op_definition
+class TriuOp(TriangleOp):
+    name = "aten.triu"
+
+
+# ---------------------------------------------------------------------------
+# Symbolic integers
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class SymSizeOp(MlxirOp):
+    """The runtime size of `dim` of `input`, as an `index` (`aten.sym_size.int`)."""
+
+    name = "aten.sym_size"
+    input = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `dim` $dim attr-dict `:` type($input)"
+
+    def __init__(self, input: SSAValue, dim: int):
+        super().__init__(
+            operands=[input],
+            result_types=[IndexType()],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    def verify_(self) -> None:
+        normalize_axis(self.dim.value.data, rank_of(self.input))
+
+
+ATEN_OPS: list[type[IRDLOperation]] = [
+    *UNARY_OP_CLASSES.values(),
+    *BINARY_OP_CLASSES.values(),
+    *REDUCTION_OP_CLASSES.values(),
+    GeluOp,
+    WhereOp,
+    ClampOp,
+    ToCopyOp,
+    VarOp,
+    StdOp,
+    ArgmaxOp,
+    ArgminOp,
+    CumsumOp,
+    CumprodOp,
+    SoftmaxOp,
+    LogSoftmaxOp,
+    ViewOp,
+    ReshapeOp,
+    ExpandOp,
+    PermuteOp,
+    TransposeOp,
+    UnsqueezeOp,
+    SqueezeOp,
+    SliceOp,
+    SliceScatterOp,
+    SelectOp,
+    NarrowOp,
+    CatOp,
+    StackOp,
+    SplitOp,
+    SplitWithSizesOp,
+    FlipOp,
+    RepeatOp,
+    ConstantPadNdOp,
+    IndexOp,
+    IndexPutOp,
+    IndexSelectOp,
+    IndexCopyOp,
+    EmbeddingOp,
+    GatherOp,
+    MaskedFillOp,
+    MatmulOp,
+    MmOp,
+    BmmOp,
+    AddmmOp,
+    LinearOp,
+    ConvolutionOp,
+    MaxPool2dOp,
+    AvgPool2dOp,
+    LayerNormOp,
+    RmsNormOp,
+    BatchNormOp,
+    GroupNormOp,
+    ScaledDotProductAttentionOp,
+    FullOp,
+    ZerosOp,
+    OnesOp,
+    ScalarTensorOp,
+    ZerosLikeOp,
+    OnesLikeOp,
+    FullLikeOp,
+    ArangeOp,
+    TrilOp,
+    TriuOp,
+    SymSizeOp,
+]
+
+Aten = Dialect("aten", ATEN_OPS, [])

@@ -1,0 +1,364 @@
+"""Shared pieces of the `aten` and `mlx` dialects.
+
+Type constraints, the shape and dtype rules that verifiers share, and the custom
+assembly directives for integer lists. A verifier rule written here is written
+once and named once, so its diagnostic reads the same in every op that uses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NoReturn
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    DenseArrayBase,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AnyOf,
+    IRDLOperation,
+    base,
+)
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.hints import isa
+
+DYNAMIC = DYNAMIC_INDEX
+"""Marks an entry of a static list whose value is the next `index` operand."""
+
+TensorConstr = base(TensorType)
+
+ScalarConstr = base(IntegerType) | base(IndexType) | base(Float64Type)
+"""A Python/ATen `Scalar`: `f64` (float), `i64` (int), `i1` (bool) or `index` (SymInt)."""
+
+TensorOrScalarConstr = base(TensorType) | ScalarConstr
+
+
+class MlxirOp(IRDLOperation):
+    """Base of every `aten` and `mlx` op: verifier messages name the op, MLIR-style
+    (`'aten.exp' op result shape [3] does not match operand shape [2]`)."""
+
+    def emit_error(self, message: str, underlying_error: Exception) -> NoReturn:
+        prefix = f"'{self.name}' op "
+        if isinstance(underlying_error, VerifyException) and not str(
+            underlying_error
+        ).startswith(prefix):
+            underlying_error = VerifyException(prefix + str(underlying_error))
+        super().emit_error(message, underlying_error)
+
+
+# ---------------------------------------------------------------------------
+# Accessors
+# ---------------------------------------------------------------------------
+
+
+def tensor_type(value: SSAValue) -> TensorType[Attribute]:
+    """The tensor type of `value`; callers have already constrained it."""
+    value_type = value.type
+    assert isa(value_type, TensorType[Attribute])
+    return value_type
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    return tensor_type(value).get_shape()
+
+
+def rank_of(value: SSAValue) -> int:
+    return len(shape_of(value))
+
+
+def dtype_of(value: SSAValue) -> Attribute:
+    value_type = value.type
+    if isinstance(value_type, TensorType):
+        return value_type.get_element_type()
+    return value_type
+
+
+def ints(attr: DenseArrayBase | None) -> tuple[int, ...]:
+    if attr is None:
+        return ()
+    return tuple(int(v) for v in attr.get_values())
+
+
+def int_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, values)
+
+
+def format_dims(shape: Sequence[int]) -> str:
+    return "[" + ", ".join("?" if d == DYNAMIC else str(d) for d in shape) + "]"
+
+
+# ---------------------------------------------------------------------------
+# Dtype categories
+# ---------------------------------------------------------------------------
+
+
+def is_float(dtype: Attribute) -> bool:
+    return isinstance(dtype, AnyFloat)
+
+
+def is_bool(dtype: Attribute) -> bool:
+    return isinstance(dtype, IntegerType) and dtype.width.data == 1
+
+
+def is_integer(dtype: Attribute) -> bool:
+    """Integers proper: not bool, not index."""
+    return isinstance(dtype, IntegerType) and dtype.width.data > 1
+
+
+def is_unsigned(dtype: Attribute) -> bool:
+    return isinstance(dtype, IntegerType) and dtype.signedness.data == Signedness.UNSIGNED
+
+
+def is_integer_or_bool(dtype: Attribute) -> bool:
+    return isinstance(dtype, IntegerType)
+
+
+# ---------------------------------------------------------------------------
+# Verifier rules
+# ---------------------------------------------------------------------------
+
+
+def dims_compatible(a: int, b: int) -> bool:
+    return a == DYNAMIC or b == DYNAMIC or a == b
+
+
+def normalize_axis(axis: int, rank: int, what: str = "dim") -> int:
+    """Wraps a negative axis; raises when it lies outside `[-rank, rank)`."""
+    if not -rank <= axis < max(rank, 1) or (rank == 0 and axis not in (0, -1)):
+        raise VerifyException(f"{what} {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def normalize_axes(axes: Sequence[int], rank: int, what: str = "dim") -> list[int]:
+    normalized = [normalize_axis(a, rank, what) for a in axes]
+    if len(set(normalized)) != len(normalized):
+        raise VerifyException(f"{what}s {list(axes)} repeat an axis")
+    return normalized
+
+
+def verify_permutation(perm: Sequence[int], rank: int, what: str = "permutation") -> None:
+    if sorted(perm) != list(range(rank)):
+        raise VerifyException(
+            f"{what} {list(perm)} is not a permutation of [0, {rank})"
+        )
+
+
+def verify_same_shape(
+    operand: SSAValue, result: SSAValue, what: str = "result"
+) -> None:
+    a, b = shape_of(operand), shape_of(result)
+    if len(a) != len(b) or not all(dims_compatible(x, y) for x, y in zip(a, b)):
+        raise VerifyException(
+            f"{what} shape {format_dims(b)} does not match operand shape {format_dims(a)}"
+        )
+
+
+def broadcast_shapes(shapes: Sequence[Sequence[int]]) -> list[int]:
+    """Statically broadcasts NumPy-style; `?` stays `?` unless another dim fixes it."""
+    rank = max((len(s) for s in shapes), default=0)
+    out: list[int] = []
+    for i in range(rank):
+        dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
+        static = {d for d in dims if d not in (1, DYNAMIC)}
+        if len(static) > 1:
+            raise VerifyException(
+                "operand shapes "
+                + ", ".join(format_dims(s) for s in shapes)
+                + " are not broadcastable"
+            )
+        if static:
+            out.append(static.pop())
+        elif DYNAMIC in dims:
+            out.append(DYNAMIC)
+        else:
+            out.append(1)
+    return out
+
+
+def verify_broadcast_result(
+    operand_shapes: Sequence[Sequence[int]], result: SSAValue
+) -> None:
+    expected = broadcast_shapes(operand_shapes)
+    got = shape_of(result)
+    if len(got) != len(expected) or not all(
+        dims_compatible(e, g) or (e == 1 and g == DYNAMIC)
+        for e, g in zip(expected, got)
+    ):
+        raise VerifyException(
+            f"result shape {format_dims(got)} is not the broadcast shape "
+            f"{format_dims(expected)} of the operands"
+        )
+
+
+def verify_shape_matches(
+    expected: Sequence[int], value: SSAValue, what: str = "result"
+) -> None:
+    got = shape_of(value)
+    if len(got) != len(expected) or not all(
+        dims_compatible(e, g) for e, g in zip(expected, got)
+    ):
+        raise VerifyException(
+            f"{what} shape {format_dims(got)} does not match the expected shape "
+            f"{format_dims(expected)}"
+        )
+
+
+def verify_same_dtype(values: Sequence[SSAValue], what: str = "operands") -> None:
+    dtypes = {dtype_of(v) for v in values}
+    if len(dtypes) > 1:
+        raise VerifyException(
+            f"{what} must share one element type, got "
+            + ", ".join(str(dtype_of(v)) for v in values)
+        )
+
+
+def verify_dtype(value: SSAValue, predicate_name: str, what: str) -> None:
+    dtype = dtype_of(value)
+    if not DTYPE_PREDICATES[predicate_name](dtype):
+        raise VerifyException(f"{what} must have {predicate_name} element type, got {dtype}")
+
+
+DTYPE_PREDICATES = {
+    "float": is_float,
+    "bool": is_bool,
+    "integer": is_integer,
+    "integer or bool": is_integer_or_bool,
+    "integer (not bool)": is_integer,
+}
+
+
+def verify_reduced_shape(
+    input_shape: Sequence[int],
+    axes: Sequence[int],
+    keepdim: bool,
+    result: SSAValue,
+) -> None:
+    expected = [
+        (1 if keepdim else None) if i in axes else d for i, d in enumerate(input_shape)
+    ]
+    verify_shape_matches([d for d in expected if d is not None], result)
+
+
+def verify_size_list(
+    static_sizes: Sequence[int],
+    dynamic_count: int,
+    result_shape: Sequence[int],
+    what: str = "size",
+    allow_infer: bool = False,
+) -> None:
+    """A mixed static/dynamic size list against the result shape it produces."""
+    markers = sum(1 for s in static_sizes if s == DYNAMIC)
+    if markers != dynamic_count:
+        raise VerifyException(
+            f"{what} list has {markers} dynamic entries but {dynamic_count} index operands"
+        )
+    if len(static_sizes) != len(result_shape):
+        raise VerifyException(
+            f"{what} list has {len(static_sizes)} entries but the result has rank "
+            f"{len(result_shape)}"
+        )
+    inferred = 0
+    for i, (s, d) in enumerate(zip(static_sizes, result_shape)):
+        if s == DYNAMIC:
+            continue
+        if s == -1 and allow_infer:
+            inferred += 1
+            continue
+        if s < 0:
+            raise VerifyException(f"{what} {s} at position {i} is negative")
+        if d != DYNAMIC and s != d:
+            raise VerifyException(
+                f"{what} {s} at position {i} does not match result dim {d}"
+            )
+        if d == DYNAMIC:
+            raise VerifyException(
+                f"result dim {i} is dynamic but its {what} is the literal {s}"
+            )
+    if inferred > 1:
+        raise VerifyException(f"at most one {what} may be -1 (inferred)")
+
+
+def verify_element_count(a: Sequence[int], b: Sequence[int], what: str) -> None:
+    if DYNAMIC in a or DYNAMIC in b:
+        return
+    na, nb = 1, 1
+    for d in a:
+        na *= d
+    for d in b:
+        nb *= d
+    if na != nb:
+        raise VerifyException(
+            f"{what} changes the element count from {na} {format_dims(a)} to {nb} "
+            f"{format_dims(b)}"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Custom assembly directives
+# ---------------------------------------------------------------------------
+
+
+@irdl_custom_directive
+class IntList(CustomDirective):
+    """A static integer list printed as `[1, 0, 2]` (stored as `array<i64: ...>`)."""
+
+    values: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        values = parser.parse_comma_separated_list(
+            Parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        self.values.set(state, int_array(values))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        attr = self.values.get(op)
+        assert isa(attr, DenseArrayBase)
+        printer.print_string("[" + ", ".join(str(v) for v in ints(attr)) + "]")
+
+    def set_empty(self, state: ParsingState) -> None:
+        self.values.set(state, None)
+
+    def is_present(self, op: IRDLOperation) -> bool:
+        return self.values.get(op) is not None
+
+    def is_anchorable(self) -> bool:
+        return True
+
+
+def index_operands(values: Sequence[SSAValue | int]) -> tuple[list[int], list[SSAValue]]:
+    """Splits a mixed size list into its static part (with markers) and `index` operands."""
+    static = [v if isinstance(v, int) else DYNAMIC for v in values]
+    dynamic = [v for v in values if isinstance(v, SSAValue)]
+    return static, dynamic
+
+
+def mixed_values(
+    static: Sequence[int], dynamic: Sequence[SSAValue]
+) -> list[SSAValue | int]:
+    it = iter(dynamic)
+    return [next(it) if s == DYNAMIC else s for s in static]
+
+
+def result_of(op: Operation) -> SSAValue:
+    return op.results[0]
+
+
+INDEX = IndexType()

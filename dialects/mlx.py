@@ -1,0 +1,1542 @@
+"""The `mlx` dialect: one op per MLX primitive, in MLX's own vocabulary.
+
+Unlike `aten`, ops here do no implicit type promotion: operands of an arithmetic op
+share one element type and casts are explicit `mlx.astype`s, which is what makes
+cast folding decidable. Shape-like operands mix literals and `index` values; an
+`index` comes from `mlx.dim` (the runtime size of a dimension) or `arith` ops.
+
+Weights, buffers and mutable state are module-level `mlx.global` symbols whose
+payload travels beside the IR (so a 1 GB model prints in a few lines); functions
+read them with `mlx.weight` / `mlx.load_state` and write state with `mlx.store_state`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.dialects.utils import DynamicIndexList
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    base,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure, SymbolOpInterface, SymbolTable
+from xdsl.utils.exceptions import VerifyException
+
+from mlxir.dialects.common import (
+    MlxirOp,
+    DYNAMIC,
+    IntList,
+    broadcast_shapes,
+    dims_compatible,
+    dtype_of,
+    format_dims,
+    index_operands,
+    int_array,
+    ints,
+    is_bool,
+    is_float,
+    is_integer_or_bool,
+    normalize_axes,
+    normalize_axis,
+    rank_of,
+    shape_of,
+    verify_broadcast_result,
+    verify_dtype,
+    verify_element_count,
+    verify_permutation,
+    verify_reduced_shape,
+    verify_same_dtype,
+    verify_same_shape,
+    verify_shape_matches,
+    verify_size_list,
+)
+
+I64Attr = IntegerAttr.constr(type=i64)
+F64Attr = FloatAttr[Float64Type]
+I64Array = DenseArrayBase.constr(i64)
+
+
+# ---------------------------------------------------------------------------
+# Elementwise: the tables
+# ---------------------------------------------------------------------------
+
+
+class ElementwiseKind(Enum):
+    """The dtype contract of an elementwise MLX op (no implicit promotion)."""
+
+    SAME = "operands and result share one element type"
+    FLOAT = "operands and result share one floating-point type"
+    COMPARE = "operands share one element type; the result is i1"
+    PREDICATE = "the result is i1"
+    LOGICAL = "operands and result are i1"
+    BITWISE = "operands and result share one integer or bool type"
+
+
+UNARY_OPS: dict[str, ElementwiseKind] = {
+    "abs": ElementwiseKind.SAME,
+    "negative": ElementwiseKind.SAME,
+    "sign": ElementwiseKind.SAME,
+    "square": ElementwiseKind.SAME,
+    "floor": ElementwiseKind.SAME,
+    "ceil": ElementwiseKind.SAME,
+    "round": ElementwiseKind.SAME,
+    "exp": ElementwiseKind.FLOAT,
+    "expm1": ElementwiseKind.FLOAT,
+    "log": ElementwiseKind.FLOAT,
+    "log1p": ElementwiseKind.FLOAT,
+    "log2": ElementwiseKind.FLOAT,
+    "log10": ElementwiseKind.FLOAT,
+    "sqrt": ElementwiseKind.FLOAT,
+    "rsqrt": ElementwiseKind.FLOAT,
+    "sin": ElementwiseKind.FLOAT,
+    "cos": ElementwiseKind.FLOAT,
+    "tan": ElementwiseKind.FLOAT,
+    "arcsin": ElementwiseKind.FLOAT,
+    "arccos": ElementwiseKind.FLOAT,
+    "arctan": ElementwiseKind.FLOAT,
+    "sinh": ElementwiseKind.FLOAT,
+    "cosh": ElementwiseKind.FLOAT,
+    "tanh": ElementwiseKind.FLOAT,
+    "arcsinh": ElementwiseKind.FLOAT,
+    "arccosh": ElementwiseKind.FLOAT,
+    "arctanh": ElementwiseKind.FLOAT,
+    "sigmoid": ElementwiseKind.FLOAT,
+    "erf": ElementwiseKind.FLOAT,
+    "erfinv": ElementwiseKind.FLOAT,
+    "reciprocal": ElementwiseKind.FLOAT,
+    "isnan": ElementwiseKind.PREDICATE,
+    "isinf": ElementwiseKind.PREDICATE,
+    "logical_not": ElementwiseKind.LOGICAL,
+    "bitwise_invert": ElementwiseKind.BITWISE,
+}
+"""Unary elementwise MLX ops (`mx.<name>`) and their dtype contract."""
+
+BINARY_OPS: dict[str, ElementwiseKind] = {
+    "add": ElementwiseKind.SAME,
+    "subtract": ElementwiseKind.SAME,
+    "multiply": ElementwiseKind.SAME,
+    "divide": ElementwiseKind.FLOAT,
+    "floor_divide": ElementwiseKind.SAME,
+    "remainder": ElementwiseKind.SAME,
+    "power": ElementwiseKind.SAME,
+    "maximum": ElementwiseKind.SAME,
+    "minimum": ElementwiseKind.SAME,
+    "arctan2": ElementwiseKind.FLOAT,
+    "equal": ElementwiseKind.COMPARE,
+    "not_equal": ElementwiseKind.COMPARE,
+    "less": ElementwiseKind.COMPARE,
+    "less_equal": ElementwiseKind.COMPARE,
+    "greater": ElementwiseKind.COMPARE,
+    "greater_equal": ElementwiseKind.COMPARE,
+    "logical_and": ElementwiseKind.LOGICAL,
+    "logical_or": ElementwiseKind.LOGICAL,
+    "bitwise_and": ElementwiseKind.BITWISE,
+    "bitwise_or": ElementwiseKind.BITWISE,
+    "bitwise_xor": ElementwiseKind.BITWISE,
+    "left_shift": ElementwiseKind.BITWISE,
+    "right_shift": ElementwiseKind.BITWISE,
+}
+"""Binary elementwise MLX ops (`mx.<name>`), broadcasting NumPy-style."""
+
+
+def verify_elementwise_kind(
+    kind: ElementwiseKind, operands: Sequence[SSAValue], result: SSAValue
+) -> None:
+    if kind is not ElementwiseKind.PREDICATE:
+        verify_same_dtype(operands)
+    operand_dtype = dtype_of(operands[0])
+    result_dtype = dtype_of(result)
+    match kind:
+        case ElementwiseKind.SAME | ElementwiseKind.FLOAT | ElementwiseKind.BITWISE:
+            if result_dtype != operand_dtype:
+                raise VerifyException(
+                    f"result element type {result_dtype} must equal the operands' "
+                    f"{operand_dtype}"
+                )
+            if kind is ElementwiseKind.FLOAT and not is_float(operand_dtype):
+                raise VerifyException(
+                    f"operands must be floating point, got {operand_dtype}"
+                )
+            if kind is ElementwiseKind.BITWISE and not is_integer_or_bool(operand_dtype):
+                raise VerifyException(
+                    f"operands must be integer or bool, got {operand_dtype}"
+                )
+        case ElementwiseKind.COMPARE | ElementwiseKind.PREDICATE:
+            if not is_bool(result_dtype):
+                raise VerifyException(f"result element type must be i1, got {result_dtype}")
+        case ElementwiseKind.LOGICAL:
+            for dtype in (operand_dtype, result_dtype):
+                if not is_bool(dtype):
+                    raise VerifyException(f"operands and result must be i1, got {dtype}")
+
+
+class UnaryOp(MlxirOp):
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute | None = None):
+        super().__init__(operands=[input], result_types=[result_type or input.type])
+
+    def kind(self) -> ElementwiseKind:
+        return UNARY_OPS[self.name.removeprefix("mlx.")]
+
+    def verify_(self) -> None:
+        verify_same_shape(self.input, self.result)
+        verify_elementwise_kind(self.kind(), [self.input], self.result)
+
+
+class BinaryOp(MlxirOp):
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+    )
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def kind(self) -> ElementwiseKind:
+        return BINARY_OPS[self.name.removeprefix("mlx.")]
+
+    def verify_(self) -> None:
+        verify_broadcast_result([shape_of(self.lhs), shape_of(self.rhs)], self.result)
+        verify_elementwise_kind(self.kind(), [self.lhs, self.rhs], self.result)
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _define(base_cls: type[IRDLOperation], name: str, doc: str) -> type[IRDLOperation]:
+    cls = type(
+        f"{_camel(name)}Op",
+        (base_cls,),
+        {"name": f"mlx.{name}", "__doc__": doc, "__module__": __name__},
+    )
+    return irdl_op_definition(cls)
+
+
+UNARY_OP_CLASSES: dict[str, type[IRDLOperation]] = {
+    name: _define(UnaryOp, name, f"`mx.{name}`: {kind.value}.")
+    for name, kind in UNARY_OPS.items()
+}
+BINARY_OP_CLASSES: dict[str, type[IRDLOperation]] = {
+    name: _define(BinaryOp, name, f"`mx.{name}`: {kind.value}.")
+    for name, kind in BINARY_OPS.items()
+}
+
+
+@irdl_op_definition
+class AstypeOp(MlxirOp):
+    """`x.astype(dtype)`: the one way an element type changes at this level."""
+
+    name = "mlx.astype"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class WhereOp(MlxirOp):
+    name = "mlx.where"
+    condition = operand_def(TensorType)
+    x = operand_def(TensorType)
+    y = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$condition `,` $x `,` $y attr-dict `:` type($condition) `,` type($x) `,` type($y) "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_dtype(self.condition, "bool", "condition")
+        verify_same_dtype([self.x, self.y, self.result], "x, y and result")
+        verify_broadcast_result(
+            [shape_of(self.condition), shape_of(self.x), shape_of(self.y)], self.result
+        )
+
+
+# ---------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------
+
+
+def _verify_indices(indices: Sequence[SSAValue]) -> list[int]:
+    for value in indices:
+        dtype = dtype_of(value)
+        if not is_integer_or_bool(dtype) or is_bool(dtype):
+            raise VerifyException(f"indices must be integer, got {dtype}")
+    return broadcast_shapes([shape_of(v) for v in indices])
+
+
+@irdl_op_definition
+class TakeOp(MlxirOp):
+    """`mx.take(x, indices, axis)`: whole slices along `axis` (of the flattened input
+    when `axis` is absent); the index dims replace `axis` in place."""
+
+    name = "mlx.take"
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    axis = opt_prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $indices (`axis` $axis^)? attr-dict `:` type($input) `,` type($indices) "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        _verify_indices([self.indices])
+        x, idx = shape_of(self.input), shape_of(self.indices)
+        if self.axis is None:
+            verify_shape_matches(idx, self.result)
+            return
+        axis = normalize_axis(self.axis.value.data, len(x), "axis")
+        verify_shape_matches([*x[:axis], *idx, *x[axis + 1:]], self.result)
+
+
+@irdl_op_definition
+class TakeAlongAxisOp(MlxirOp):
+    """`mx.take_along_axis`: elementwise picks along `axis` (torch.gather semantics)."""
+
+    name = "mlx.take_along_axis"
+    input = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    axis = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $indices `axis` $axis attr-dict `:` type($input) `,` type($indices) "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        _verify_indices([self.indices])
+        x, idx = shape_of(self.input), shape_of(self.indices)
+        axis = normalize_axis(self.axis.value.data, len(x), "axis")
+        if len(idx) != len(x):
+            raise VerifyException("indices must have the input's rank")
+        expected = broadcast_shapes(
+            [[1 if i == axis else d for i, d in enumerate(x)], idx]
+        )
+        expected[axis] = idx[axis]
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class GatherOp(MlxirOp):
+    """MLX's general gather: `result[b..., s...] = x[idx_0[b], ..., slice s]` with the
+    index tensors addressing `axes`; shape `broadcast(indices) ++ slice_sizes`.
+    Slice sizes may be runtime values (a dynamic non-indexed dim)."""
+
+    name = "mlx.gather"
+    input = operand_def(TensorType)
+    indices = var_operand_def(TensorType)
+    slice_sizes = var_operand_def(IndexType)
+    axes = prop_def(I64Array)
+    static_slice_sizes = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$input `[` $indices `]` `axes` custom<IntList>($axes) `slice_sizes` "
+        "custom<DynamicIndexList>($slice_sizes, $static_slice_sizes) attr-dict `:` "
+        "type($input) `,` `(` type($indices) `)` `->` type($result)"
+    )
+    custom_directives = (IntList, DynamicIndexList)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        axes = normalize_axes(ints(self.axes), len(x), "axis")
+        if len(axes) != len(self.indices):
+            raise VerifyException(f"{len(self.indices)} index tensors but {len(axes)} axes")
+        batch = _verify_indices(self.indices)
+        sizes = ints(self.static_slice_sizes)
+        if len(sizes) != len(x):
+            raise VerifyException(
+                f"slice_sizes has {len(sizes)} entries but the input has rank {len(x)}"
+            )
+        if sizes.count(DYNAMIC) != len(self.slice_sizes):
+            raise VerifyException("slice_sizes' dynamic entries do not match its index operands")
+        for i, (s, d) in enumerate(zip(sizes, x)):
+            if s not in (DYNAMIC,) and (s < 0 or (d != DYNAMIC and s > d)):
+                raise VerifyException(f"slice size {s} of axis {i} exceeds the dim size {d}")
+        verify_shape_matches([*batch, *sizes], self.result)
+
+
+SCATTER_REDUCTIONS = ("none", "add", "prod", "max", "min")
+
+
+@irdl_op_definition
+class ScatterOp(MlxirOp):
+    """`mx.scatter` (and `scatter_add`/…): writes `updates` (`broadcast(indices) ++
+    slice shape`) into `input` at `indices` on `axes`."""
+
+    name = "mlx.scatter"
+    input = operand_def(TensorType)
+    indices = var_operand_def(TensorType)
+    updates = operand_def(TensorType)
+    axes = prop_def(I64Array)
+    reduce = opt_prop_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `[` $indices `]` `axes` custom<IntList>($axes) `,` $updates "
+        "(`reduce` $reduce^)? attr-dict `:` type($input) `,` `(` type($indices) `)` `,` "
+        "type($updates) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        axes = normalize_axes(ints(self.axes), len(x), "axis")
+        if len(axes) != len(self.indices):
+            raise VerifyException(f"{len(self.indices)} index tensors but {len(axes)} axes")
+        batch = _verify_indices(self.indices)
+        if rank_of(self.updates) != len(batch) + len(x):
+            raise VerifyException(
+                f"updates must have rank {len(batch) + len(x)} (index rank + input rank), "
+                f"got {rank_of(self.updates)}"
+            )
+        if self.reduce is not None and self.reduce.data not in SCATTER_REDUCTIONS:
+            raise VerifyException(
+                f"reduce must be one of {SCATTER_REDUCTIONS}, got '{self.reduce.data}'"
+            )
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.updates, self.result], "input, updates and result")
+
+
+@irdl_op_definition
+class SliceUpdateOp(MlxirOp):
+    """`mx.slice_update`: `input` with `update` written at `start` along `axes`."""
+
+    name = "mlx.slice_update"
+    input = operand_def(TensorType)
+    update = operand_def(TensorType)
+    start = var_operand_def(IndexType)
+    static_start = prop_def(I64Array)
+    axes = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $update `start` custom<DynamicIndexList>($start, $static_start) `axes` "
+        "custom<IntList>($axes) attr-dict `:` type($input) `,` type($update) "
+        "`->` type($result)"
+    )
+    custom_directives = (IntList, DynamicIndexList)
+
+    def verify_(self) -> None:
+        x, u = shape_of(self.input), shape_of(self.update)
+        axes = normalize_axes(ints(self.axes), len(x), "axis")
+        starts = ints(self.static_start)
+        if len(starts) != len(axes):
+            raise VerifyException(f"{len(starts)} start entries but {len(axes)} axes")
+        if starts.count(DYNAMIC) != len(self.start):
+            raise VerifyException("start's dynamic entries do not match its index operands")
+        if len(u) != len(x):
+            raise VerifyException("update must have the input's rank")
+        for i, (a, b) in enumerate(zip(u, x)):
+            if i not in axes and not dims_compatible(a, b):
+                raise VerifyException(
+                    f"update dim {i} ({a}) must equal the input's ({b}) outside the axes"
+                )
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.update, self.result], "input, update and result")
+
+
+# ---------------------------------------------------------------------------
+# Shape ops
+# ---------------------------------------------------------------------------
+
+
+class ShapedResultOp(MlxirOp):
+    """An op whose result shape is a mixed list of literals and `index` values."""
+
+    input = operand_def(TensorType)
+    shape = var_operand_def(IndexType)
+    static_shape = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input custom<DynamicIndexList>($shape, $static_shape) attr-dict `:` type($input) "
+        "`->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def __init__(
+        self, input: SSAValue, shape: Sequence[SSAValue | int], result_type: Attribute
+    ):
+        static, dynamic = index_operands(shape)
+        super().__init__(
+            operands=[input, dynamic],
+            result_types=[result_type],
+            properties={"static_shape": int_array(static)},
+        )
+
+    def verify_(self) -> None:
+        verify_size_list(ints(self.static_shape), len(self.shape), shape_of(self.result), "shape")
+        if dtype_of(self.input) != dtype_of(self.result):
+            raise VerifyException("result element type must equal the input's")
+
+
+@irdl_op_definition
+class ReshapeOp(ShapedResultOp):
+    name = "mlx.reshape"
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_element_count(shape_of(self.input), shape_of(self.result), "reshape")
+
+
+@irdl_op_definition
+class BroadcastToOp(ShapedResultOp):
+    name = "mlx.broadcast_to"
+
+    def verify_(self) -> None:
+        super().verify_()
+        x, out = shape_of(self.input), shape_of(self.result)
+        if len(out) < len(x):
+            raise VerifyException("broadcast_to cannot lower the rank")
+        for i, d in enumerate(x):
+            target = out[len(out) - len(x) + i]
+            if d not in (1, DYNAMIC) and not dims_compatible(d, target):
+                raise VerifyException(f"dim {i} of size {d} cannot broadcast to {target}")
+
+
+@irdl_op_definition
+class TransposeOp(MlxirOp):
+    name = "mlx.transpose"
+    input = operand_def(TensorType)
+    axes = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input custom<IntList>($axes) attr-dict `:` type($input) `->` type($result)"
+    custom_directives = (IntList,)
+
+    def __init__(self, input: SSAValue, axes: Sequence[int], result_type: Attribute):
+        super().__init__(
+            operands=[input], result_types=[result_type], properties={"axes": int_array(axes)}
+        )
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        perm = ints(self.axes)
+        verify_permutation(perm, len(x), "axes")
+        verify_shape_matches([x[p] for p in perm], self.result)
+
+
+@irdl_op_definition
+class ExpandDimsOp(MlxirOp):
+    name = "mlx.expand_dims"
+    input = operand_def(TensorType)
+    axes = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input custom<IntList>($axes) attr-dict `:` type($input) `->` type($result)"
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        out_rank = len(x) + len(ints(self.axes))
+        axes = normalize_axes(ints(self.axes), out_rank, "axis")
+        rest = iter(x)
+        verify_shape_matches(
+            [1 if i in axes else next(rest) for i in range(out_rank)], self.result
+        )
+
+
+@irdl_op_definition
+class SqueezeOp(MlxirOp):
+    name = "mlx.squeeze"
+    input = operand_def(TensorType)
+    axes = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input custom<IntList>($axes) attr-dict `:` type($input) `->` type($result)"
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        axes = normalize_axes(ints(self.axes), len(x), "axis")
+        for a in axes:
+            if x[a] not in (1, DYNAMIC):
+                raise VerifyException(f"cannot squeeze axis {a} of size {x[a]}")
+        verify_shape_matches([d for i, d in enumerate(x) if i not in axes], self.result)
+
+
+@irdl_op_definition
+class ConcatenateOp(MlxirOp):
+    name = "mlx.concatenate"
+    inputs = var_operand_def(TensorType)
+    axis = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$inputs `axis` $axis attr-dict `:` type($inputs) `->` type($result)"
+
+    def verify_(self) -> None:
+        if not self.inputs:
+            raise VerifyException("expects at least one input")
+        verify_same_dtype([*self.inputs, self.result], "inputs and result")
+        shapes = [shape_of(v) for v in self.inputs]
+        rank = len(shapes[0])
+        if any(len(s) != rank for s in shapes):
+            raise VerifyException("inputs must have equal rank")
+        axis = normalize_axis(self.axis.value.data, rank, "axis")
+        total = 0
+        for s in shapes:
+            total = DYNAMIC if DYNAMIC in (total, s[axis]) else total + s[axis]
+        expected = list(shapes[0])
+        expected[axis] = total
+        for s in shapes:
+            for i, (a, b) in enumerate(zip(s, shapes[0])):
+                if i != axis and not dims_compatible(a, b):
+                    raise VerifyException(
+                        f"inputs differ in axis {i} ({a} vs {b}), which is not the concat axis"
+                    )
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class SplitOp(MlxirOp):
+    """`mx.split(x, indices, axis)`: pieces between the split points `indices`."""
+
+    name = "mlx.split"
+    input = operand_def(TensorType)
+    indices = prop_def(I64Array)
+    axis = prop_def(I64Attr)
+    outputs = var_result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `at` custom<IntList>($indices) `axis` $axis attr-dict `:` type($input) "
+        "`->` type($outputs)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        axis = normalize_axis(self.axis.value.data, len(x), "axis")
+        points = list(ints(self.indices))
+        if points != sorted(points) or any(p < 0 for p in points):
+            raise VerifyException(f"split points {points} must be non-negative and sorted")
+        if len(points) + 1 != len(self.outputs):
+            raise VerifyException(
+                f"{len(points)} split points give {len(points) + 1} results, "
+                f"not {len(self.outputs)}"
+            )
+        bounds = [0, *points, x[axis]]
+        for i, out in enumerate(self.outputs):
+            expected = list(x)
+            expected[axis] = DYNAMIC if x[axis] == DYNAMIC and i == len(points) else (
+                bounds[i + 1] - bounds[i]
+            )
+            verify_shape_matches(expected, out, f"result #{i}")
+
+
+@irdl_op_definition
+class SliceOp(MlxirOp):
+    """`x[start_0:stop_0:step_0, ...]` over every axis; bounds may be runtime values."""
+
+    name = "mlx.slice"
+    input = operand_def(TensorType)
+    start = var_operand_def(IndexType)
+    stop = var_operand_def(IndexType)
+    static_start = prop_def(I64Array)
+    static_stop = prop_def(I64Array)
+    strides = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$input custom<DynamicIndexList>($start, $static_start) `to` "
+        "custom<DynamicIndexList>($stop, $static_stop) `step` custom<IntList>($strides) "
+        "attr-dict `:` type($input) `->` type($result)"
+    )
+    custom_directives = (IntList, DynamicIndexList)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        starts, stops, strides = ints(self.static_start), ints(self.static_stop), ints(
+            self.strides
+        )
+        if not len(starts) == len(stops) == len(strides) == len(x):
+            raise VerifyException(
+                f"start, stop and step need one entry per axis ({len(x)}), got "
+                f"{len(starts)}, {len(stops)}, {len(strides)}"
+            )
+        if starts.count(DYNAMIC) != len(self.start) or stops.count(DYNAMIC) != len(self.stop):
+            raise VerifyException("dynamic bounds do not match their index operands")
+        if 0 in strides:
+            raise VerifyException("step must be non-zero")
+        expected: list[int] = []
+        for d, a, b, s in zip(x, starts, stops, strides):
+            if DYNAMIC in (a, b) or (d == DYNAMIC and (a < 0 or b < 0 or s < 0)):
+                expected.append(DYNAMIC)
+            elif s > 0:
+                lo = max(0, a + d if a < 0 else a) if d != DYNAMIC else a
+                hi = min(d, b + d if b < 0 else b) if d != DYNAMIC else b
+                expected.append(max(0, (hi - lo + s - 1) // s))
+            else:
+                lo = min(d - 1, a + d if a < 0 else a)
+                hi = max(-1, b + d if b < 0 else b)
+                expected.append(max(0, (lo - hi + (-s) - 1) // (-s)))
+        verify_shape_matches(expected, self.result)
+
+
+@irdl_op_definition
+class PadOp(MlxirOp):
+    """Constant padding: `low[i]` before and `high[i]` after axis `i`."""
+
+    name = "mlx.pad"
+    input = operand_def(TensorType)
+    low = prop_def(I64Array)
+    high = prop_def(I64Array)
+    value = prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `low` custom<IntList>($low) `high` custom<IntList>($high) `value` $value "
+        "attr-dict `:` type($input) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        low, high = ints(self.low), ints(self.high)
+        if len(low) != len(x) or len(high) != len(x):
+            raise VerifyException(f"low and high need {len(x)} entries each")
+        if any(p < 0 for p in (*low, *high)):
+            raise VerifyException("pad widths must be non-negative")
+        verify_shape_matches(
+            [DYNAMIC if d == DYNAMIC else d + lo + hi for d, lo, hi in zip(x, low, high)],
+            self.result,
+        )
+
+
+@irdl_op_definition
+class TileOp(MlxirOp):
+    name = "mlx.tile"
+    input = operand_def(TensorType)
+    reps = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input custom<IntList>($reps) attr-dict `:` type($input) `->` type($result)"
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x, reps = shape_of(self.input), ints(self.reps)
+        rank = max(len(x), len(reps))
+        xs = [1] * (rank - len(x)) + list(x)
+        rs = [1] * (rank - len(reps)) + list(reps)
+        if any(r < 0 for r in rs):
+            raise VerifyException("reps must be non-negative")
+        verify_shape_matches(
+            [DYNAMIC if d == DYNAMIC else d * r for d, r in zip(xs, rs)], self.result
+        )
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra and convolution
+# ---------------------------------------------------------------------------
+
+
+def _verify_matmul(a: SSAValue, b: SSAValue, result: SSAValue) -> None:
+    x, y = shape_of(a), shape_of(b)
+    if len(x) < 2 or len(y) < 2:
+        raise VerifyException(
+            f"matmul operands must have rank >= 2 at this level, got {len(x)} and {len(y)}"
+        )
+    if not dims_compatible(x[-1], y[-2]):
+        raise VerifyException(f"contracting dims differ: {format_dims(x)} @ {format_dims(y)}")
+    verify_same_dtype([a, b, result], "operands and result")
+    verify_shape_matches([*broadcast_shapes([x[:-2], y[:-2]]), x[-2], y[-1]], result)
+
+
+@irdl_op_definition
+class MatmulOp(MlxirOp):
+    name = "mlx.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        _verify_matmul(self.lhs, self.rhs, self.result)
+
+
+@irdl_op_definition
+class AddmmOp(MlxirOp):
+    """`mx.addmm(c, a, b, alpha, beta)` = `beta * c + alpha * (a @ b)`."""
+
+    name = "mlx.addmm"
+    c = operand_def(TensorType)
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    alpha = opt_prop_def(F64Attr)
+    beta = opt_prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$c `,` $a `,` $b (`alpha` $alpha^)? (`beta` $beta^)? attr-dict `:` type($c) `,` "
+        "type($a) `,` type($b) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        _verify_matmul(self.a, self.b, self.result)
+        verify_broadcast_result([shape_of(self.c), shape_of(self.result)], self.result)
+
+
+@irdl_op_definition
+class ConvGeneralOp(MlxirOp):
+    """`mx.conv_general`: channels-last input `[N, *spatial, C]`, weight `[O, *k, C/g]`."""
+
+    name = "mlx.conv_general"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    stride = prop_def(I64Array)
+    padding_lo = prop_def(I64Array)
+    padding_hi = prop_def(I64Array)
+    kernel_dilation = prop_def(I64Array)
+    input_dilation = prop_def(I64Array)
+    groups = prop_def(I64Attr)
+    flip = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $weight `stride` custom<IntList>($stride) `padding` "
+        "custom<IntList>($padding_lo) custom<IntList>($padding_hi) `kernel_dilation` "
+        "custom<IntList>($kernel_dilation) `input_dilation` custom<IntList>($input_dilation) "
+        "`groups` $groups (`flip` $flip^)? attr-dict `:` type($input) `,` type($weight) "
+        "`->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x, w = shape_of(self.input), shape_of(self.weight)
+        if len(x) < 3 or len(x) != len(w):
+            raise VerifyException(
+                f"input and weight must have equal rank >= 3, got {len(x)} and {len(w)}"
+            )
+        spatial = len(x) - 2
+        for what, values in (
+            ("stride", self.stride),
+            ("padding_lo", self.padding_lo),
+            ("padding_hi", self.padding_hi),
+            ("kernel_dilation", self.kernel_dilation),
+            ("input_dilation", self.input_dilation),
+        ):
+            if len(ints(values)) != spatial:
+                raise VerifyException(
+                    f"{what} needs {spatial} entries (one per spatial dim), got "
+                    f"{len(ints(values))}"
+                )
+        groups = self.groups.value.data
+        if groups < 1 or not dims_compatible(x[-1], w[-1] * groups if w[-1] != DYNAMIC else DYNAMIC):
+            raise VerifyException(
+                f"input channels {x[-1]} must equal weight channels {w[-1]} x groups {groups}"
+            )
+        verify_same_dtype([self.input, self.weight, self.result], "input, weight and result")
+        if rank_of(self.result) != len(x):
+            raise VerifyException("result must have the input's rank")
+
+
+# ---------------------------------------------------------------------------
+# Fast ops
+# ---------------------------------------------------------------------------
+
+SDPA_MASK_MODES = ("causal",)
+
+
+@irdl_op_definition
+class ScaledDotProductAttentionOp(MlxirOp):
+    """`mx.fast.scaled_dot_product_attention` on `[B, H, L, D]`; K/V may have fewer heads
+    (grouped-query attention). `mask_mode "causal"` is MLX's lower-right-aligned mask."""
+
+    name = "mlx.scaled_dot_product_attention"
+    query = operand_def(TensorType)
+    key = operand_def(TensorType)
+    value = operand_def(TensorType)
+    mask = opt_operand_def(TensorType)
+    scale = prop_def(F64Attr)
+    mask_mode = opt_prop_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? `scale` $scale "
+        "(`mask_mode` $mask_mode^)? attr-dict `:` type($query) `,` type($key) `,` "
+        "type($value) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        for what, v in (("query", self.query), ("key", self.key), ("value", self.value)):
+            if rank_of(v) != 4:
+                raise VerifyException(f"{what} must be [B, H, L, D], got rank {rank_of(v)}")
+        verify_same_dtype([self.query, self.key, self.value, self.result], "q, k, v and result")
+        q, k, v = shape_of(self.query), shape_of(self.key), shape_of(self.value)
+        if DYNAMIC not in (q[1], k[1]) and q[1] % k[1]:
+            raise VerifyException(
+                f"query heads {q[1]} must be a multiple of key/value heads {k[1]}"
+            )
+        if not dims_compatible(q[3], k[3]) or not dims_compatible(k[2], v[2]):
+            raise VerifyException("query/key head dims or key/value lengths differ")
+        if self.mask_mode is not None:
+            if self.mask_mode.data not in SDPA_MASK_MODES:
+                raise VerifyException(
+                    f"mask_mode must be one of {SDPA_MASK_MODES}, got '{self.mask_mode.data}'"
+                )
+            if self.mask is not None:
+                raise VerifyException("mask_mode and an explicit mask are mutually exclusive")
+        if self.mask is not None:
+            dtype = dtype_of(self.mask)
+            if not (is_bool(dtype) or dtype == dtype_of(self.query)):
+                raise VerifyException(
+                    f"mask must be i1 or the query's element type, got {dtype}"
+                )
+            broadcast_shapes([shape_of(self.mask), [q[0], q[1], q[2], k[2]]])
+        verify_shape_matches([q[0], q[1], q[2], v[3]], self.result)
+
+
+def _verify_norm_param(param: SSAValue | None, x: SSAValue, what: str) -> None:
+    if param is None:
+        return
+    if rank_of(param) != 1 or not dims_compatible(shape_of(param)[0], shape_of(x)[-1]):
+        raise VerifyException(
+            f"{what} must be 1-D of the last dim's size {shape_of(x)[-1]}, got "
+            f"{format_dims(shape_of(param))}"
+        )
+
+
+@irdl_op_definition
+class RmsNormOp(MlxirOp):
+    """`mx.fast.rms_norm` over the last axis."""
+
+    name = "mlx.rms_norm"
+    input = operand_def(TensorType)
+    weight = opt_operand_def(TensorType)
+    eps = prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`weight` $weight^ `:` type($weight))? `eps` $eps attr-dict `:` type($input) "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        if rank_of(self.input) < 1:
+            raise VerifyException("input must have rank >= 1")
+        _verify_norm_param(self.weight, self.input, "weight")
+        verify_same_shape(self.input, self.result)
+        verify_dtype(self.input, "float", "input")
+
+
+@irdl_op_definition
+class LayerNormOp(MlxirOp):
+    """`mx.fast.layer_norm` over the last axis."""
+
+    name = "mlx.layer_norm"
+    input = operand_def(TensorType)
+    weight = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    eps = prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$input (`weight` $weight^ `:` type($weight))? (`bias` $bias^ `:` type($bias))? "
+        "`eps` $eps attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        if rank_of(self.input) < 1:
+            raise VerifyException("input must have rank >= 1")
+        _verify_norm_param(self.weight, self.input, "weight")
+        _verify_norm_param(self.bias, self.input, "bias")
+        verify_same_shape(self.input, self.result)
+        verify_dtype(self.input, "float", "input")
+
+
+@irdl_op_definition
+class RopeOp(MlxirOp):
+    """`mx.fast.rope`: rotary embedding of the first `dims` features at positions
+    `offset, offset + 1, ...` along the second-to-last axis."""
+
+    name = "mlx.rope"
+    input = operand_def(TensorType)
+    offset = var_operand_def(IndexType)
+    static_offset = prop_def(I64Array)
+    dims = prop_def(I64Attr)
+    traditional = opt_prop_def(UnitAttr)
+    base = prop_def(F64Attr)
+    scale = prop_def(F64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `dims` $dims (`traditional` $traditional^)? `base` $base `scale` $scale "
+        "`offset` custom<DynamicIndexList>($offset, $static_offset) attr-dict `:` "
+        "type($input) `->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        if len(x) < 2:
+            raise VerifyException("input must have rank >= 2")
+        dims = self.dims.value.data
+        if dims <= 0 or dims % 2 or (x[-1] != DYNAMIC and dims > x[-1]):
+            raise VerifyException(
+                f"dims {dims} must be even, positive and at most the feature size {x[-1]}"
+            )
+        offset = ints(self.static_offset)
+        if len(offset) != 1 or offset.count(DYNAMIC) != len(self.offset):
+            raise VerifyException("offset must be exactly one integer or index value")
+        verify_same_shape(self.input, self.result)
+
+
+# ---------------------------------------------------------------------------
+# Reductions, scans, softmax
+# ---------------------------------------------------------------------------
+
+
+class ReductionOp(MlxirOp):
+    """Reduces `axes` (all axes when absent), keeping them as size 1 with `keepdims`."""
+
+    input = operand_def(TensorType)
+    axes = opt_prop_def(I64Array)
+    keepdims = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`axes` custom<IntList>($axes)^)? (`keepdims` $keepdims^)? attr-dict `:` "
+        "type($input) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def reduced_axes(self) -> list[int]:
+        rank = rank_of(self.input)
+        if self.axes is None:
+            return list(range(rank))
+        return normalize_axes(ints(self.axes), rank, "axis")
+
+    def verify_(self) -> None:
+        verify_reduced_shape(
+            shape_of(self.input), self.reduced_axes(), self.keepdims is not None, self.result
+        )
+        kind = REDUCTION_OPS.get(self.name.removeprefix("mlx."))
+        if kind is ElementwiseKind.PREDICATE:
+            verify_dtype(self.result, "bool", "result")
+        elif kind is ElementwiseKind.SAME and dtype_of(self.input) != dtype_of(self.result):
+            raise VerifyException("result element type must equal the input's")
+        elif kind is ElementwiseKind.FLOAT:
+            verify_dtype(self.result, "float", "result")
+
+
+REDUCTION_OPS: dict[str, ElementwiseKind] = {
+    "sum": ElementwiseKind.SAME,
+    "prod": ElementwiseKind.SAME,
+    "max": ElementwiseKind.SAME,
+    "min": ElementwiseKind.SAME,
+    "mean": ElementwiseKind.FLOAT,
+    "logsumexp": ElementwiseKind.FLOAT,
+    "any": ElementwiseKind.PREDICATE,
+    "all": ElementwiseKind.PREDICATE,
+}
+"""Reductions (`mx.<name>(x, axes, keepdims)`) and the dtype contract of their result."""
+
+REDUCTION_OP_CLASSES: dict[str, type[IRDLOperation]] = {
+    name: _define(ReductionOp, name, f"`mx.{name}` over axes: {kind.value}.")
+    for name, kind in REDUCTION_OPS.items()
+}
+
+
+class VarianceOp(ReductionOp):
+    ddof = prop_def(I64Attr)
+    assembly_format = (
+        "$input (`axes` custom<IntList>($axes)^)? `ddof` $ddof (`keepdims` $keepdims^)? "
+        "attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_dtype(self.result, "float", "result")
+
+
+@irdl_op_definition
+class VarOp(VarianceOp):
+    name = "mlx.var"
+
+
+@irdl_op_definition
+class StdOp(VarianceOp):
+    name = "mlx.std"
+
+
+class ArgReductionOp(MlxirOp):
+    input = operand_def(TensorType)
+    axis = opt_prop_def(I64Attr)
+    keepdims = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`axis` $axis^)? (`keepdims` $keepdims^)? attr-dict `:` type($input) "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_dtype(self.result, "integer (not bool)", "result")
+        x = shape_of(self.input)
+        keep = self.keepdims is not None
+        if self.axis is None:
+            verify_shape_matches([1] * len(x) if keep else [], self.result)
+            return
+        axis = normalize_axis(self.axis.value.data, len(x), "axis")
+        verify_reduced_shape(x, [axis], keep, self.result)
+
+
+@irdl_op_definition
+class ArgmaxOp(ArgReductionOp):
+    name = "mlx.argmax"
+
+
+@irdl_op_definition
+class ArgminOp(ArgReductionOp):
+    name = "mlx.argmin"
+
+
+class ScanOp(MlxirOp):
+    input = operand_def(TensorType)
+    axis = prop_def(I64Attr)
+    reverse = opt_prop_def(UnitAttr)
+    exclusive = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `axis` $axis (`reverse` $reverse^)? (`exclusive` $exclusive^)? attr-dict `:` "
+        "type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        normalize_axis(self.axis.value.data, rank_of(self.input), "axis")
+        verify_same_shape(self.input, self.result)
+        if dtype_of(self.input) != dtype_of(self.result):
+            raise VerifyException("result element type must equal the input's")
+
+
+@irdl_op_definition
+class CumsumOp(ScanOp):
+    name = "mlx.cumsum"
+
+
+@irdl_op_definition
+class CumprodOp(ScanOp):
+    name = "mlx.cumprod"
+
+
+@irdl_op_definition
+class CummaxOp(ScanOp):
+    name = "mlx.cummax"
+
+
+@irdl_op_definition
+class CumminOp(ScanOp):
+    name = "mlx.cummin"
+
+
+@irdl_op_definition
+class SoftmaxOp(MlxirOp):
+    """`mx.softmax(x, axes, precise)`; `precise` accumulates low precision in f32."""
+
+    name = "mlx.softmax"
+    input = operand_def(TensorType)
+    axes = prop_def(I64Array)
+    precise = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `axes` custom<IntList>($axes) (`precise` $precise^)? attr-dict `:` "
+        "type($input) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        normalize_axes(ints(self.axes), rank_of(self.input), "axis")
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.result], "input and result")
+        verify_dtype(self.input, "float", "input")
+
+
+# ---------------------------------------------------------------------------
+# Creation
+# ---------------------------------------------------------------------------
+
+
+class CreationOp(MlxirOp):
+    shape = var_operand_def(IndexType)
+    static_shape = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        verify_size_list(ints(self.static_shape), len(self.shape), shape_of(self.result), "shape")
+
+
+@irdl_op_definition
+class FullOp(CreationOp):
+    """`mx.full(shape, value)` with a 0-d `value` of the result's element type."""
+
+    name = "mlx.full"
+    value = operand_def(TensorType)
+    assembly_format = (
+        "custom<DynamicIndexList>($shape, $static_shape) `,` $value attr-dict `:` "
+        "type($value) `->` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if rank_of(self.value) != 0:
+            raise VerifyException("value must be 0-d")
+        verify_same_dtype([self.value, self.result], "value and result")
+
+
+@irdl_op_definition
+class ZerosOp(CreationOp):
+    name = "mlx.zeros"
+    assembly_format = "custom<DynamicIndexList>($shape, $static_shape) attr-dict `:` type($result)"
+    custom_directives = (DynamicIndexList,)
+
+
+@irdl_op_definition
+class OnesOp(CreationOp):
+    name = "mlx.ones"
+    assembly_format = "custom<DynamicIndexList>($shape, $static_shape) attr-dict `:` type($result)"
+    custom_directives = (DynamicIndexList,)
+
+
+@irdl_op_definition
+class ArangeOp(MlxirOp):
+    """`mx.arange(start, stop, step)` over integers; bounds may be runtime values."""
+
+    name = "mlx.arange"
+    bounds = var_operand_def(IndexType)
+    static_bounds = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "custom<DynamicIndexList>($bounds, $static_bounds) attr-dict `:` type($result)"
+    )
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        static = ints(self.static_bounds)
+        if len(static) != 3:
+            raise VerifyException(f"bounds must be [start, stop, step], got {len(static)} entries")
+        if static.count(DYNAMIC) != len(self.bounds):
+            raise VerifyException("bounds' dynamic entries do not match their index operands")
+        if static[2] == 0:
+            raise VerifyException("step must be non-zero")
+        if rank_of(self.result) != 1:
+            raise VerifyException("result must be 1-D")
+        start, stop, step = static
+        if DYNAMIC not in static:
+            verify_shape_matches([max(0, -(-(stop - start) // step))], self.result)
+
+
+class TriangleOp(MlxirOp):
+    input = operand_def(TensorType)
+    k = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `k` $k attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        if rank_of(self.input) < 2:
+            raise VerifyException("input must have rank >= 2")
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.result], "input and result")
+
+
+@irdl_op_definition
+class TrilOp(TriangleOp):
+    name = "mlx.tril"
+
+
+@irdl_op_definition
+class TriuOp(TriangleOp):
+    name = "mlx.triu"
+
+
+@irdl_op_definition
+class ConstantOp(MlxirOp):
+    """A small literal array inlined in the IR (large payloads are `mlx.global`s)."""
+
+    name = "mlx.constant"
+    value = prop_def(DenseIntOrFPElementsAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(properties={"value": value}, result_types=[value.type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        attributes = parser.parse_optional_attr_dict()
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error("expected a dense<...> : tensor<...> literal")
+        op = cls(value)
+        op.attributes |= attributes
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+
+    def verify_(self) -> None:
+        if self.value.type != self.result.type:
+            raise VerifyException(
+                f"value type {self.value.type} does not match the result type {self.result.type}"
+            )
+
+
+# ---------------------------------------------------------------------------
+# Runtime integers
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class DimOp(MlxirOp):
+    """The runtime size of `axis` of `input`, as an `index`."""
+
+    name = "mlx.dim"
+    input = operand_def(TensorType)
+    axis = prop_def(I64Attr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `axis` $axis attr-dict `:` type($input)"
+
+    def __init__(self, input: SSAValue, axis: int):
+        super().__init__(
+            operands=[input],
+            result_types=[IndexType()],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+
+    def verify_(self) -> None:
+        normalize_axis(self.axis.value.data, rank_of(self.input), "axis")
+
+
+@irdl_op_definition
+class FromIndexOp(MlxirOp):
+    """A 0-d integer or float array holding a runtime `index` (a symbolic Scalar)."""
+
+    name = "mlx.from_index"
+    input = operand_def(IndexType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        if rank_of(self.result) != 0:
+            raise VerifyException("result must be 0-d")
+
+
+# ---------------------------------------------------------------------------
+# Weights, buffers and state
+# ---------------------------------------------------------------------------
+
+GLOBAL_KINDS = ("parameter", "buffer", "constant", "state")
+"""What a global holds, after `ExportedProgram.graph_signature`: a parameter, a buffer
+(persistent or not), a lifted constant tensor, or mutable state (a mutated buffer)."""
+
+
+@irdl_op_definition
+class GlobalOp(MlxirOp):
+    """A module-level tensor symbol. `value` is absent for payloads that travel beside
+    the IR (the usual case), a `dense_resource<...>` handle, or an inline `dense<...>`."""
+
+    name = "mlx.global"
+    sym_name = prop_def(SymbolNameConstraint())
+    type = prop_def(TensorType)
+    kind = prop_def(StringAttr)
+    value = opt_prop_def(base(DenseIntOrFPElementsAttr) | base(DenseResourceAttr))
+    traits = traits_def(SymbolOpInterface())
+    assembly_format = "$sym_name $kind `:` $type (`=` $value^)? attr-dict"
+
+    def __init__(self, name: str, tensor: TensorType[Attribute], kind: str):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "type": tensor,
+                "kind": StringAttr(kind),
+            }
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in GLOBAL_KINDS:
+            raise VerifyException(f"kind must be one of {GLOBAL_KINDS}, got '{self.kind.data}'")
+        if self.value is not None and self.value.type != self.type:
+            raise VerifyException(
+                f"value type {self.value.type} does not match the global's type {self.type}"
+            )
+
+
+def _lookup_global(op: Operation, ref: SymbolRefAttr) -> GlobalOp:
+    target = SymbolTable.lookup_symbol(op, ref)
+    if not isinstance(target, GlobalOp):
+        raise VerifyException(f"'{ref.string_value()}' does not name an mlx.global")
+    return target
+
+
+class GlobalAccessOp(MlxirOp):
+    global_name = prop_def(SymbolRefAttr)
+
+    def verify_access(self, value: SSAValue, *, state: bool) -> None:
+        target = _lookup_global(self, self.global_name)
+        if target.type != value.type:
+            raise VerifyException(
+                f"type {value.type} does not match @{target.sym_name.data}'s {target.type}"
+            )
+        if state and target.kind.data != "state":
+            raise VerifyException(
+                f"@{target.sym_name.data} is a {target.kind.data}, not mutable state"
+            )
+        if not state and target.kind.data == "state":
+            raise VerifyException(
+                f"@{target.sym_name.data} is mutable state: read it with mlx.load_state"
+            )
+
+
+@irdl_op_definition
+class WeightOp(GlobalAccessOp):
+    """The value of an immutable global (parameter, buffer or constant)."""
+
+    name = "mlx.weight"
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$global_name attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        self.verify_access(self.result, state=False)
+
+
+@irdl_op_definition
+class LoadStateOp(GlobalAccessOp):
+    """The current value of a mutable global (e.g. a static KV cache)."""
+
+    name = "mlx.load_state"
+    result = result_def(TensorType)
+    assembly_format = "$global_name attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        self.verify_access(self.result, state=True)
+
+
+@irdl_op_definition
+class StoreStateOp(GlobalAccessOp):
+    """Sets a mutable global for the next call (a buffer mutation in the signature)."""
+
+    name = "mlx.store_state"
+    value = operand_def(TensorType)
+    assembly_format = "$value `to` $global_name attr-dict `:` type($value)"
+
+    def verify_(self) -> None:
+        self.verify_access(self.value, state=True)
+
+
+MLX_OPS: list[type[IRDLOperation]] = [
+    *UNARY_OP_CLASSES.values(),
+    *BINARY_OP_CLASSES.values(),
+    *REDUCTION_OP_CLASSES.values(),
+    AstypeOp,
+    WhereOp,
+    TakeOp,
+    TakeAlongAxisOp,
+    GatherOp,
+    ScatterOp,
+    SliceUpdateOp,
+    ReshapeOp,
+    BroadcastToOp,
+    TransposeOp,
+    ExpandDimsOp,
+    SqueezeOp,
+    ConcatenateOp,
+    SplitOp,
+    SliceOp,
+    PadOp,
+    TileOp,
+    MatmulOp,
+    AddmmOp,
+    ConvGeneralOp,
+    ScaledDotProductAttentionOp,
+    RmsNormOp,
+    LayerNormOp,
+    RopeOp,
+    VarOp,
+    StdOp,
+    ArgmaxOp,
+    ArgminOp,
+    CumsumOp,
+    CumprodOp,
+    CummaxOp,
+    CumminOp,
+    SoftmaxOp,
+    FullOp,
+    ZerosOp,
+    OnesOp,
+    ArangeOp,
+    TrilOp,
+    TriuOp,
+    ConstantOp,
+    DimOp,
+    FromIndexOp,
+    GlobalOp,
+    WeightOp,
+    LoadStateOp,
+    StoreStateOp,
+]
+
+MLX = Dialect("mlx", MLX_OPS, [])

@@ -1,0 +1,1 @@
+def main() -> None: raise SystemExit("mlxir: not yet")
