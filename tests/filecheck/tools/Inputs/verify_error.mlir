@@ -1,0 +1,4 @@
+func.func @f(%x: tensor<2xf32>) {
+  %0 = aten.exp %x : tensor<2xf32> -> tensor<3xf32>
+  func.return
+}
