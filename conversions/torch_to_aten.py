@@ -1,0 +1,1174 @@
+"""The importer: `torch.export.ExportedProgram` → `aten`-level IR, built directly (no text).
+
+    module = import_program(ep)
+
+The program is first decomposed with `run_decompositions` and a table that keeps the
+ops mlxir runs natively (`NATIVE_OPS`) and decomposes the rest to core ATen. Then every
+graph node becomes IR:
+
+- parameters, buffers (persistent or not) and lifted constants become `mlx.global`
+  symbols read with `mlx.weight`; mutated buffers become `state` globals read with
+  `mlx.load_state` and written back with `mlx.store_state`; their payloads are kept
+  beside the module (`payloads_of(module)`), not printed;
+- user inputs become function arguments (`index` for SymInt inputs), user outputs the
+  returned values, in signature order;
+- each `call_function` node goes through `IMPORTERS`, a table keyed by ATen overload
+  packet; the node's stack trace becomes the op's location;
+- symbolic integers (`sym_size`, `operator.add`, `torch.sym_min`, ...) become `index`
+  values and `arith` ops; the export's range constraints are kept on the function
+  (`mlxir.symbol_ranges`, `mlxir.input_dims`);
+- `_assert_scalar`, `_assert_tensor_metadata` and `sym_constrain_range*` are dropped:
+  the runtime checks input shapes against the recorded ranges instead, and tensor
+  metadata is already fixed by the types in the IR.
+
+Every unsupported node is collected; one `UnsupportedOpsError` lists each target with
+its count and first source location.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind, OutputKind
+from torch.fx import Node
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    BFloat16Type,
+    DenseArrayBase,
+    DictionaryAttr,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    LocationAttr,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from mlxir.dialects import aten, mlx
+from mlxir.dialects.common import index_operands, int_array
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+
+class ImportError_(Exception):
+    """Base of the importer's errors (named to avoid shadowing the builtin)."""
+
+
+class UnsupportedOpsError(ImportError_):
+    """Raised once per program, listing every unsupported target."""
+
+    def __init__(self, unsupported: dict[str, list[str]]):
+        self.unsupported = unsupported
+        lines = [
+            f"  {target}: {len(locations)} node(s), first at {locations[0]}"
+            for target, locations in sorted(unsupported.items())
+        ]
+        super().__init__(
+            f"{len(unsupported)} unsupported op(s) in the exported program:\n"
+            + "\n".join(lines)
+        )
+
+
+class UnsupportedDtypeError(ImportError_):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Types
+# ---------------------------------------------------------------------------
+
+DTYPES: dict[torch.dtype, Attribute] = {
+    torch.float32: Float32Type(),
+    torch.float16: Float16Type(),
+    torch.bfloat16: BFloat16Type(),
+    torch.bool: i1,
+    torch.int8: IntegerType(8),
+    torch.int16: IntegerType(16),
+    torch.int32: IntegerType(32),
+    torch.int64: i64,
+    torch.uint8: IntegerType(8, Signedness.UNSIGNED),
+}
+"""torch dtype → element type. float64 and complex are rejected: MLX's GPU backend has
+no float64, and the program must run the same everywhere."""
+
+
+def element_type(dtype: torch.dtype) -> Attribute:
+    if dtype not in DTYPES:
+        raise UnsupportedDtypeError(
+            f"dtype {dtype} is not supported by mlxir (supported: "
+            + ", ".join(str(d).removeprefix("torch.") for d in DTYPES)
+            + "); cast the model or its inputs, e.g. model.float()"
+        )
+    return DTYPES[dtype]
+
+
+def _static_dim(dim: int | torch.SymInt) -> int:
+    if isinstance(dim, int):
+        return dim
+    as_int = dim.node.maybe_as_int()
+    return as_int if as_int is not None else DYNAMIC_INDEX
+
+
+def tensor_type_of(value: torch.Tensor) -> TensorType[Attribute]:
+    return TensorType(element_type(value.dtype), [_static_dim(d) for d in value.shape])
+
+
+def _symbol_name(dim: int | torch.SymInt) -> str:
+    return "" if _static_dim(dim) != DYNAMIC_INDEX else str(dim)
+
+
+# ---------------------------------------------------------------------------
+# Decompositions
+# ---------------------------------------------------------------------------
+
+_A = torch.ops.aten
+
+NATIVE_OPS: tuple[torch._ops.OpOverload, ...] = (
+    _A.scaled_dot_product_attention.default,
+    _A.linear.default,
+    _A.layer_norm.default,
+    _A.rms_norm.default,
+    _A.embedding.default,
+    _A.index.Tensor,
+    _A.gelu.default,
+    _A.silu.default,
+    _A.matmul.default,
+    _A.group_norm.default,
+    _A.index_copy.default,
+    _A.logsumexp.default,
+    _A.var.correction,
+    _A.std.correction,
+    _A.max_pool2d.default,
+    _A.softmax.int,
+    _A.log_softmax.int,
+    _A.stack.default,
+    _A.narrow.default,
+    _A.repeat.default,
+    _A.square.default,
+    _A.floor_divide.default,
+)
+"""Ops kept as themselves: mlxir lowers each to an MLX primitive or fast kernel."""
+
+
+def decomposition_table() -> dict[Any, Callable[..., Any]]:
+    table = dict(torch.export.default_decompositions())
+    for op in NATIVE_OPS:
+        table.pop(op, None)
+    return table
+
+
+# ---------------------------------------------------------------------------
+# Import state
+# ---------------------------------------------------------------------------
+
+_PAYLOADS: weakref.WeakKeyDictionary[ModuleOp, dict[str, torch.Tensor]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def payloads_of(module: ModuleOp) -> dict[str, torch.Tensor]:
+    """The weight, buffer and constant tensors of an imported module, by global name."""
+    return _PAYLOADS.setdefault(module, {})
+
+
+def location_of(node: Node) -> LocationAttr | None:
+    """The innermost user frame of the node's stack trace, as `file:line:col`."""
+    trace = node.meta.get("stack_trace")
+    if not trace:
+        return None
+    frames = re.findall(r'File "([^"]+)", line (\d+)', trace)
+    user_frames = [f for f in frames if "/torch/" not in f[0] and "/transformers/" not in f[0]]
+    filename, line = (user_frames or frames)[-1] if (user_frames or frames) else ("", "0")
+    if not filename:
+        return None
+    return FileLineColLoc(StringAttr(filename), IntAttr(int(line)), IntAttr(0))
+
+
+def describe_location(node: Node) -> str:
+    loc = location_of(node)
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data} ({node.name})"
+    return f"node {node.name} (no stack trace)"
+
+
+@dataclass
+class ImportState:
+    builder: Builder
+    values: dict[Node, SSAValue | list[SSAValue]] = field(default_factory=dict)
+    location: LocationAttr | None = None
+
+    def insert(self, op: Operation) -> Operation:
+        if self.location is not None:
+            op.location = self.location
+        self.builder.insert(op)
+        return op
+
+    # --- operands -------------------------------------------------------------
+
+    def value(self, arg: Any) -> SSAValue:
+        """A node's value, or a Python scalar as an `arith.constant` Scalar."""
+        if isinstance(arg, Node):
+            value = self.values[arg]
+            assert isinstance(value, SSAValue), f"{arg.name} has several results"
+            return value
+        if isinstance(arg, bool):
+            return self.insert(arith.ConstantOp(IntegerAttr(int(arg), i1))).results[0]
+        if isinstance(arg, int):
+            return self.insert(arith.ConstantOp(IntegerAttr(arg, i64))).results[0]
+        if isinstance(arg, float):
+            return self.insert(arith.ConstantOp(FloatAttr(arg, Float64Type()))).results[0]
+        raise ImportError_(f"cannot use {arg!r} ({type(arg).__name__}) as an operand")
+
+    def index_value(self, arg: Any) -> SSAValue:
+        if isinstance(arg, int):
+            return self.insert(arith.ConstantOp(IntegerAttr(arg, IndexType()))).results[0]
+        return self.value(arg)
+
+    def sizes(self, sizes: Sequence[Any]) -> list[SSAValue | int]:
+        """An `int[]`/`SymInt[]` argument as a mixed static/dynamic list."""
+        return [s if isinstance(s, int) else self.value(s) for s in sizes]
+
+
+def _type_of_node(node: Node) -> Attribute:
+    val = node.meta["val"]
+    if isinstance(val, torch.Tensor):
+        return tensor_type_of(val)
+    if isinstance(val, torch.SymInt | int):
+        return IndexType()
+    raise ImportError_(f"node {node.name} has an unsupported value {type(val).__name__}")
+
+
+Handler = Callable[[ImportState, Node], Operation | SSAValue | list[SSAValue]]
+
+# ---------------------------------------------------------------------------
+# Handlers
+# ---------------------------------------------------------------------------
+
+
+def _arg(node: Node, index: int, name: str, default: Any = None) -> Any:
+    if len(node.args) > index:
+        return node.args[index]
+    return node.kwargs.get(name, default)
+
+
+def _props(**values: Attribute | None) -> dict[str, Attribute]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _i64(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+def _f64(value: float) -> FloatAttr:
+    return FloatAttr(float(value), Float64Type())
+
+
+def _unit(flag: Any) -> UnitAttr | None:
+    return UnitAttr() if flag else None
+
+
+def _unary(op_cls: type[Operation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return op_cls.build(operands=[state.value(node.args[0])], result_types=[_type_of_node(node)])
+
+    return handle
+
+
+def _binary(op_cls: type[Operation], *, has_alpha: bool = False) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        alpha = node.kwargs.get("alpha")
+        props = _props(alpha=_f64(alpha) if has_alpha and alpha not in (None, 1) else None)
+        if op_cls is aten.DivOp and node.kwargs.get("rounding_mode") is not None:
+            props["rounding_mode"] = StringAttr(node.kwargs["rounding_mode"])
+        return op_cls.build(
+            operands=[state.value(node.args[0]), state.value(node.args[1])],
+            result_types=[_type_of_node(node)],
+            properties=props,
+        )
+
+    return handle
+
+
+def _gelu(state: ImportState, node: Node) -> Operation:
+    approximate = node.kwargs.get("approximate", "none")
+    return aten.GeluOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=[_type_of_node(node)],
+        properties=_props(approximate=StringAttr(approximate) if approximate != "none" else None),
+    )
+
+
+def _where(state: ImportState, node: Node) -> Operation:
+    return aten.WhereOp.build(
+        operands=[state.value(a) for a in node.args[:3]], result_types=[_type_of_node(node)]
+    )
+
+
+def _clamp(state: ImportState, node: Node) -> Operation:
+    low, high = _arg(node, 1, "min"), _arg(node, 2, "max")
+    return aten.ClampOp.build(
+        operands=[state.value(node.args[0]), _optional(state, low), _optional(state, high)],
+        result_types=[_type_of_node(node)],
+    )
+
+
+def _to_copy(state: ImportState, node: Node) -> Operation:
+    return aten.ToCopyOp(state.value(node.args[0]), _type_of_node(node))
+
+
+def _identity(state: ImportState, node: Node) -> SSAValue:
+    return state.value(node.args[0])
+
+
+def _reduction(name: str) -> Handler:
+    op_cls = aten.REDUCTION_OP_CLASSES[name]
+
+    def handle(state: ImportState, node: Node) -> Operation:
+        dims = _arg(node, 1, "dim")
+        if isinstance(dims, torch.dtype):  # sum.default(self, dtype)
+            dims = None
+        if isinstance(dims, int):
+            dims = [dims]
+        keepdim = bool(_arg(node, 2, "keepdim", False))
+        return op_cls.build(
+            operands=[state.value(node.args[0])],
+            result_types=[_type_of_node(node)],
+            properties=_props(
+                dims=int_array(dims) if dims else None, keepdim=_unit(keepdim)
+            ),
+        )
+
+    return handle
+
+
+def _variance(op_cls: type[Operation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        dims = _arg(node, 1, "dim")
+        correction = node.kwargs.get("correction", 1 if len(node.args) < 3 else node.args[2])
+        keepdim = bool(node.kwargs.get("keepdim", False))
+        return op_cls.build(
+            operands=[state.value(node.args[0])],
+            result_types=[_type_of_node(node)],
+            properties=_props(
+                dims=int_array(dims) if dims else None,
+                correction=_f64(correction) if correction is not None else None,
+                keepdim=_unit(keepdim),
+            ),
+        )
+
+    return handle
+
+
+def _arg_reduction(op_cls: type[Operation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        dim = _arg(node, 1, "dim")
+        return op_cls.build(
+            operands=[state.value(node.args[0])],
+            result_types=[_type_of_node(node)],
+            properties=_props(
+                dim=_i64(dim) if dim is not None else None,
+                keepdim=_unit(_arg(node, 2, "keepdim", False)),
+            ),
+        )
+
+    return handle
+
+
+def _along_dim(op_cls: type[Operation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return op_cls.build(
+            operands=[state.value(node.args[0])],
+            result_types=[_type_of_node(node)],
+            properties={"dim": _i64(_arg(node, 1, "dim"))},
+        )
+
+    return handle
+
+
+def _sized(op_cls: type[Operation], size_arg: int = 1) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        static, dynamic = index_operands(state.sizes(node.args[size_arg]))
+        return op_cls.build(
+            operands=[state.value(node.args[0]), dynamic],
+            result_types=[_type_of_node(node)],
+            properties={"static_sizes": int_array(static)},
+        )
+
+    return handle
+
+
+def _permute(state: ImportState, node: Node) -> Operation:
+    return aten.PermuteOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=[_type_of_node(node)],
+        properties={"dims": int_array(node.args[1])},
+    )
+
+
+def _transpose(state: ImportState, node: Node) -> Operation:
+    dim0, dim1 = (node.args[1], node.args[2]) if len(node.args) > 2 else (0, 1)
+    return aten.TransposeOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=[_type_of_node(node)],
+        properties={"dim0": _i64(dim0), "dim1": _i64(dim1)},
+    )
+
+
+def _unsqueeze(state: ImportState, node: Node) -> Operation:
+    return aten.UnsqueezeOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=[_type_of_node(node)],
+        properties={"dim": _i64(node.args[1])},
+    )
+
+
+def _squeeze(state: ImportState, node: Node) -> Operation:
+    dims = _arg(node, 1, "dim")
+    if isinstance(dims, int):
+        dims = [dims]
+    return aten.SqueezeOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=[_type_of_node(node)],
+        properties=_props(dims=int_array(dims) if dims is not None else None),
+    )
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _range_operands(state: ImportState, start: Any, end: Any, step: Any) -> tuple[list[int], list[SSAValue]]:
+    bounds = state.sizes(
+        [0 if start is None else start, _INT64_MAX if end is None else end, step or 1]
+    )
+    return index_operands(bounds)
+
+
+def _slice(state: ImportState, node: Node) -> Operation:
+    static, dynamic = _range_operands(
+        state, _arg(node, 2, "start"), _arg(node, 3, "end"), _arg(node, 4, "step", 1)
+    )
+    return aten.SliceOp.build(
+        operands=[state.value(node.args[0]), dynamic],
+        result_types=[_type_of_node(node)],
+        properties={"dim": _i64(_arg(node, 1, "dim", 0)), "static_bounds": int_array(static)},
+    )
+
+
+def _slice_scatter(state: ImportState, node: Node) -> Operation:
+    static, dynamic = _range_operands(
+        state, _arg(node, 3, "start"), _arg(node, 4, "end"), _arg(node, 5, "step", 1)
+    )
+    return aten.SliceScatterOp.build(
+        operands=[state.value(node.args[0]), state.value(node.args[1]), dynamic],
+        result_types=[_type_of_node(node)],
+        properties={"dim": _i64(_arg(node, 2, "dim", 0)), "static_bounds": int_array(static)},
+    )
+
+
+def _select(state: ImportState, node: Node) -> Operation:
+    static, dynamic = index_operands(state.sizes([node.args[2]]))
+    return aten.SelectOp.build(
+        operands=[state.value(node.args[0]), dynamic],
+        result_types=[_type_of_node(node)],
+        properties={"dim": _i64(node.args[1]), "static_index": int_array(static)},
+    )
+
+
+def _narrow(state: ImportState, node: Node) -> Operation:
+    static, dynamic = index_operands(state.sizes([node.args[2], node.args[3]]))
+    return aten.NarrowOp.build(
+        operands=[state.value(node.args[0]), dynamic],
+        result_types=[_type_of_node(node)],
+        properties={"dim": _i64(node.args[1]), "static_bounds": int_array(static)},
+    )
+
+
+def _join(op_cls: type[Operation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return op_cls.build(
+            operands=[[state.value(t) for t in node.args[0]]],
+            result_types=[_type_of_node(node)],
+            properties={"dim": _i64(_arg(node, 1, "dim", 0))},
+        )
+
+    return handle
+
+
+def _multi_result_types(node: Node) -> list[Attribute]:
+    return [tensor_type_of(v) for v in node.meta["val"]]
+
+
+def _split(state: ImportState, node: Node) -> list[SSAValue]:
+    op = aten.SplitOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=_multi_result_types(node),
+        properties={"split_size": _i64(node.args[1]), "dim": _i64(_arg(node, 2, "dim", 0))},
+    )
+    state.insert(op)
+    return list(op.results)
+
+
+def _split_with_sizes(state: ImportState, node: Node) -> list[SSAValue]:
+    op = aten.SplitWithSizesOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=_multi_result_types(node),
+        properties={
+            "split_sizes": int_array(node.args[1]),
+            "dim": _i64(_arg(node, 2, "dim", 0)),
+        },
+    )
+    state.insert(op)
+    return list(op.results)
+
+
+def _int_list_op(op_cls: type[Operation], prop: str) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return op_cls.build(
+            operands=[state.value(node.args[0])],
+            result_types=[_type_of_node(node)],
+            properties={prop: int_array(node.args[1])},
+        )
+
+    return handle
+
+
+def _constant_pad(state: ImportState, node: Node) -> Operation:
+    value = _arg(node, 2, "value", 0)
+    return aten.ConstantPadNdOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=[_type_of_node(node)],
+        properties=_props(pad=int_array(node.args[1]), value=_f64(value) if value else None),
+    )
+
+
+def _index(state: ImportState, node: Node) -> Operation:
+    indices = node.args[1]
+    positions = [i for i, idx in enumerate(indices) if idx is not None]
+    return aten.IndexOp.build(
+        operands=[state.value(node.args[0]), [state.value(indices[i]) for i in positions]],
+        result_types=[_type_of_node(node)],
+        properties={"indexed_dims": int_array(positions)},
+    )
+
+
+def _index_put(state: ImportState, node: Node) -> Operation:
+    indices = node.args[1]
+    positions = [i for i, idx in enumerate(indices) if idx is not None]
+    accumulate = _arg(node, 3, "accumulate", False)
+    return aten.IndexPutOp.build(
+        operands=[
+            state.value(node.args[0]),
+            [state.value(indices[i]) for i in positions],
+            state.value(node.args[2]),
+        ],
+        result_types=[_type_of_node(node)],
+        properties=_props(indexed_dims=int_array(positions), accumulate=_unit(accumulate)),
+    )
+
+
+def _dim_op(op_cls: type[Operation], order: Sequence[int], dim_index: int) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return op_cls.build(
+            operands=[state.value(node.args[i]) for i in order],
+            result_types=[_type_of_node(node)],
+            properties={"dim": _i64(node.args[dim_index])},
+        )
+
+    return handle
+
+
+def _embedding(state: ImportState, node: Node) -> Operation:
+    return aten.EmbeddingOp.build(
+        operands=[state.value(node.args[0]), state.value(node.args[1])],
+        result_types=[_type_of_node(node)],
+    )
+
+
+def _masked_fill(state: ImportState, node: Node) -> Operation:
+    return aten.MaskedFillOp.build(
+        operands=[state.value(a) for a in node.args[:3]], result_types=[_type_of_node(node)]
+    )
+
+
+def _plain(op_cls: type[Operation], count: int) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return op_cls.build(
+            operands=[state.value(a) for a in node.args[:count]],
+            result_types=[_type_of_node(node)],
+        )
+
+    return handle
+
+
+def _addmm(state: ImportState, node: Node) -> Operation:
+    beta, alpha = node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
+    return aten.AddmmOp.build(
+        operands=[state.value(a) for a in node.args[:3]],
+        result_types=[_type_of_node(node)],
+        properties=_props(
+            beta=_f64(beta) if beta != 1 else None, alpha=_f64(alpha) if alpha != 1 else None
+        ),
+    )
+
+
+def _linear(state: ImportState, node: Node) -> Operation:
+    bias = _arg(node, 2, "bias")
+    operands: list[SSAValue | list[SSAValue]] = [
+        state.value(node.args[0]),
+        state.value(node.args[1]),
+        [state.value(bias)] if bias is not None else [],
+    ]
+    return aten.LinearOp.build(operands=operands, result_types=[_type_of_node(node)])
+
+
+def _convolution(state: ImportState, node: Node) -> Operation:
+    x, w, bias, stride, padding, dilation, transposed, output_padding, groups = node.args[:9]
+    return aten.ConvolutionOp.build(
+        operands=[
+            state.value(x),
+            state.value(w),
+            [state.value(bias)] if bias is not None else [],
+        ],
+        result_types=[_type_of_node(node)],
+        properties=_props(
+            stride=int_array(stride),
+            padding=int_array(padding),
+            dilation=int_array(dilation),
+            output_padding=int_array(output_padding) if any(output_padding) else None,
+            transposed=_unit(transposed),
+            groups=_i64(groups),
+        ),
+    )
+
+
+def _pair(values: Any, default: Sequence[int]) -> list[int]:
+    if values is None or (isinstance(values, list | tuple) and not values):
+        return list(default)
+    if isinstance(values, int):
+        return [values, values]
+    return list(values)
+
+
+def _max_pool2d(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+    kernel = _pair(node.args[1], [])
+    op = aten.MaxPool2dOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=[tensor_type_of(_first_val(node))],
+        properties=_props(
+            kernel_size=int_array(kernel),
+            stride=int_array(_pair(_arg(node, 2, "stride"), kernel)),
+            padding=int_array(_pair(_arg(node, 3, "padding", 0), [0, 0])),
+            dilation=int_array(_pair(_arg(node, 4, "dilation", 1), [1, 1])),
+            ceil_mode=_unit(_arg(node, 5, "ceil_mode", False)),
+        ),
+    )
+    if isinstance(node.meta["val"], tuple | list):  # max_pool2d_with_indices
+        state.insert(op)
+        return [op.results[0]]
+    return op
+
+
+def _avg_pool2d(state: ImportState, node: Node) -> Operation:
+    kernel = _pair(node.args[1], [])
+    divisor = _arg(node, 6, "divisor_override")
+    return aten.AvgPool2dOp.build(
+        operands=[state.value(node.args[0])],
+        result_types=[_type_of_node(node)],
+        properties=_props(
+            kernel_size=int_array(kernel),
+            stride=int_array(_pair(_arg(node, 2, "stride"), kernel)),
+            padding=int_array(_pair(_arg(node, 3, "padding", 0), [0, 0])),
+            ceil_mode=_unit(_arg(node, 4, "ceil_mode", False)),
+            count_include_pad=_unit(_arg(node, 5, "count_include_pad", True)),
+            divisor_override=_i64(divisor) if divisor is not None else None,
+        ),
+    )
+
+
+def _first_val(node: Node) -> torch.Tensor:
+    val = node.meta["val"]
+    return val[0] if isinstance(val, tuple | list) else val
+
+
+def _optional(state: ImportState, value: Any) -> list[SSAValue]:
+    return [state.value(value)] if value is not None else []
+
+
+def _layer_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+    x, shape = node.args[0], node.args[1]
+    weight, bias = _optional(state, _arg(node, 2, "weight")), _optional(state, _arg(node, 3, "bias"))
+    eps = _arg(node, 4, "eps", 1e-5)
+    op = aten.LayerNormOp.build(
+        operands=[state.value(x), weight, bias],
+        result_types=[tensor_type_of(_first_val(node))],
+        properties={
+            "normalized_shape": int_array(shape),
+            "eps": _f64(eps),
+        },
+    )
+    if isinstance(node.meta["val"], tuple | list):  # native_layer_norm
+        state.insert(op)
+        return [op.results[0]]
+    return op
+
+
+def _rms_norm(state: ImportState, node: Node) -> Operation:
+    eps = _arg(node, 3, "eps")
+    return aten.RmsNormOp.build(
+        operands=[state.value(node.args[0]), _optional(state, _arg(node, 2, "weight"))],
+        result_types=[_type_of_node(node)],
+        properties=_props(
+            normalized_shape=int_array(node.args[1]), eps=_f64(eps) if eps is not None else None
+        ),
+    )
+
+
+def _batch_norm(state: ImportState, node: Node) -> list[SSAValue]:
+    x, weight, bias, mean, var, _momentum, eps = node.args[:7]
+    weight_v, bias_v = _optional(state, weight), _optional(state, bias)
+    op = aten.BatchNormOp.build(
+        operands=[state.value(x), weight_v, bias_v, state.value(mean), state.value(var)],
+        result_types=[tensor_type_of(_first_val(node))],
+        properties={
+            "eps": _f64(eps),
+        },
+    )
+    state.insert(op)
+    return [op.results[0]]
+
+
+def _group_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+    if node.target is _A.native_group_norm.default:
+        x, weight, bias, _n, _c, _hw, groups, eps = node.args[:8]
+    else:
+        x, groups = node.args[0], node.args[1]
+        weight, bias, eps = _arg(node, 2, "weight"), _arg(node, 3, "bias"), _arg(node, 4, "eps", 1e-5)
+    weight_v, bias_v = _optional(state, weight), _optional(state, bias)
+    op = aten.GroupNormOp.build(
+        operands=[state.value(x), weight_v, bias_v],
+        result_types=[tensor_type_of(_first_val(node))],
+        properties={
+            "num_groups": _i64(groups),
+            "eps": _f64(eps),
+        },
+    )
+    if isinstance(node.meta["val"], tuple | list):
+        state.insert(op)
+        return [op.results[0]]
+    return op
+
+
+def _sdpa(state: ImportState, node: Node) -> Operation:
+    mask = _arg(node, 3, "attn_mask")
+    dropout = _arg(node, 4, "dropout_p", 0.0)
+    scale = _arg(node, 6, "scale")
+    return aten.ScaledDotProductAttentionOp.build(
+        operands=[*(state.value(a) for a in node.args[:3]), _optional(state, mask)],
+        result_types=[_type_of_node(node)],
+        properties=_props(
+            dropout_p=_f64(dropout) if dropout else None,
+            is_causal=_unit(_arg(node, 5, "is_causal", False)),
+            scale=_f64(scale) if scale is not None else None,
+            enable_gqa=_unit(_arg(node, 7, "enable_gqa", False)),
+        ),
+    )
+
+
+def _creation(op_cls: type[Operation], fill: bool) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        static, dynamic = index_operands(state.sizes(node.args[0]))
+        operands: list[SSAValue | list[SSAValue]] = [dynamic]
+        if fill:
+            operands.append(state.value(node.args[1]))
+        return op_cls.build(
+            operands=operands,
+            result_types=[_type_of_node(node)],
+            properties={"static_sizes": int_array(static)},
+        )
+
+    return handle
+
+
+def _full_like(state: ImportState, node: Node) -> Operation:
+    return aten.FullLikeOp.build(
+        operands=[state.value(node.args[0]), state.value(node.args[1])],
+        result_types=[_type_of_node(node)],
+    )
+
+
+def _scalar_tensor(state: ImportState, node: Node) -> Operation:
+    return aten.ScalarTensorOp.build(
+        operands=[state.value(node.args[0])], result_types=[_type_of_node(node)]
+    )
+
+
+def _arange(state: ImportState, node: Node) -> Operation:
+    overload = getattr(node.target, "_overloadname", "default")
+    if overload == "default":
+        bounds = [0, _arg(node, 0, "end"), 1]
+    else:
+        bounds = [_arg(node, 0, "start"), _arg(node, 1, "end"), _arg(node, 2, "step", 1)]
+    return aten.ArangeOp.build(
+        operands=[state.value(b) for b in bounds], result_types=[_type_of_node(node)]
+    )
+
+
+def _triangle(op_cls: type[Operation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        diagonal = _arg(node, 1, "diagonal", 0)
+        return op_cls.build(
+            operands=[state.value(node.args[0])],
+            result_types=[_type_of_node(node)],
+            properties=_props(diagonal=_i64(diagonal) if diagonal else None),
+        )
+
+    return handle
+
+
+def _sym_size(state: ImportState, node: Node) -> Operation:
+    return aten.SymSizeOp(state.value(node.args[0]), node.args[1])
+
+
+def _dropped(state: ImportState, node: Node) -> list[SSAValue]:
+    return []
+
+
+IMPORTERS: dict[str, Handler] = {
+    **{f"aten.{name}": _unary(cls) for name, cls in aten.UNARY_OP_CLASSES.items()},
+    **{
+        f"aten.{name}": _binary(cls, has_alpha=name in ("add", "sub"))
+        for name, cls in aten.BINARY_OP_CLASSES.items()
+    },
+    **{f"aten.{name}": _reduction(name) for name in aten.REDUCTION_OPS},
+    "aten.__and__": _binary(aten.BINARY_OP_CLASSES["bitwise_and"]),
+    "aten.__or__": _binary(aten.BINARY_OP_CLASSES["bitwise_or"]),
+    "aten.__xor__": _binary(aten.BINARY_OP_CLASSES["bitwise_xor"]),
+    "aten.gelu": _gelu,
+    "aten.where": _where,
+    "aten.clamp": _clamp,
+    "aten._to_copy": _to_copy,
+    "aten.alias": _identity,
+    "aten.detach": _identity,
+    "aten.lift_fresh_copy": _identity,
+    "aten.contiguous": _identity,
+    "aten.var": _variance(aten.VarOp),
+    "aten.std": _variance(aten.StdOp),
+    "aten.argmax": _arg_reduction(aten.ArgmaxOp),
+    "aten.argmin": _arg_reduction(aten.ArgminOp),
+    "aten.cumsum": _along_dim(aten.CumsumOp),
+    "aten.cumprod": _along_dim(aten.CumprodOp),
+    "aten._softmax": _along_dim(aten.SoftmaxOp),
+    "aten.softmax": _along_dim(aten.SoftmaxOp),
+    "aten._log_softmax": _along_dim(aten.LogSoftmaxOp),
+    "aten.log_softmax": _along_dim(aten.LogSoftmaxOp),
+    "aten.view": _sized(aten.ViewOp),
+    "aten._unsafe_view": _sized(aten.ViewOp),
+    "aten.reshape": _sized(aten.ReshapeOp),
+    "aten.expand": _sized(aten.ExpandOp),
+    "aten.permute": _permute,
+    "aten.transpose": _transpose,
+    "aten.t": _transpose,
+    "aten.unsqueeze": _unsqueeze,
+    "aten.squeeze": _squeeze,
+    "aten.slice": _slice,
+    "aten.slice_scatter": _slice_scatter,
+    "aten.select": _select,
+    "aten.narrow": _narrow,
+    "aten.cat": _join(aten.CatOp),
+    "aten.stack": _join(aten.StackOp),
+    "aten.split": _split,
+    "aten.split_with_sizes": _split_with_sizes,
+    "aten.flip": _int_list_op(aten.FlipOp, "dims"),
+    "aten.repeat": _int_list_op(aten.RepeatOp, "repeats"),
+    "aten.constant_pad_nd": _constant_pad,
+    "aten.index": _index,
+    "aten.index_put": _index_put,
+    "aten.index_select": _dim_op(aten.IndexSelectOp, [0, 2], 1),
+    "aten.index_copy": _dim_op(aten.IndexCopyOp, [0, 2, 3], 1),
+    "aten.gather": _dim_op(aten.GatherOp, [0, 2], 1),
+    "aten.embedding": _embedding,
+    "aten.masked_fill": _masked_fill,
+    "aten.matmul": _plain(aten.MatmulOp, 2),
+    "aten.mm": _plain(aten.MmOp, 2),
+    "aten.bmm": _plain(aten.BmmOp, 2),
+    "aten.addmm": _addmm,
+    "aten.linear": _linear,
+    "aten.convolution": _convolution,
+    "aten.max_pool2d": _max_pool2d,
+    "aten.max_pool2d_with_indices": _max_pool2d,
+    "aten.avg_pool2d": _avg_pool2d,
+    "aten.layer_norm": _layer_norm,
+    "aten.native_layer_norm": _layer_norm,
+    "aten.rms_norm": _rms_norm,
+    "aten._native_batch_norm_legit_no_training": _batch_norm,
+    "aten.group_norm": _group_norm,
+    "aten.native_group_norm": _group_norm,
+    "aten.scaled_dot_product_attention": _sdpa,
+    "aten.full": _creation(aten.FullOp, fill=True),
+    "aten.zeros": _creation(aten.ZerosOp, fill=False),
+    "aten.ones": _creation(aten.OnesOp, fill=False),
+    "aten.zeros_like": _plain(aten.ZerosLikeOp, 1),
+    "aten.ones_like": _plain(aten.OnesLikeOp, 1),
+    "aten.full_like": _full_like,
+    "aten.scalar_tensor": _scalar_tensor,
+    "aten.arange": _arange,
+    "aten.tril": _triangle(aten.TrilOp),
+    "aten.triu": _triangle(aten.TriuOp),
+    "aten.sym_size": _sym_size,
+    "aten._assert_scalar": _dropped,
+    "aten._assert_tensor_metadata": _dropped,
+    "aten.sym_constrain_range_for_size": _dropped,
+    "aten.sym_constrain_range": _dropped,
+    "aten._assert_async": _dropped,
+}
+"""ATen overload packet → handler. Overloads of one packet (`add.Tensor`, `add.Scalar`)
+share a handler: operand types tell them apart in the IR."""
+
+
+def _index_binary(op_cls: type[Operation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return op_cls(state.index_value(node.args[0]), state.index_value(node.args[1]))
+
+    return handle
+
+
+def _index_compare(predicate: str) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return arith.CmpiOp(
+            state.index_value(node.args[0]), state.index_value(node.args[1]), predicate
+        )
+
+    return handle
+
+
+def _index_neg(state: ImportState, node: Node) -> Operation:
+    zero = state.index_value(0)
+    return arith.SubiOp(zero, state.index_value(node.args[0]))
+
+
+SYMBOLIC_IMPORTERS: dict[Callable[..., Any], Handler] = {
+    operator.add: _index_binary(arith.AddiOp),
+    operator.sub: _index_binary(arith.SubiOp),
+    operator.mul: _index_binary(arith.MuliOp),
+    operator.floordiv: _index_binary(arith.FloorDivSIOp),
+    operator.mod: _index_binary(arith.RemSIOp),
+    operator.neg: _index_neg,
+    torch.sym_min: _index_binary(arith.MinSIOp),
+    torch.sym_max: _index_binary(arith.MaxSIOp),
+    operator.eq: _index_compare("eq"),
+    operator.ne: _index_compare("ne"),
+    operator.lt: _index_compare("slt"),
+    operator.le: _index_compare("sle"),
+    operator.gt: _index_compare("sgt"),
+    operator.ge: _index_compare("sge"),
+}
+"""Python/torch symbolic-integer ops → `arith` on `index` values."""
+
+
+def _handler_for(node: Node) -> Handler | None:
+    target = node.target
+    if target is operator.getitem:
+        return _getitem
+    if target in SYMBOLIC_IMPORTERS:
+        return SYMBOLIC_IMPORTERS[target]  # type: ignore[index]
+    if isinstance(target, torch._ops.OpOverload):
+        return IMPORTERS.get(target.overloadpacket._qualified_op_name.replace("::", "."))
+    return None
+
+
+def _getitem(state: ImportState, node: Node) -> SSAValue:
+    source = state.values[node.args[0]]  # type: ignore[index]
+    assert isinstance(source, list)
+    index = node.args[1]
+    assert isinstance(index, int)
+    if index >= len(source):
+        raise ImportError_(
+            f"{describe_location(node)}: result #{index} of {node.args[0]} is not supported"
+        )
+    return source[index]
+
+
+def _target_name(node: Node) -> str:
+    target = node.target
+    if isinstance(target, torch._ops.OpOverload):
+        return str(target)
+    return getattr(target, "__name__", str(target))
+
+
+# ---------------------------------------------------------------------------
+# The program
+# ---------------------------------------------------------------------------
+
+
+def _check_supported(graph_nodes: Sequence[Node]) -> None:
+    unsupported: dict[str, list[str]] = {}
+    for node in graph_nodes:
+        if node.op != "call_function":
+            continue
+        if _handler_for(node) is None:
+            unsupported.setdefault(_target_name(node), []).append(describe_location(node))
+    if unsupported:
+        raise UnsupportedOpsError(unsupported)
+
+
+def _global_name(name: str) -> str:
+    return name
+
+
+def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
+    """Imports an ExportedProgram as an `aten`-level module with `@forward`."""
+    if decompose:
+        ep = ep.run_decompositions(decomposition_table())
+    graph = ep.graph_module.graph
+    nodes = list(graph.nodes)
+    _check_supported(nodes)
+
+    signature = ep.graph_signature
+    input_specs = {spec.arg.name: spec for spec in signature.input_specs}  # type: ignore[union-attr]
+    mutated = {
+        spec.target: spec.arg.name
+        for spec in signature.output_specs
+        if spec.kind is OutputKind.BUFFER_MUTATION
+    }
+
+    module = ModuleOp([])
+    payloads = payloads_of(module)
+    globals_block = module.body.block
+
+    user_inputs = [n for n in nodes if n.op == "placeholder" and input_specs[n.name].kind is InputKind.USER_INPUT]
+    arg_types = [_type_of_node(n) for n in user_inputs]
+    body = Block(arg_types=arg_types)
+    state = ImportState(Builder(InsertPoint.at_end(body)))
+    for node, arg in zip(user_inputs, body.args):
+        arg.name_hint = node.name
+        state.values[node] = arg
+
+    for node in nodes:
+        if node.op != "placeholder" or input_specs[node.name].kind is InputKind.USER_INPUT:
+            continue
+        spec = input_specs[node.name]
+        target = spec.target
+        assert target is not None
+        tensor = (
+            ep.state_dict[target] if target in ep.state_dict else ep.constants[target]
+        )
+        if not isinstance(tensor, torch.Tensor):
+            raise ImportError_(f"input {node.name} ({spec.kind.name}) is not a tensor")
+        tensor_type = tensor_type_of(tensor)
+        if spec.kind is InputKind.BUFFER and target in mutated:
+            kind = "state"
+        elif spec.kind is InputKind.PARAMETER:
+            kind = "parameter"
+        elif spec.kind is InputKind.BUFFER:
+            kind = "buffer"
+        else:
+            kind = "constant"
+        name = _global_name(target)
+        globals_block.add_op(mlx.GlobalOp(name, tensor_type, kind))
+        payloads[name] = tensor.detach()
+        from xdsl.dialects.builtin import SymbolRefAttr
+
+        access = mlx.LoadStateOp if kind == "state" else mlx.WeightOp
+        op = access.build(
+            properties={"global_name": SymbolRefAttr(name)}, result_types=[tensor_type]
+        )
+        state.insert(op)
+        op.results[0].name_hint = node.name
+        state.values[node] = op.results[0]
+
+    returned: list[SSAValue] = []
+    for node in nodes:
+        if node.op == "call_function":
+            handler = _handler_for(node)
+            assert handler is not None
+            state.location = location_of(node)
+            result = handler(state, node)
+            if isinstance(result, Operation):
+                state.insert(result)
+                values = list(result.results)
+                if node.target is not operator.getitem and len(values) == 1:
+                    values[0].name_hint = _name_hint(node.name)
+                state.values[node] = values[0] if len(values) == 1 else values
+            else:
+                state.values[node] = result
+        elif node.op == "output":
+            state.location = None
+            flat = list(node.args[0])  # type: ignore[arg-type]
+            for spec, out in zip(signature.output_specs, flat):
+                value = state.value(out) if isinstance(out, Node) else state.value(out)
+                if spec.kind is OutputKind.BUFFER_MUTATION:
+                    assert spec.target is not None
+                    state.insert(
+                        mlx.StoreStateOp.build(
+                            operands=[value],
+                            properties={"global_name": _symbol_ref(spec.target)},
+                        )
+                    )
+                elif spec.kind is OutputKind.USER_OUTPUT:
+                    returned.append(value)
+                else:
+                    raise ImportError_(f"output kind {spec.kind.name} is not supported")
+
+    state.insert(func.ReturnOp(*returned))
+    function = func.FuncOp(
+        "forward", (arg_types, [v.type for v in returned]), Region(body)
+    )
+    function.attributes.update(_shape_attributes(ep, user_inputs))
+    globals_block.add_op(function)
+    return module
+
+
+def _symbol_ref(name: str) -> Attribute:
+    from xdsl.dialects.builtin import SymbolRefAttr
+
+    return SymbolRefAttr(name)
+
+
+def _name_hint(name: str) -> str | None:
+    return name if re.fullmatch(r"[A-Za-z_][\w.$-]*", name) else None
+
+
+def _shape_attributes(ep: ExportedProgram, user_inputs: Sequence[Node]) -> dict[str, Attribute]:
+    """The export's dynamic dims and their ranges, for the runtime's input checks."""
+    ranges: dict[str, Attribute] = {}
+    for symbol, value_range in ep.range_constraints.items():
+        lower = int(value_range.lower)
+        upper = value_range.upper
+        upper_int = int(upper) if upper.is_finite else -1  # type: ignore[union-attr]
+        ranges[str(symbol)] = int_array([lower, upper_int])
+    dims: list[Attribute] = []
+    for node in user_inputs:
+        val = node.meta["val"]
+        if isinstance(val, torch.Tensor):
+            dims.append(ArrayAttr([StringAttr(_symbol_name(d)) for d in val.shape]))
+        else:
+            dims.append(ArrayAttr([StringAttr(str(val))]))
+    return {
+        "mlxir.symbol_ranges": DictionaryAttr(ranges),
+        "mlxir.input_dims": ArrayAttr(dims),
+    }
