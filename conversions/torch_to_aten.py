@@ -337,6 +337,14 @@ def _clamp(state: ImportState, node: Node) -> Operation:
     )
 
 
+def _hardtanh(state: ImportState, node: Node) -> Operation:
+    low, high = _arg(node, 1, "min_val", -1.0), _arg(node, 2, "max_val", 1.0)
+    return aten.ClampOp.build(
+        operands=[state.value(node.args[0]), [state.value(low)], [state.value(high)]],
+        result_types=[_type_of_node(node)],
+    )
+
+
 def _to_copy(state: ImportState, node: Node) -> Operation:
     return aten.ToCopyOp(state.value(node.args[0]), _type_of_node(node))
 
@@ -871,6 +879,7 @@ IMPORTERS: dict[str, Handler] = {
     "aten.gelu": _gelu,
     "aten.where": _where,
     "aten.clamp": _clamp,
+    "aten.hardtanh": _hardtanh,
     "aten._to_copy": _to_copy,
     "aten.alias": _identity,
     "aten.detach": _identity,

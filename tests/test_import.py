@@ -1,0 +1,167 @@
+"""The importer: the graph signature, dynamic shapes, symbolic integers, locations and
+the errors for unsupported programs, checked on the IR it builds."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import torch
+from torch.export import Dim, export
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, IndexType, ModuleOp
+
+from mlxir.conversions.torch_to_aten import (
+    UnsupportedDtypeError,
+    UnsupportedOpsError,
+    import_program,
+    payloads_of,
+)
+from mlxir.dialects import mlx
+
+
+def forward_of(module: ModuleOp) -> func.FuncOp:
+    return next(op for op in module.walk() if isinstance(op, func.FuncOp))
+
+
+def names(module: ModuleOp) -> Counter[str]:
+    return Counter(op.name for op in module.walk())
+
+
+class WithState(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 3)
+        self.register_buffer("steps", torch.zeros(1))
+        self.register_buffer("inv_freq", torch.arange(3.0), persistent=False)
+        self.table = torch.tensor([1.0, 2.0, 3.0])  # a lifted constant
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor):
+        self.steps.add_(1.0)
+        out = self.linear(x) * self.inv_freq + self.table
+        return out, (y, out.sum())
+
+
+def test_graph_signature_becomes_globals_arguments_and_results() -> None:
+    ep = export(WithState(), (torch.randn(2, 4), torch.randn(5)))
+    module = import_program(ep)
+    module.verify()
+    globals_ = {op.sym_name.data: op.kind.data for op in module.walk() if isinstance(op, mlx.GlobalOp)}
+    assert globals_["linear.weight"] == "parameter"
+    assert globals_["linear.bias"] == "parameter"
+    assert globals_["steps"] == "state"
+    assert globals_["inv_freq"] == "buffer"  # non-persistent: lives in ep.constants
+    assert any(kind == "constant" for kind in globals_.values())  # the lifted tensor
+    payloads = payloads_of(module)
+    assert set(payloads) == set(globals_)
+    assert torch.equal(payloads["inv_freq"], torch.arange(3.0))
+
+    forward = forward_of(module)
+    assert len(forward.args) == 2
+    results = forward.function_type.outputs.data
+    assert len(results) == 3  # nested tuple flattened
+    ret = forward.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    assert ret.operands[1] is forward.args[1]  # an input returned as an output
+    counts = names(module)
+    assert counts["mlx.load_state"] == 1 and counts["mlx.store_state"] == 1
+
+
+def test_dynamic_dims_symbolic_integers_and_ranges() -> None:
+    class Reshape(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            n = x.shape[1]
+            return x.reshape(2, n // 2, 2 * x.shape[2]) + (n - 1)
+
+    seq = Dim("seq", min=2, max=32)
+    ep = export(
+        Reshape(), (torch.randn(2, 8, 3),), dynamic_shapes={"x": {1: 2 * seq}}
+    )
+    module = import_program(ep)
+    module.verify()
+    forward = forward_of(module)
+    (arg,) = forward.args
+    assert arg.type.get_shape()[1] == DYNAMIC_INDEX
+    counts = names(module)
+    assert counts["aten.sym_size"] >= 1
+    assert counts["aten.view"] + counts["aten.reshape"] == 1
+    assert any(name.startswith("arith.") for name in counts)
+    ranges = forward.attributes["mlxir.symbol_ranges"]
+    plain = {k: list(v.get_values()) for k, v in ranges.data.items() if k.isidentifier()}
+    assert list(plain.values()) == [[2, 32]]
+    (symbol,) = plain
+    dims = [d.data for d in forward.attributes["mlxir.input_dims"].data[0].data]
+    assert dims == ["", f"2*{symbol}", ""]
+
+
+def test_symint_user_input_is_an_index_argument() -> None:
+    class Narrow(torch.nn.Module):
+        def forward(self, x: torch.Tensor, n: int) -> torch.Tensor:
+            return x[:, :n]
+
+    ep = export(
+        Narrow(),
+        (torch.randn(3, 10), 4),
+        dynamic_shapes={"x": None, "n": Dim.DYNAMIC},
+    )
+    module = import_program(ep)
+    module.verify()
+    forward = forward_of(module)
+    assert isinstance(forward.args[1].type, IndexType)
+
+
+def test_locations_come_from_stack_traces() -> None:
+    class Tanh(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.tanh(x)
+
+    module = import_program(export(Tanh(), (torch.randn(3),)))
+    (tanh,) = [op for op in module.walk() if op.name == "aten.tanh"]
+    assert isinstance(tanh.location, FileLineColLoc)
+    assert tanh.location.filename.data.endswith("test_import.py")
+
+
+def test_native_ops_are_kept_and_the_rest_decomposed() -> None:
+    class Block(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.norm = torch.nn.LayerNorm(8)
+            self.proj = torch.nn.Linear(8, 8)
+
+        def forward(self, q: torch.Tensor) -> torch.Tensor:
+            h = self.proj(self.norm(q))
+            attn = torch.nn.functional.scaled_dot_product_attention(h, h, h, is_causal=True)
+            # mish decomposes to exp/log1p/tanh; hardtanh is imported as clamp
+            return torch.nn.functional.hardtanh(torch.nn.functional.mish(attn))
+
+    module = import_program(export(Block(), (torch.randn(1, 2, 5, 8),)))
+    module.verify()
+    counts = names(module)
+    assert counts["aten.scaled_dot_product_attention"] == 1
+    assert counts["aten.linear"] == 1
+    assert counts["aten.layer_norm"] == 1
+    assert counts["aten.clamp"] == 1
+    assert counts["aten.log1p"] == 1 and counts["aten.tanh"] == 1
+
+
+def test_unsupported_ops_are_listed_all_at_once() -> None:
+    class Odd(torch.nn.Module):
+        def forward(self, x: torch.Tensor):
+            return torch.fft.fft(x).real, torch.special.bessel_j0(x), torch.special.bessel_j0(x * 2)
+
+    ep = export(Odd(), (torch.randn(8),))
+    with pytest.raises(UnsupportedOpsError) as info:
+        import_program(ep)
+    message = str(info.value)
+    assert "bessel_j0" in message and "2 node(s)" in message
+    assert "fft" in message
+    assert "test_import.py" in message
+
+
+def test_float64_is_rejected_with_an_explanation() -> None:
+    class Double(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x * 2
+
+    with pytest.raises(UnsupportedDtypeError, match="float64 is not supported"):
+        import_program(export(Double(), (torch.randn(3, dtype=torch.float64),)))
