@@ -67,6 +67,7 @@ from mlxir.dialects.common import (
     verify_broadcast_result,
     verify_dtype,
     verify_element_count,
+    verify_min_rank,
     verify_permutation,
     verify_reduced_shape,
     verify_same_shape,
@@ -698,7 +699,9 @@ class ExpandOp(SizedOp):
                 f"expand cannot lower the rank from {len(in_shape)} to {len(out_shape)}"
             )
         sizes = self.size_list()
-        verify_size_list(sizes, len(self.sizes), out_shape, allow_infer=True)
+        verify_size_list(
+            sizes, len(self.sizes), out_shape, allow_infer=True, unique_infer=False
+        )
         lead = len(out_shape) - len(in_shape)
         for i, d in enumerate(in_shape):
             out = out_shape[lead + i]
@@ -748,7 +751,8 @@ class TransposeOp(MlxirOp):
         a = normalize_axis(self.dim0.value.data, rank)
         b = normalize_axis(self.dim1.value.data, rank)
         expected = list(shape_of(self.input))
-        expected[a], expected[b] = expected[b], expected[a]
+        if expected:  # a 0-d input (dims 0 or -1) transposes to itself
+            expected[a], expected[b] = expected[b], expected[a]
         verify_shape_matches(expected, self.result)
 
 
@@ -785,11 +789,12 @@ class SqueezeOp(MlxirOp):
 
     def verify_(self) -> None:
         in_shape = shape_of(self.input)
-        axes = (
-            normalize_axes(ints(self.dims), len(in_shape))
-            if self.dims is not None
-            else [i for i, d in enumerate(in_shape) if d in (1, DYNAMIC)]
-        )
+        if self.dims is None:
+            axes = [i for i, d in enumerate(in_shape) if d in (1, DYNAMIC)]
+        else:
+            axes = normalize_axes(ints(self.dims), len(in_shape))
+            if not in_shape:  # dim 0 or -1 of a 0-d input: nothing to remove
+                axes = []
         # ATen keeps a listed dim that is not 1; a dynamic dim is decided at run time.
         removable = [a for a in axes if in_shape[a] in (1, DYNAMIC)]
         certain = [a for a in axes if in_shape[a] == 1]
@@ -844,6 +849,7 @@ class SliceOp(RangeOp):
     custom_directives = (DynamicIndexList,)
 
     def verify_(self) -> None:
+        verify_min_rank(self.input, 1)
         in_shape = shape_of(self.input)
         axis = self.verify_range(in_shape)
         start, end, step = ints(self.static_bounds)
@@ -868,6 +874,7 @@ class SliceScatterOp(RangeOp):
     custom_directives = (DynamicIndexList,)
 
     def verify_(self) -> None:
+        verify_min_rank(self.input, 1)
         in_shape = shape_of(self.input)
         axis = self.verify_range(in_shape)
         verify_same_shape(self.input, self.result)
@@ -879,6 +886,10 @@ class SliceScatterOp(RangeOp):
                 f"src shape {format_dims(src)} must match input shape {format_dims(in_shape)} "
                 f"outside dim {axis}"
             )
+        start, end, step = ints(self.static_bounds)
+        expected = list(in_shape)
+        expected[axis] = _slice_length(in_shape[axis], start, end, step)
+        verify_shape_matches(expected, self.src, "src")
 
 
 @irdl_op_definition
@@ -899,6 +910,7 @@ class SelectOp(MlxirOp):
     custom_directives = (DynamicIndexList,)
 
     def verify_(self) -> None:
+        verify_min_rank(self.input, 1)
         in_shape = shape_of(self.input)
         axis = normalize_axis(self.dim.value.data, len(in_shape))
         static = ints(self.static_index)
@@ -928,13 +940,24 @@ class NarrowOp(MlxirOp):
     custom_directives = (DynamicIndexList,)
 
     def verify_(self) -> None:
+        verify_min_rank(self.input, 1)
         in_shape = shape_of(self.input)
         axis = normalize_axis(self.dim.value.data, len(in_shape))
         static = ints(self.static_bounds)
         if len(static) != 2 or static.count(DYNAMIC) != len(self.bounds):
             raise VerifyException("narrow takes [start, length]")
+        start, length = static
+        size = in_shape[axis]
+        if length != DYNAMIC and length < 0:
+            raise VerifyException(f"length must be non-negative, got {length}")
+        if DYNAMIC not in (start, length, size):
+            begin = start + size if start < 0 else start
+            if begin < 0 or begin + length > size:
+                raise VerifyException(
+                    f"start {start} and length {length} do not fit in the dim of size {size}"
+                )
         expected = list(in_shape)
-        expected[axis] = static[1]
+        expected[axis] = length
         verify_shape_matches(expected, self.result)
 
 
@@ -964,6 +987,8 @@ class CatOp(JoinOp):
         if not shapes:
             return
         rank = len(shapes[0])
+        if rank == 0:
+            raise VerifyException("0-d inputs cannot be concatenated")
         axis = normalize_axis(self.dim.value.data, rank)
         total = 0
         for shape in shapes:
@@ -1013,6 +1038,7 @@ class SplitWithSizesOp(MlxirOp):
     custom_directives = (IntList,)
 
     def verify_(self) -> None:
+        verify_min_rank(self.input, 1)
         in_shape = shape_of(self.input)
         axis = normalize_axis(self.dim.value.data, len(in_shape))
         sizes = ints(self.split_sizes)
@@ -1043,18 +1069,24 @@ class SplitOp(MlxirOp):
     )
 
     def verify_(self) -> None:
+        verify_min_rank(self.input, 1)
         in_shape = shape_of(self.input)
         axis = normalize_axis(self.dim.value.data, len(in_shape))
         size = self.split_size.value.data
         if size <= 0:
             raise VerifyException(f"split_size must be positive, got {size}")
-        if in_shape[axis] != DYNAMIC:
-            count = max(1, -(-in_shape[axis] // size))
+        length = in_shape[axis]
+        if length != DYNAMIC:
+            count = max(1, -(-length // size))
             if count != len(self.outputs):
                 raise VerifyException(
-                    f"splitting {in_shape[axis]} by {size} gives {count} results, "
+                    f"splitting {length} by {size} gives {count} results, "
                     f"not {len(self.outputs)}"
                 )
+        for i, out in enumerate(self.outputs):
+            expected = list(in_shape)
+            expected[axis] = DYNAMIC if length == DYNAMIC else min(size, length - i * size)
+            verify_shape_matches(expected, out, f"result {i}")
 
 
 @irdl_op_definition
@@ -1222,7 +1254,8 @@ class IndexSelectOp(MlxirOp):
         if rank_of(self.index) > 1:
             raise VerifyException(f"index must be 0-d or 1-D, got rank {rank_of(self.index)}")
         expected = list(in_shape)
-        expected[axis] = shape_of(self.index)[0] if rank_of(self.index) else 1
+        if expected:  # a 0-d input stays 0-d
+            expected[axis] = shape_of(self.index)[0] if rank_of(self.index) else 1
         verify_shape_matches(expected, self.result)
 
 
@@ -1486,17 +1519,22 @@ class ConvolutionOp(MlxirOp):
                 f"input and weight must have equal rank >= 3, got {len(x)} and {len(w)}"
             )
         spatial = len(x) - 2
-        _verify_window_lists(
-            spatial,
-            stride=ints(self.stride),
-            padding=ints(self.padding),
-            dilation=ints(self.dilation),
-        )
+        lists = {
+            "stride": ints(self.stride),
+            "padding": ints(self.padding),
+            "dilation": ints(self.dilation),
+        }
+        if self.output_padding is not None:
+            lists["output_padding"] = ints(self.output_padding)
+        _verify_window_lists(spatial, **lists)
         groups = self.groups.value.data
         if groups < 1:
             raise VerifyException(f"groups must be >= 1, got {groups}")
-        in_channels = w[0] if self.transposed else w[1] * groups
-        if x[1] != DYNAMIC and w[1] != DYNAMIC and not dims_compatible(x[1], in_channels):
+        if self.transposed:
+            in_channels = w[0]
+        else:
+            in_channels = DYNAMIC if w[1] == DYNAMIC else w[1] * groups
+        if not dims_compatible(x[1], in_channels):
             raise VerifyException(
                 f"input channels {x[1]} do not match weight channels {in_channels} "
                 f"(groups={groups})"
@@ -1542,6 +1580,7 @@ class MaxPool2dOp(PoolOp):
 
     def verify_(self) -> None:
         self.verify_pool()
+        _verify_window_lists(2, dilation=ints(self.dilation))
 
 
 @irdl_op_definition
@@ -1736,7 +1775,7 @@ def verify_attention(
         raise VerifyException(f"key length {k[-2]} does not match value length {v[-2]}")
     if len(q) >= 3 and DYNAMIC not in (q[-3], k[-3]):
         heads_q, heads_k = q[-3], k[-3]
-        if heads_q != heads_k and not (allow_gqa and heads_q % heads_k == 0):
+        if heads_q != heads_k and not (allow_gqa and heads_k and heads_q % heads_k == 0):
             raise VerifyException(
                 f"{heads_q} query heads and {heads_k} key heads need "
                 + ("a divisible count" if allow_gqa else "enable_gqa")
@@ -1883,6 +1922,11 @@ class FullLikeOp(LikeOp):
         "`->` type($result)"
     )
 
+    def verify_(self) -> None:
+        super().verify_()
+        if isinstance(self.fill_value.type, TensorType) and rank_of(self.fill_value) != 0:
+            raise VerifyException("a tensor fill value must be 0-d")
+
 
 @irdl_op_definition
 class ArangeOp(MlxirOp):
@@ -1917,8 +1961,7 @@ class TriangleOp(MlxirOp):
     )
 
     def verify_(self) -> None:
-        if rank_of(self.input) < 2:
-            raise VerifyException(f"input must have rank >= 2, got {rank_of(self.input)}")
+        verify_min_rank(self.input, 2)
         verify_same_shape(self.input, self.result)
         if dtype_of(self.input) != dtype_of(self.result):
             raise VerifyException("result element type must equal the input's")
@@ -1958,6 +2001,7 @@ class SymSizeOp(MlxirOp):
         )
 
     def verify_(self) -> None:
+        verify_min_rank(self.input, 1)
         normalize_axis(self.dim.value.data, rank_of(self.input))
 
 

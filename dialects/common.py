@@ -140,10 +140,14 @@ def dims_compatible(a: int, b: int) -> bool:
 
 
 def normalize_axis(axis: int, rank: int, what: str = "dim") -> int:
-    """Wraps a negative axis; raises when it lies outside `[-rank, rank)`."""
-    if not -rank <= axis < max(rank, 1) or (rank == 0 and axis not in (0, -1)):
+    """Wraps a negative axis; raises when it lies outside `[-rank, rank)`.
+
+    As in ATen, a 0-d tensor counts as rank 1 here: its `dim` may be 0 or -1 (both
+    give 0). Ops that index a dim of their input also check its rank."""
+    bound = max(rank, 1)
+    if not -bound <= axis < bound:
         raise VerifyException(f"{what} {axis} is out of range for rank {rank}")
-    return axis + rank if axis < 0 else axis
+    return axis + bound if axis < 0 else axis
 
 
 def normalize_axes(axes: Sequence[int], rank: int, what: str = "dim") -> list[int]:
@@ -158,6 +162,12 @@ def verify_permutation(perm: Sequence[int], rank: int, what: str = "permutation"
         raise VerifyException(
             f"{what} {list(perm)} is not a permutation of [0, {rank})"
         )
+
+
+def verify_min_rank(value: SSAValue, minimum: int, what: str = "input") -> None:
+    rank = rank_of(value)
+    if rank < minimum:
+        raise VerifyException(f"{what} must have rank >= {minimum}, got {rank}")
 
 
 def verify_same_shape(
@@ -262,8 +272,12 @@ def verify_size_list(
     result_shape: Sequence[int],
     what: str = "size",
     allow_infer: bool = False,
+    unique_infer: bool = True,
 ) -> None:
-    """A mixed static/dynamic size list against the result shape it produces."""
+    """A mixed static/dynamic size list against the result shape it produces.
+
+    With `allow_infer`, an entry may be -1: the one inferred size of a reshape, or
+    (`unique_infer=False`) any number of kept dims of an expand."""
     markers = sum(1 for s in static_sizes if s == DYNAMIC)
     if markers != dynamic_count:
         raise VerifyException(
@@ -291,7 +305,7 @@ def verify_size_list(
             raise VerifyException(
                 f"result dim {i} is dynamic but its {what} is the literal {s}"
             )
-    if inferred > 1:
+    if unique_infer and inferred > 1:
         raise VerifyException(f"at most one {what} may be -1 (inferred)")
 
 
