@@ -20,10 +20,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from mlxir.tools.registry import (
-    register_dialects,
-    registered_passes,
-)
+from mlxir.tools.registry import PASSES, register_dialects, registered_passes
 
 TOOL_NAME = "mlx-opt"
 
@@ -54,9 +51,8 @@ class MlxOptMain(xDSLOptMain):
 
 def pass_help() -> str:
     lines = ["passes (use with -p 'a,b{option=value}'):"]
-    for name, factory in registered_passes().items():
-        doc = (factory().__doc__ or "").strip().splitlines()
-        lines.append(f"  {name:<28} {doc[0] if doc else ''}")
+    for name, entry in PASSES.items():
+        lines.append(f"  {name:<28} {entry.summary}")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.ir import Dialect
@@ -76,13 +77,37 @@ def _dce() -> type[ModulePass]:
     return DeadCodeElimination
 
 
-PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    "canonicalize": _canonicalize,
-    "cse": _cse,
-    "dce": _dce,
+def _convert_aten_to_mlx() -> type[ModulePass]:
+    from mlxir.conversions.aten_to_mlx import ConvertAtenToMlxPass
+
+    return ConvertAtenToMlxPass
+
+
+def _lower_to_mlx() -> type[ModulePass]:
+    from mlxir.conversions.aten_to_mlx import LowerToMlxPass
+
+    return LowerToMlxPass
+
+
+@dataclass(frozen=True)
+class PassEntry:
+    factory: Callable[[], type[ModulePass]]
+    summary: str
+
+
+PASSES: dict[str, PassEntry] = {
+    "lower-to-mlx": PassEntry(
+        _lower_to_mlx, "the default pipeline: convert-aten-to-mlx, canonicalize, cse, dce"
+    ),
+    "convert-aten-to-mlx": PassEntry(
+        _convert_aten_to_mlx, "lower every aten op to mlx ops; fail listing any leftover"
+    ),
+    "canonicalize": PassEntry(_canonicalize, "apply every op's canonicalization patterns"),
+    "cse": PassEntry(_cse, "eliminate common subexpressions"),
+    "dce": PassEntry(_dce, "remove ops whose results are unused and that have no effects"),
 }
-"""Pass name → factory; factories import lazily so `mlx-opt --help` stays fast."""
+"""Pass name → factory (imported lazily so `mlx-opt --help` stays fast) and summary."""
 
 
 def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    return dict(PASSES)
+    return {name: entry.factory for name, entry in PASSES.items()}

@@ -1,0 +1,1946 @@
+"""Lowering from the `aten` dialect to the `mlx` dialect: pass `convert-aten-to-mlx`.
+
+One rewrite pattern per aten op (the elementwise and reduction families are
+instantiated from their tables). ATen's implicit type promotion becomes explicit
+`mlx.astype`s here; Scalars become 0-d `mlx.constant`s (or `mlx.from_index` for
+symbolic ones); ATen's `-1` sizes and open slice ends become runtime sizes from
+`mlx.dim`, never the export-time values. Every new op carries the location of the
+aten op it replaces. If an aten op survives, the pass fails listing each leftover
+with its location.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.utils.exceptions import PassFailedException
+
+from mlxir.dialects import aten, mlx
+from mlxir.dialects.common import (
+    DYNAMIC,
+    broadcast_shapes,
+    dtype_of,
+    index_operands,
+    int_array,
+    ints,
+    is_bool,
+    is_float,
+    mixed_values,
+    normalize_axes,
+    normalize_axis,
+    rank_of,
+    shape_of,
+)
+
+Size = SSAValue | int
+"""A dimension size: a literal or a runtime `index` value."""
+
+
+class LoweringError(Exception):
+    """An aten op whose operands this lowering cannot handle (e.g. a bool-mask index)."""
+
+
+# ---------------------------------------------------------------------------
+# Dtypes and promotion
+# ---------------------------------------------------------------------------
+
+_TORCH_DTYPES: dict[Attribute, torch.dtype] = {
+    Float32Type(): torch.float32,
+    Float16Type(): torch.float16,
+    BFloat16Type(): torch.bfloat16,
+    Float64Type(): torch.float64,
+    i1: torch.bool,
+    IntegerType(8): torch.int8,
+    IntegerType(16): torch.int16,
+    IntegerType(32): torch.int32,
+    i64: torch.int64,
+    IntegerType(8, Signedness.UNSIGNED): torch.uint8,
+}
+_ELEMENT_TYPES = {v: k for k, v in _TORCH_DTYPES.items()}
+
+
+def _category(dtype: Attribute) -> int:
+    return 2 if is_float(dtype) else 0 if is_bool(dtype) else 1
+
+
+def promoted_dtype(values: Sequence[SSAValue]) -> Attribute:
+    """`torch.result_type` over tensors and Scalars: dimensioned tensors, then 0-d
+    tensors, then Scalars, each group counting only when its category is higher."""
+    groups: list[list[torch.dtype]] = [[], [], []]
+    for value in values:
+        value_type = value.type
+        if isinstance(value_type, TensorType):
+            groups[0 if value_type.get_shape() else 1].append(_TORCH_DTYPES[dtype_of(value)])
+        elif isinstance(value_type, Float64Type):
+            groups[2].append(torch.get_default_dtype())
+        elif value_type == i1:
+            groups[2].append(torch.bool)
+        else:
+            groups[2].append(torch.int64)
+    result: torch.dtype | None = None
+    for group in groups:
+        if not group:
+            continue
+        candidate = group[0]
+        for dtype in group[1:]:
+            candidate = torch.promote_types(candidate, dtype)
+        if result is None or _category(_ELEMENT_TYPES[candidate]) > _category(
+            _ELEMENT_TYPES[result]
+        ):
+            result = candidate
+    assert result is not None
+    return _ELEMENT_TYPES[result]
+
+
+def _with_dtype(tensor: Attribute, dtype: Attribute) -> TensorType[Attribute]:
+    assert isinstance(tensor, TensorType)
+    return TensorType(dtype, tensor.get_shape())
+
+
+def _tensor(dtype: Attribute, shape: Sequence[int]) -> TensorType[Attribute]:
+    return TensorType(dtype, list(shape))
+
+
+# ---------------------------------------------------------------------------
+# The emitter: builds the replacement ops of one aten op
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Emitter:
+    """Collects the ops that replace one aten op, stamping each with its location."""
+
+    location: Attribute
+    ops: list[Operation] = field(default_factory=list)
+
+    def emit(self, op: Operation) -> SSAValue:
+        if isinstance(self.location, FileLineColLoc):
+            op.location = self.location
+        self.ops.append(op)
+        return op.results[0] if op.results else SSAValue.get(op)
+
+    def emit_all(self, op: Operation) -> list[SSAValue]:
+        self.emit(op)
+        return list(op.results)
+
+    # --- constants and scalars -------------------------------------------------
+
+    def constant(self, value: float | int | bool, dtype: Attribute) -> SSAValue:
+        """A 0-d tensor constant of `dtype`."""
+        tensor_type = _tensor(dtype, [])
+        if is_float(dtype):
+            attr = DenseIntOrFPElementsAttr.from_list(tensor_type, [float(value)])
+        else:
+            attr = DenseIntOrFPElementsAttr.from_list(tensor_type, [int(value)])
+        return self.emit(mlx.ConstantOp(attr))
+
+    def index_constant(self, value: int) -> SSAValue:
+        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def as_tensor(self, value: SSAValue, dtype: Attribute) -> SSAValue:
+        """A tensor operand cast to `dtype`, or a Scalar as a 0-d tensor of `dtype`."""
+        if isinstance(value.type, TensorType):
+            return self.astype(value, dtype)
+        literal = _scalar_literal(value)
+        if literal is not None:
+            return self.constant(literal, dtype)
+        if isinstance(value.type, IndexType):
+            as_i64 = self.emit(mlx.FromIndexOp.build(operands=[value], result_types=[_tensor(i64, [])]))
+            return self.astype(as_i64, dtype)
+        raise LoweringError(f"a {value.type} Scalar that is not a constant cannot be lowered")
+
+    def astype(self, value: SSAValue, dtype: Attribute) -> SSAValue:
+        if dtype_of(value) == dtype:
+            return value
+        return self.emit(mlx.AstypeOp(value, _with_dtype(value.type, dtype)))
+
+    # --- sizes ---------------------------------------------------------------
+
+    def dim(self, value: SSAValue, axis: int) -> Size:
+        """The size of `axis`: a literal when static, else `mlx.dim`."""
+        size = shape_of(value)[axis]
+        if size != DYNAMIC:
+            return size
+        return self.emit(mlx.DimOp(value, axis))
+
+    def dims(self, value: SSAValue) -> list[Size]:
+        return [self.dim(value, i) for i in range(rank_of(value))]
+
+    def index(self, size: Size) -> SSAValue:
+        return self.index_constant(size) if isinstance(size, int) else size
+
+    def mul(self, a: Size, b: Size) -> Size:
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if a == 1:
+            return b
+        if b == 1:
+            return a
+        return self.emit(arith.MuliOp(self.index(a), self.index(b)))
+
+    def add(self, a: Size, b: Size) -> Size:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if b == 0:
+            return a
+        return self.emit(arith.AddiOp(self.index(a), self.index(b)))
+
+    def floordiv(self, a: Size, b: Size) -> Size:
+        if isinstance(a, int) and isinstance(b, int):
+            return a // b
+        return self.emit(arith.FloorDivSIOp(self.index(a), self.index(b)))
+
+    # --- ops -----------------------------------------------------------------
+
+    def unary(self, name: str, value: SSAValue, result_type: Attribute | None = None) -> SSAValue:
+        return self.emit(mlx.UNARY_OP_CLASSES[name](value, result_type or value.type))
+
+    def binary(self, name: str, lhs: SSAValue, rhs: SSAValue, result_dtype: Attribute | None = None) -> SSAValue:
+        shape = broadcast_shapes([shape_of(lhs), shape_of(rhs)])
+        kind = mlx.BINARY_OPS[name]
+        dtype = (
+            i1
+            if kind in (mlx.ElementwiseKind.COMPARE, mlx.ElementwiseKind.LOGICAL)
+            else (result_dtype or dtype_of(lhs))
+        )
+        return self.emit(mlx.BINARY_OP_CLASSES[name](lhs, rhs, _tensor(dtype, shape)))
+
+    def reshape(self, value: SSAValue, sizes: Sequence[Size]) -> SSAValue:
+        static = [s if isinstance(s, int) else DYNAMIC for s in sizes]
+        if list(static) == list(shape_of(value)) and DYNAMIC not in static:
+            return value
+        return self.emit(mlx.ReshapeOp(value, sizes, _tensor(dtype_of(value), static)))
+
+    def transpose(self, value: SSAValue, perm: Sequence[int]) -> SSAValue:
+        if list(perm) == list(range(len(perm))):
+            return value
+        shape = shape_of(value)
+        return self.emit(
+            mlx.TransposeOp(value, perm, _tensor(dtype_of(value), [shape[p] for p in perm]))
+        )
+
+    def expand_dims(self, value: SSAValue, axes: Sequence[int]) -> SSAValue:
+        shape = list(shape_of(value))
+        out_rank = len(shape) + len(axes)
+        norm = sorted(a + out_rank if a < 0 else a for a in axes)
+        for a in norm:
+            shape.insert(a, 1)
+        return self.emit(
+            mlx.ExpandDimsOp.build(
+                operands=[value],
+                result_types=[_tensor(dtype_of(value), shape)],
+                properties={"axes": int_array(norm)},
+            )
+        )
+
+    def squeeze(self, value: SSAValue, axes: Sequence[int]) -> SSAValue:
+        if not axes:
+            return value
+        shape = [d for i, d in enumerate(shape_of(value)) if i not in axes]
+        return self.emit(
+            mlx.SqueezeOp.build(
+                operands=[value],
+                result_types=[_tensor(dtype_of(value), shape)],
+                properties={"axes": int_array(sorted(axes))},
+            )
+        )
+
+    def broadcast_to(self, value: SSAValue, sizes: Sequence[Size], dtype: Attribute | None = None) -> SSAValue:
+        static = [s if isinstance(s, int) else DYNAMIC for s in sizes]
+        if list(static) == list(shape_of(value)) and DYNAMIC not in static:
+            return value
+        return self.emit(
+            mlx.BroadcastToOp(value, sizes, _tensor(dtype or dtype_of(value), static))
+        )
+
+    def slice(
+        self,
+        value: SSAValue,
+        starts: Sequence[Size],
+        stops: Sequence[Size],
+        steps: Sequence[int],
+        result_shape: Sequence[int],
+    ) -> SSAValue:
+        start_static, start_dynamic = index_operands(starts)
+        stop_static, stop_dynamic = index_operands(stops)
+        return self.emit(
+            mlx.SliceOp.build(
+                operands=[value, start_dynamic, stop_dynamic],
+                result_types=[_tensor(dtype_of(value), result_shape)],
+                properties={
+                    "static_start": int_array(start_static),
+                    "static_stop": int_array(stop_static),
+                    "strides": int_array(steps),
+                },
+            )
+        )
+
+    def reduce(
+        self, name: str, value: SSAValue, axes: Sequence[int], keepdims: bool, dtype: Attribute
+    ) -> SSAValue:
+        shape = [
+            (1 if keepdims else None) if i in axes else d for i, d in enumerate(shape_of(value))
+        ]
+        return self.emit(
+            mlx.REDUCTION_OP_CLASSES[name].build(
+                operands=[value],
+                result_types=[_tensor(dtype, [d for d in shape if d is not None])],
+                properties={
+                    "axes": int_array(axes),
+                    **({"keepdims": UnitAttr()} if keepdims else {}),
+                },
+            )
+        )
+
+    def where(self, condition: SSAValue, x: SSAValue, y: SSAValue) -> SSAValue:
+        shape = broadcast_shapes([shape_of(condition), shape_of(x), shape_of(y)])
+        return self.emit(
+            mlx.WhereOp.build(
+                operands=[condition, x, y], result_types=[_tensor(dtype_of(x), shape)]
+            )
+        )
+
+
+def _scalar_literal(value: SSAValue) -> float | int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp):
+        attr = owner.value
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+        if isinstance(attr, FloatAttr):
+            return attr.value.data
+    return None
+
+
+def _sizes(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Size]:
+    return mixed_values(static, dynamic)
+
+
+# ---------------------------------------------------------------------------
+# Pattern base
+# ---------------------------------------------------------------------------
+
+
+class AtenLowering(RewritePattern):
+    """Base of the lowering patterns: `lower` returns the replacement values."""
+
+    def replace(
+        self, op: Operation, rewriter: PatternRewriter, build: Callable[[Emitter], Sequence[SSAValue] | SSAValue]
+    ) -> None:
+        emitter = Emitter(op.location)
+        results = build(emitter)
+        if isinstance(results, SSAValue):
+            results = [results]
+        for old, new in zip(op.results, results, strict=True):
+            if old.type != new.type:
+                raise LoweringError(
+                    f"lowering {op.name} produced {new.type}, expected {old.type}"
+                )
+        rewriter.replace(op, emitter.ops, list(results))
+
+
+# ---------------------------------------------------------------------------
+# Elementwise
+# ---------------------------------------------------------------------------
+
+UNARY_LOWERINGS: dict[str, str] = {
+    "abs": "abs",
+    "neg": "negative",
+    "sign": "sign",
+    "square": "square",
+    "floor": "floor",
+    "ceil": "ceil",
+    "round": "round",
+    "exp": "exp",
+    "expm1": "expm1",
+    "log": "log",
+    "log1p": "log1p",
+    "log2": "log2",
+    "log10": "log10",
+    "sqrt": "sqrt",
+    "rsqrt": "rsqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "sigmoid": "sigmoid",
+    "erf": "erf",
+    "reciprocal": "reciprocal",
+    "isnan": "isnan",
+    "isinf": "isinf",
+}
+"""aten unary op → the MLX op computing it in the result's dtype."""
+
+BINARY_LOWERINGS: dict[str, str] = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "pow": "power",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "remainder": "remainder",
+    "floor_divide": "floor_divide",
+    "atan2": "arctan2",
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+    "bitwise_and": "bitwise_and",
+    "bitwise_or": "bitwise_or",
+    "bitwise_xor": "bitwise_xor",
+    "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift",
+}
+"""aten binary op → MLX op; operands are first cast to the compute dtype."""
+
+
+class LowerUnary(AtenLowering):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.UnaryElementwiseOp):
+            return
+        name = op.name.removeprefix("aten.")
+        result_type = op.result.type
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            x = op.input
+            match name:
+                case "clone":
+                    return x
+                case "relu":
+                    return e.binary("maximum", x, e.constant(0, dtype))
+                case "silu":
+                    return e.binary("multiply", x, e.unary("sigmoid", x))
+                case "trunc":
+                    if not is_float(dtype):
+                        return x
+                    negative = e.binary("less", x, e.constant(0, dtype))
+                    return e.where(negative, e.unary("ceil", x), e.unary("floor", x))
+                case "logical_not":
+                    as_bool = _to_bool(e, x)
+                    return e.unary("logical_not", as_bool)
+                case "bitwise_not":
+                    if is_bool(dtype):
+                        return e.unary("logical_not", x)
+                    return e.unary("bitwise_invert", x)
+                case "isnan" | "isinf":
+                    if not is_float(dtype_of(x)):
+                        return e.binary("not_equal", x, x)  # never true for integers
+                    return e.unary(name, x, result_type)
+                case _:
+                    return e.unary(UNARY_LOWERINGS[name], e.astype(x, dtype), result_type)
+
+        self.replace(op, rewriter, build)
+
+
+def _to_bool(e: Emitter, x: SSAValue) -> SSAValue:
+    if is_bool(dtype_of(x)):
+        return x
+    return e.binary("not_equal", x, e.constant(0, dtype_of(x)))
+
+
+def _scalar_or_tensor_dtype(value: SSAValue) -> Attribute:
+    return dtype_of(value) if isinstance(value.type, TensorType) else value.type
+
+
+class LowerBinary(AtenLowering):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.BinaryElementwiseOp):
+            return
+        name = op.name.removeprefix("aten.")
+        dtype = dtype_of(op.result)
+        compute = (
+            promoted_dtype([op.input, op.other])
+            if aten.BINARY_OPS[name] is aten.DtypeRule.BOOL
+            else dtype
+        )
+
+        def build(e: Emitter) -> SSAValue:
+            lhs = e.as_tensor(op.input, compute)
+            rhs = e.as_tensor(op.other, compute)
+            match name:
+                case "add" | "sub":
+                    alpha = op.properties.get("alpha")
+                    if isinstance(alpha, FloatAttr) and alpha.value.data != 1.0:
+                        rhs = e.binary("multiply", rhs, e.constant(alpha.value.data, compute))
+                    return e.binary(BINARY_LOWERINGS[name], lhs, rhs)
+                case "div":
+                    return _lower_div(e, op, lhs, rhs, compute)
+                case "fmod":
+                    quotient = _trunc_divide(e, lhs, rhs, compute)
+                    return e.binary("subtract", lhs, e.binary("multiply", quotient, rhs))
+                case "logical_and" | "logical_or":
+                    return e.binary(name, _to_bool(e, lhs), _to_bool(e, rhs))
+                case "logical_xor":
+                    return e.binary("not_equal", _to_bool(e, lhs), _to_bool(e, rhs))
+                case _:
+                    return e.binary(BINARY_LOWERINGS[name], lhs, rhs)
+
+        self.replace(op, rewriter, build)
+
+
+def _trunc_divide(e: Emitter, lhs: SSAValue, rhs: SSAValue, dtype: Attribute) -> SSAValue:
+    """`a / b` rounded toward zero (C semantics), exact for integers."""
+    if is_float(dtype):
+        quotient = e.binary("divide", lhs, rhs)
+        negative = e.binary("less", quotient, e.constant(0, dtype))
+        return e.where(negative, e.unary("ceil", quotient), e.unary("floor", quotient))
+    floor = e.binary("floor_divide", lhs, rhs)
+    remainder = e.binary("remainder", lhs, rhs)
+    inexact = e.binary("not_equal", remainder, e.constant(0, dtype))
+    signs_differ = e.binary(
+        "not_equal",
+        e.binary("less", lhs, e.constant(0, dtype)),
+        e.binary("less", rhs, e.constant(0, dtype)),
+    )
+    adjust = e.binary("logical_and", inexact, signs_differ)
+    return e.where(adjust, e.binary("add", floor, e.constant(1, dtype)), floor)
+
+
+def _lower_div(e: Emitter, op: Operation, lhs: SSAValue, rhs: SSAValue, dtype: Attribute) -> SSAValue:
+    mode = op.properties.get("rounding_mode")
+    if mode is None:
+        return e.binary("divide", lhs, rhs)
+    assert isinstance(mode, StringAttr)
+    if mode.data == "floor":
+        if is_float(dtype):
+            return e.unary("floor", e.binary("divide", lhs, rhs))
+        return e.binary("floor_divide", lhs, rhs)
+    return _trunc_divide(e, lhs, rhs, dtype)
+
+
+@dataclass
+class LowerGelu(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.GeluOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        tanh = op.approximate is not None and op.approximate.data == "tanh"
+
+        def build(e: Emitter) -> SSAValue:
+            x = op.input
+            half_x = e.binary("multiply", x, e.constant(0.5, dtype))
+            if tanh:
+                cube = e.binary("multiply", e.unary("square", x), x)
+                inner = e.binary("add", x, e.binary("multiply", cube, e.constant(0.044715, dtype)))
+                scaled = e.binary("multiply", inner, e.constant(math.sqrt(2 / math.pi), dtype))
+                core = e.unary("tanh", scaled)
+            else:
+                core = e.unary("erf", e.binary("multiply", x, e.constant(1 / math.sqrt(2), dtype)))
+            return e.binary("multiply", half_x, e.binary("add", core, e.constant(1, dtype)))
+
+        self.replace(op, rewriter, build)
+
+
+class LowerWhere(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.WhereOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.where(
+                _to_bool(e, op.condition), e.as_tensor(op.input, dtype), e.as_tensor(op.other, dtype)
+            ),
+        )
+
+
+class LowerClamp(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ClampOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            if op.min is not None:
+                x = e.binary("maximum", x, e.as_tensor(op.min, dtype))
+            if op.max is not None:
+                x = e.binary("minimum", x, e.as_tensor(op.max, dtype))
+            return e.broadcast_to(x, [*shape_of(op.result)]) if DYNAMIC not in shape_of(op.result) else x
+
+        self.replace(op, rewriter, build)
+
+
+class LowerToCopy(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ToCopyOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, lambda e: e.astype(op.input, dtype_of(op.result)))
+
+
+# ---------------------------------------------------------------------------
+# Reductions, scans, softmax
+# ---------------------------------------------------------------------------
+
+REDUCTION_LOWERINGS: dict[str, str] = {
+    "sum": "sum",
+    "mean": "mean",
+    "amax": "max",
+    "amin": "min",
+    "prod": "prod",
+    "any": "any",
+    "all": "all",
+    "logsumexp": "logsumexp",
+}
+
+
+class LowerReduction(AtenLowering):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.ReductionOp) or isinstance(op, aten.VarianceOp):
+            return
+        name = REDUCTION_LOWERINGS[op.name.removeprefix("aten.")]
+        dtype = dtype_of(op.result)
+        axes = op.reduced_axes()
+        keep = op.keepdim is not None
+
+        def build(e: Emitter) -> SSAValue:
+            x = op.input
+            x = _to_bool(e, x) if name in ("any", "all") else e.astype(x, dtype)
+            return e.reduce(name, x, axes, keep, dtype)
+
+        self.replace(op, rewriter, build)
+
+
+class LowerVariance(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.VarianceOp, rewriter: PatternRewriter) -> None:
+        correction = op.correction.value.data if op.correction is not None else 1.0
+        if correction != int(correction):
+            raise LoweringError(f"{op.name}: a fractional correction {correction} is not supported")
+        dtype = dtype_of(op.result)
+        axes = op.reduced_axes()
+        keep = op.keepdim is not None
+        shape = [(1 if keep else None) if i in axes else d for i, d in enumerate(shape_of(op.input))]
+        op_cls = mlx.VarOp if op.name == "aten.var" else mlx.StdOp
+
+        def build(e: Emitter) -> SSAValue:
+            return e.emit(
+                op_cls.build(
+                    operands=[e.astype(op.input, dtype)],
+                    result_types=[_tensor(dtype, [d for d in shape if d is not None])],
+                    properties={
+                        "axes": int_array(axes),
+                        "ddof": IntegerAttr(int(correction), i64),
+                        **({"keepdims": UnitAttr()} if keep else {}),
+                    },
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerArgReduction(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ArgReductionOp, rewriter: PatternRewriter) -> None:
+        op_cls = mlx.ArgmaxOp if op.name == "aten.argmax" else mlx.ArgminOp
+        props = {k: v for k, v in (("axis", op.dim), ("keepdims", op.keepdim)) if v is not None}
+        # MLX returns uint32 indices; the cast to ATen's int64 is explicit.
+        u32 = IntegerType(32, Signedness.UNSIGNED)
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.astype(
+                e.emit(
+                    op_cls.build(
+                        operands=[op.input],
+                        result_types=[_with_dtype(op.result.type, u32)],
+                        properties=props,
+                    )
+                ),
+                dtype_of(op.result),
+            ),
+        )
+
+
+class LowerScan(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.AlongDimOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            match op.name:
+                case "aten.cumsum" | "aten.cumprod":
+                    op_cls = mlx.CumsumOp if op.name == "aten.cumsum" else mlx.CumprodOp
+                    return e.emit(
+                        op_cls.build(
+                            operands=[x],
+                            result_types=[op.result.type],
+                            properties={"axis": IntegerAttr(axis, i64)},
+                        )
+                    )
+                case "aten.softmax":
+                    return _softmax(e, x, axis)
+                case _:  # log_softmax
+                    lse = e.reduce("logsumexp", x, [axis], True, dtype)
+                    return e.binary("subtract", x, lse)
+
+        self.replace(op, rewriter, build)
+
+
+def _softmax(e: Emitter, x: SSAValue, axis: int) -> SSAValue:
+    props: dict[str, Attribute] = {"axes": int_array([axis])}
+    if dtype_of(x) != Float32Type():
+        props["precise"] = UnitAttr()
+    return e.emit(mlx.SoftmaxOp.build(operands=[x], result_types=[x.type], properties=props))
+
+
+# ---------------------------------------------------------------------------
+# Shape ops
+# ---------------------------------------------------------------------------
+
+
+def _resolve_inferred(e: Emitter, x: SSAValue, sizes: list[Size], result_shape: Sequence[int]) -> list[Size]:
+    """Replaces ATen's `-1` size by the result's static size or a runtime size."""
+    if -1 not in sizes:
+        return sizes
+    at = sizes.index(-1)
+    if result_shape[at] != DYNAMIC:
+        sizes[at] = result_shape[at]
+        return sizes
+    total: Size = 1
+    for size in e.dims(x):
+        total = e.mul(total, size)
+    others: Size = 1
+    for i, size in enumerate(sizes):
+        if i != at:
+            others = e.mul(others, size)
+    sizes[at] = e.floordiv(total, others)
+    return sizes
+
+
+class LowerReshape(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ReshapeLikeOp, rewriter: PatternRewriter) -> None:
+        def build(e: Emitter) -> SSAValue:
+            sizes = _resolve_inferred(
+                e, op.input, _sizes(op.size_list(), op.sizes), shape_of(op.result)
+            )
+            return e.emit(mlx.ReshapeOp(op.input, sizes, op.result.type))
+
+        self.replace(op, rewriter, build)
+
+
+class LowerExpand(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ExpandOp, rewriter: PatternRewriter) -> None:
+        def build(e: Emitter) -> SSAValue:
+            sizes = _sizes(op.size_list(), op.sizes)
+            lead = len(sizes) - rank_of(op.input)
+            for i, size in enumerate(sizes):
+                if size == -1:
+                    sizes[i] = e.dim(op.input, i - lead)
+            return e.emit(mlx.BroadcastToOp(op.input, sizes, op.result.type))
+
+        self.replace(op, rewriter, build)
+
+
+class LowerPermute(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.PermuteOp, rewriter: PatternRewriter) -> None:
+        rank = rank_of(op.input)
+        perm = [normalize_axis(d, rank) for d in ints(op.dims)]
+        self.replace(op, rewriter, lambda e: e.transpose(op.input, perm))
+
+
+class LowerTranspose(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.TransposeOp, rewriter: PatternRewriter) -> None:
+        rank = rank_of(op.input)
+        a = normalize_axis(op.dim0.value.data, rank)
+        b = normalize_axis(op.dim1.value.data, rank)
+        perm = list(range(rank))
+        perm[a], perm[b] = perm[b], perm[a]
+        self.replace(op, rewriter, lambda e: e.transpose(op.input, perm))
+
+
+class LowerUnsqueeze(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.UnsqueezeOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input) + 1)
+        self.replace(op, rewriter, lambda e: e.expand_dims(op.input, [axis]))
+
+
+class LowerSqueeze(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.SqueezeOp, rewriter: PatternRewriter) -> None:
+        shape = shape_of(op.input)
+        candidates = (
+            normalize_axes(ints(op.dims), len(shape))
+            if op.dims is not None
+            else list(range(len(shape)))
+        )
+        axes = [a for a in candidates if shape[a] == 1]
+        dynamic = [a for a in candidates if shape[a] == DYNAMIC]
+        removed = len(shape) - rank_of(op.result)
+        if removed != len(axes):
+            if removed != len(axes) + len(dynamic):
+                raise LoweringError(
+                    f"{op.name}: cannot tell which dynamic dims of {shape} are squeezed"
+                )
+            axes = sorted(axes + dynamic)
+        self.replace(op, rewriter, lambda e: e.squeeze(op.input, axes))
+
+
+def _full_range_slice(
+    e: Emitter,
+    x: SSAValue,
+    axis: int,
+    start: Size,
+    stop: Size,
+    step: int,
+    result_shape: Sequence[int],
+) -> SSAValue:
+    rank = rank_of(x)
+    starts: list[Size] = [0] * rank
+    stops: list[Size] = e.dims(x)
+    steps = [1] * rank
+    starts[axis], stops[axis], steps[axis] = start, stop, step
+    return e.slice(x, starts, stops, steps, result_shape)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _clamp_end(e: Emitter, x: SSAValue, axis: int, end: Size) -> Size:
+    """ATen's open end (`INT64_MAX`) as the dim's size."""
+    size = shape_of(x)[axis]
+    if isinstance(end, int) and (end >= _INT64_MAX or (size != DYNAMIC and end > size)):
+        return e.dim(x, axis)
+    return end
+
+
+class LowerSlice(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.SliceOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        start, end, step = _sizes(ints(op.static_bounds), op.bounds)
+        if not isinstance(step, int):
+            raise LoweringError(f"{op.name}: a runtime step is not supported")
+
+        def build(e: Emitter) -> SSAValue:
+            stop = _clamp_end(e, op.input, axis, end)
+            return _full_range_slice(e, op.input, axis, start, stop, step, shape_of(op.result))
+
+        self.replace(op, rewriter, build)
+
+
+class LowerSelect(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.SelectOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        (index,) = _sizes(ints(op.static_index), op.index)
+        size = shape_of(op.input)[axis]
+        if isinstance(index, int) and index < 0 and size != DYNAMIC:
+            index += size
+
+        def build(e: Emitter) -> SSAValue:
+            stop: Size
+            if isinstance(index, int):
+                stop = index + 1 if index != -1 else e.dim(op.input, axis)
+            else:
+                stop = e.add(index, 1)
+            kept = list(shape_of(op.input))
+            kept[axis] = 1
+            sliced = _full_range_slice(e, op.input, axis, index, stop, 1, kept)
+            return e.squeeze(sliced, [axis])
+
+        self.replace(op, rewriter, build)
+
+
+class LowerNarrow(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.NarrowOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        start, length = _sizes(ints(op.static_bounds), op.bounds)
+
+        def build(e: Emitter) -> SSAValue:
+            return _full_range_slice(
+                e, op.input, axis, start, e.add(start, length), 1, shape_of(op.result)
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerCat(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.CatOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        # ATen skips 1-D empty inputs (the DynamicCache starts from `empty(0)`).
+        inputs = [v for v in op.inputs if shape_of(v) != (0,) or rank_of(op.result) == 1]
+        axis = normalize_axis(op.dim.value.data, rank_of(op.result))
+
+        def build(e: Emitter) -> SSAValue:
+            cast = [e.astype(v, dtype) for v in inputs]
+            if len(cast) == 1:
+                return cast[0]
+            return e.emit(
+                mlx.ConcatenateOp.build(
+                    operands=[cast],
+                    result_types=[op.result.type],
+                    properties={"axis": IntegerAttr(axis, i64)},
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerStack(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.StackOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.result))
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            parts = [e.expand_dims(e.astype(v, dtype), [axis]) for v in op.inputs]
+            if len(parts) == 1:
+                return parts[0]
+            return e.emit(
+                mlx.ConcatenateOp.build(
+                    operands=[parts],
+                    result_types=[op.result.type],
+                    properties={"axis": IntegerAttr(axis, i64)},
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerSplit(AtenLowering):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.SplitOp | aten.SplitWithSizesOp):
+            return
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        if isinstance(op, aten.SplitOp):
+            sizes = [op.split_size.value.data] * (len(op.outputs) - 1)
+        else:
+            sizes = list(ints(op.split_sizes))[:-1]
+        points = [sum(sizes[: i + 1]) for i in range(len(sizes))]
+
+        def build(e: Emitter) -> list[SSAValue]:
+            if not points:
+                return [op.input]
+            return e.emit_all(
+                mlx.SplitOp.build(
+                    operands=[op.input],
+                    result_types=[[r.type for r in op.outputs]],
+                    properties={"indices": int_array(points), "axis": IntegerAttr(axis, i64)},
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerFlip(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.FlipOp, rewriter: PatternRewriter) -> None:
+        rank = rank_of(op.input)
+        axes = normalize_axes(ints(op.dims), rank)
+
+        def build(e: Emitter) -> SSAValue:
+            starts: list[Size] = [0] * rank
+            stops: list[Size] = e.dims(op.input)
+            steps = [1] * rank
+            for a in axes:
+                # x[-1 : -(n+1) : -1] reverses a dim of any size n.
+                starts[a] = -1
+                stops[a] = -_INT32_MAX
+                steps[a] = -1
+            return e.slice(op.input, starts, stops, steps, shape_of(op.result))
+
+        self.replace(op, rewriter, build)
+
+
+_INT32_MAX = 2**31 - 1
+
+
+class LowerRepeat(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.RepeatOp, rewriter: PatternRewriter) -> None:
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                mlx.TileOp.build(
+                    operands=[op.input],
+                    result_types=[op.result.type],
+                    properties={"reps": op.repeats},
+                )
+            ),
+        )
+
+
+class LowerConstantPad(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ConstantPadNdOp, rewriter: PatternRewriter) -> None:
+        pad = ints(op.pad)
+        rank = rank_of(op.input)
+        low, high = [0] * rank, [0] * rank
+        for i in range(len(pad) // 2):
+            low[rank - 1 - i], high[rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
+        if any(p < 0 for p in (*low, *high)):
+            raise LoweringError(f"{op.name}: negative padding (cropping) is not supported yet")
+        value = op.value.value.data if op.value is not None else 0.0
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                mlx.PadOp.build(
+                    operands=[op.input],
+                    result_types=[op.result.type],
+                    properties={
+                        "low": int_array(low),
+                        "high": int_array(high),
+                        "value": FloatAttr(value, Float64Type()),
+                    },
+                )
+            ),
+        )
+
+
+# ---------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------
+
+
+def _take(e: Emitter, x: SSAValue, indices: SSAValue, axis: int, result_type: Attribute) -> SSAValue:
+    return e.emit(
+        mlx.TakeOp.build(
+            operands=[x, indices],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+    )
+
+
+def _check_integer_indices(op: Operation, indices: Sequence[SSAValue]) -> None:
+    for index in indices:
+        if is_bool(dtype_of(index)):
+            raise LoweringError(
+                f"{op.name}: a bool mask index selects a data-dependent number of elements; "
+                "mlxir needs integer indices (use torch.nonzero before export, or torch.where)"
+            )
+
+
+class LowerIndex(AtenLowering):
+    """`aten.index.Tensor` → `take` (one index) or gather + transpose + reshape (DESIGN.md)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.IndexOp, rewriter: PatternRewriter) -> None:
+        _check_integer_indices(op, op.indices)
+        axes = list(ints(op.indexed_dims))
+        x = op.input
+        n = rank_of(x)
+
+        def build(e: Emitter) -> SSAValue:
+            if len(axes) == 1:
+                return _take(e, x, op.indices[0], axes[0], op.result.type)
+            batch = broadcast_shapes([shape_of(i) for i in op.indices])
+            r = len(batch)
+            slice_sizes: list[Size] = [1 if d in axes else e.dim(x, d) for d in range(n)]
+            static, dynamic = index_operands(slice_sizes)
+            gathered = e.emit(
+                mlx.GatherOp.build(
+                    operands=[x, list(op.indices), dynamic],
+                    result_types=[_tensor(dtype_of(x), [*batch, *[s if isinstance(s, int) else DYNAMIC for s in slice_sizes]])],
+                    properties={"axes": int_array(axes), "static_slice_sizes": int_array(static)},
+                )
+            )
+            contiguous = axes == list(range(axes[0], axes[0] + len(axes)))
+            if contiguous and axes[0] > 0:
+                a0 = axes[0]
+                perm = [*range(r, r + a0), *range(r), *range(r + a0, r + n)]
+                if _moves_only_unit_dims(shape_of(gathered), perm):
+                    moved = gathered
+                else:
+                    moved = e.transpose(gathered, perm)
+            else:
+                moved = gathered
+            target = _index_result_sizes(e, op, x, axes, batch)
+            return e.reshape(moved, target)
+
+        self.replace(op, rewriter, build)
+
+
+def _moves_only_unit_dims(shape: Sequence[int], perm: Sequence[int]) -> bool:
+    """A transpose that only reorders size-1 dims relative to each other is a reshape."""
+    moved = [p for p in perm if shape[p] != 1]
+    return moved == sorted(moved)
+
+
+def _index_result_sizes(
+    e: Emitter, op: aten.IndexOp, x: SSAValue, axes: list[int], batch: Sequence[int]
+) -> list[Size]:
+    result_shape = shape_of(op.result)
+    sizes: list[Size] = []
+    batch_sizes: list[Size] = []
+    for i, d in enumerate(batch):
+        if d != DYNAMIC:
+            batch_sizes.append(d)
+        else:
+            source = next(
+                idx for idx in op.indices
+                if rank_of(idx) >= len(batch) - i and shape_of(idx)[i - (len(batch) - rank_of(idx))] == DYNAMIC
+            )
+            batch_sizes.append(e.dim(source, i - (len(batch) - rank_of(source))))
+    contiguous = axes == list(range(axes[0], axes[0] + len(axes)))
+    if contiguous and axes[0] > 0:
+        sizes = [*[e.dim(x, d) for d in range(axes[0])], *batch_sizes, *[e.dim(x, d) for d in range(axes[-1] + 1, rank_of(x))]]
+    else:
+        sizes = [*batch_sizes, *[e.dim(x, d) for d in range(rank_of(x)) if d not in axes]]
+    assert len(sizes) == len(result_shape)
+    return [r if r != DYNAMIC else s for s, r in zip(sizes, result_shape)]
+
+
+class LowerIndexSelect(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.IndexSelectOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+
+        def build(e: Emitter) -> SSAValue:
+            index = op.index if rank_of(op.index) == 1 else e.reshape(op.index, [1])
+            return _take(e, op.input, index, axis, op.result.type)
+
+        self.replace(op, rewriter, build)
+
+
+class LowerEmbedding(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.EmbeddingOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, lambda e: _take(e, op.weight, op.indices, 0, op.result.type))
+
+
+class LowerGather(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.GatherOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                mlx.TakeAlongAxisOp.build(
+                    operands=[op.input, op.index],
+                    result_types=[op.result.type],
+                    properties={"axis": IntegerAttr(axis, i64)},
+                )
+            ),
+        )
+
+
+class LowerMaskedFill(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.MaskedFillOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            filled = e.where(op.mask, e.as_tensor(op.value, dtype), op.input)
+            if shape_of(filled) != shape_of(op.result):
+                filled = e.broadcast_to(filled, e.dims(op.input))
+            return filled
+
+        self.replace(op, rewriter, build)
+
+
+class LowerIndexPut(AtenLowering):
+    """`x[indices] = values` → `mlx.scatter` with updates `broadcast(indices) ++ slice`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.IndexPutOp, rewriter: PatternRewriter) -> None:
+        _check_integer_indices(op, op.indices)
+        axes = list(ints(op.indexed_dims))
+        x = op.input
+        n = rank_of(x)
+        batch = broadcast_shapes([shape_of(i) for i in op.indices])
+        r = len(batch)
+        contiguous = axes == list(range(axes[0], axes[0] + len(axes)))
+        in_place = contiguous and axes[0] > 0
+
+        def build(e: Emitter) -> SSAValue:
+            rest = [d for d in range(n) if d not in axes]
+            # The shape `x[indices]` has in PyTorch; values broadcast to it.
+            if in_place:
+                indexed_shape = [*shape_of(x)[: axes[0]], *batch, *shape_of(x)[axes[-1] + 1 :]]
+                indexed_sizes = [*[e.dim(x, d) for d in range(axes[0])], *batch, *[e.dim(x, d) for d in range(axes[-1] + 1, n)]]
+            else:
+                indexed_shape = [*batch, *[shape_of(x)[d] for d in rest]]
+                indexed_sizes = [*batch, *[e.dim(x, d) for d in rest]]
+            if DYNAMIC in batch:
+                raise LoweringError(f"{op.name}: dynamic index lengths are not supported yet")
+            values = e.astype(op.values, dtype_of(x))
+            values = e.broadcast_to(values, indexed_sizes) if list(shape_of(values)) != indexed_shape else values
+            if in_place:
+                a0 = axes[0]
+                perm = [*range(a0, a0 + r), *range(a0), *range(a0 + r, a0 + r + len(rest) - a0)]
+                values = e.transpose(values, perm)
+            # updates: batch ++ [1 at indexed axes, x's size elsewhere]
+            for a in axes:
+                values = e.expand_dims(values, [r + a])
+            return e.emit(
+                mlx.ScatterOp.build(
+                    operands=[x, list(op.indices), values],
+                    result_types=[op.result.type],
+                    properties={
+                        "axes": int_array(axes),
+                        **({"reduce": StringAttr("add")} if op.accumulate is not None else {}),
+                    },
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerIndexCopy(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.IndexCopyOp, rewriter: PatternRewriter) -> None:
+        rank = rank_of(op.input)
+        axis = normalize_axis(op.dim.value.data, rank)
+
+        def build(e: Emitter) -> SSAValue:
+            source = e.astype(op.source, dtype_of(op.input))
+            perm = [axis, *[d for d in range(rank) if d != axis]]
+            moved = e.transpose(source, perm)  # [k, rest...]
+            updates = e.expand_dims(moved, [1 + axis])  # [k, x dims with 1 at axis]
+            index = op.index if rank_of(op.index) == 1 else e.reshape(op.index, [1])
+            return e.emit(
+                mlx.ScatterOp.build(
+                    operands=[op.input, [index], updates],
+                    result_types=[op.result.type],
+                    properties={"axes": int_array([axis])},
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerSliceScatter(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.SliceScatterOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        start, _end, step = _sizes(ints(op.static_bounds), op.bounds)
+        if step != 1:
+            raise LoweringError(f"{op.name}: only step 1 is supported, got {step}")
+        size = shape_of(op.input)[axis]
+        if isinstance(start, int) and start < 0:
+            if size == DYNAMIC:
+                raise LoweringError(f"{op.name}: a negative start on a dynamic dim")
+            start += size
+        static, dynamic = index_operands([start])
+
+        def build(e: Emitter) -> SSAValue:
+            return e.emit(
+                mlx.SliceUpdateOp.build(
+                    operands=[op.input, e.astype(op.src, dtype_of(op.input)), dynamic],
+                    result_types=[op.result.type],
+                    properties={"static_start": int_array(static), "axes": int_array([axis])},
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra
+# ---------------------------------------------------------------------------
+
+
+def shape_of_type(t: Attribute) -> tuple[int, ...]:
+    assert isinstance(t, TensorType)
+    return t.get_shape()
+
+
+def rank_of_type(t: Attribute) -> int:
+    return len(shape_of_type(t))
+
+
+class LowerMatmul(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.MatmulLikeOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, lambda e: _matmul_typed(e, op.input, op.other, op.result.type))
+
+
+def _matmul_typed(e: Emitter, a: SSAValue, b: SSAValue, result_type: Attribute) -> SSAValue:
+    dtype = dtype_of_type(result_type)
+    a, b = e.astype(a, dtype), e.astype(b, dtype)
+    a1, b1 = rank_of(a) == 1, rank_of(b) == 1
+    if a1:
+        a = e.expand_dims(a, [0])
+    if b1:
+        b = e.expand_dims(b, [1])
+    sa, sb = shape_of(a), shape_of(b)
+    out = [*broadcast_shapes([sa[:-2], sb[:-2]]), sa[-2], sb[-1]]
+    product = e.emit(mlx.MatmulOp.build(operands=[a, b], result_types=[_tensor(dtype, out)]))
+    rank = len(out)
+    squeeze = ([rank - 2] if a1 else []) + ([rank - 1] if b1 else [])
+    return e.squeeze(product, squeeze)
+
+
+def dtype_of_type(t: Attribute) -> Attribute:
+    assert isinstance(t, TensorType)
+    return t.get_element_type()
+
+
+class LowerAddmm(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.AddmmOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        props = {k: v for k, v in (("alpha", op.alpha), ("beta", op.beta)) if v is not None}
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                mlx.AddmmOp.build(
+                    operands=[e.astype(op.bias, dtype), e.astype(op.mat1, dtype), e.astype(op.mat2, dtype)],
+                    result_types=[op.result.type],
+                    properties=props,
+                )
+            ),
+        )
+
+
+class LowerLinear(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinearOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            weight = e.astype(op.weight, dtype)
+            if rank_of(weight) == 2:
+                weight = e.transpose(weight, [1, 0])
+            out = _matmul_typed(e, e.astype(op.input, dtype), weight, op.result.type)
+            if op.bias is not None:
+                out = e.binary("add", out, e.astype(op.bias, dtype))
+            return out
+
+        self.replace(op, rewriter, build)
+
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling
+# ---------------------------------------------------------------------------
+
+
+def _expand_list(values: Sequence[int], count: int) -> list[int]:
+    return list(values) * count if len(values) == 1 else list(values)
+
+
+class LowerConvolution(AtenLowering):
+    """NCHW convolution → channels-last `mlx.conv_general` between two transposes."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ConvolutionOp, rewriter: PatternRewriter) -> None:
+        if op.transposed is not None:
+            raise LoweringError(f"{op.name}: transposed convolution is not supported yet")
+        rank = rank_of(op.input)
+        spatial = rank - 2
+        dtype = dtype_of(op.result)
+        to_last = [0, *range(2, rank), 1]
+        to_first = [0, rank - 1, *range(1, rank - 1)]
+        padding = _expand_list(ints(op.padding), spatial)
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.transpose(e.astype(op.input, dtype), to_last)
+            w = e.transpose(e.astype(op.weight, dtype), to_last)
+            out_shape = shape_of(op.result)
+            conv = e.emit(
+                mlx.ConvGeneralOp.build(
+                    operands=[x, w],
+                    result_types=[_tensor(dtype, [out_shape[p] for p in to_last])],
+                    properties={
+                        "stride": int_array(_expand_list(ints(op.stride), spatial)),
+                        "padding_lo": int_array(padding),
+                        "padding_hi": int_array(padding),
+                        "kernel_dilation": int_array(_expand_list(ints(op.dilation), spatial)),
+                        "input_dilation": int_array([1] * spatial),
+                        "groups": op.groups,
+                    },
+                )
+            )
+            if op.bias is not None:
+                conv = e.binary("add", conv, e.astype(op.bias, dtype))
+            return e.transpose(conv, to_first)
+
+        self.replace(op, rewriter, build)
+
+
+def _pool_output(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil: bool) -> int:
+    span = size + 2 * pad - dilation * (kernel - 1) - 1
+    out = (-(-span // stride) if ceil else span // stride) + 1
+    if ceil and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+class LowerPool2d(AtenLowering):
+    """2-d max/avg pooling as the max/sum over the kernel's strided slices of the padded
+    input (MLX has no pooling primitive). Needs static spatial dims."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.PoolOp, rewriter: PatternRewriter) -> None:
+        is_max = isinstance(op, aten.MaxPool2dOp)
+        shape = shape_of(op.input)
+        h, w = shape[-2], shape[-1]
+        if DYNAMIC in (h, w):
+            raise LoweringError(f"{op.name}: pooling needs static spatial dims")
+        kh, kw = _expand_list(ints(op.kernel_size), 2)
+        sh, sw = _expand_list(ints(op.stride) or (kh, kw), 2)
+        ph, pw = _expand_list(ints(op.padding), 2)
+        dh, dw = _expand_list(ints(op.dilation), 2) if isinstance(op, aten.MaxPool2dOp) else (1, 1)
+        ceil = op.ceil_mode is not None
+        oh = _pool_output(h, kh, sh, ph, dh, ceil)
+        ow = _pool_output(w, kw, sw, pw, dw, ceil)
+        dtype = dtype_of(op.result)
+        rank = len(shape)
+        # Extra high padding lets ceil-mode windows run past the edge.
+        extra_h = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
+        extra_w = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
+        fill = -math.inf if is_max else 0.0
+
+        def padded(e: Emitter, x: SSAValue, value: float) -> SSAValue:
+            if not (ph or pw or extra_h or extra_w):
+                return x
+            low = [0] * (rank - 2) + [ph, pw]
+            high = [0] * (rank - 2) + [ph + extra_h, pw + extra_w]
+            out = [*shape[:-2], h + 2 * ph + extra_h, w + 2 * pw + extra_w]
+            return e.emit(
+                mlx.PadOp.build(
+                    operands=[x],
+                    result_types=[_tensor(dtype_of(x), out)],
+                    properties={
+                        "low": int_array(low),
+                        "high": int_array(high),
+                        "value": FloatAttr(value, Float64Type()),
+                    },
+                )
+            )
+
+        def windows(e: Emitter, x: SSAValue, combine: str) -> SSAValue:
+            acc: SSAValue | None = None
+            lead = e.dims(x)[:-2]
+            for i in range(kh):
+                for j in range(kw):
+                    starts: list[Size] = [0] * (rank - 2) + [i * dh, j * dw]
+                    stops: list[Size] = [*lead, i * dh + (oh - 1) * sh + 1, j * dw + (ow - 1) * sw + 1]
+                    part = e.slice(x, starts, stops, [1] * (rank - 2) + [sh, sw], [*shape[:-2], oh, ow])
+                    acc = part if acc is None else e.binary(combine, acc, part)
+            assert acc is not None
+            return acc
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            if is_max:
+                return windows(e, padded(e, x, fill), "maximum")
+            total = windows(e, padded(e, x, 0.0), "add")
+            divisor_attr = op.properties.get("divisor_override")
+            if isinstance(divisor_attr, IntegerAttr):
+                return e.binary("divide", total, e.constant(divisor_attr.value.data, dtype))
+            if op.properties.get("count_include_pad") is not None and not (extra_h or extra_w):
+                return e.binary("divide", total, e.constant(kh * kw, dtype))
+            # Count the window cells that are real input (or real padding with
+            # count_include_pad): pool a tensor of ones the same way.
+            ones = e.emit(
+                mlx.OnesOp.build(
+                    operands=[[]],
+                    result_types=[_tensor(dtype, [h, w])],
+                    properties={"static_shape": int_array([h, w])},
+                )
+            )
+            if op.properties.get("count_include_pad") is not None:
+                counted = e.emit(
+                    mlx.PadOp.build(
+                        operands=[ones],
+                        result_types=[_tensor(dtype, [h + 2 * ph, w + 2 * pw])],
+                        properties={
+                            "low": int_array([ph, pw]),
+                            "high": int_array([ph, pw]),
+                            "value": FloatAttr(1.0, Float64Type()),
+                        },
+                    )
+                )
+                counted_pad = (0, 0)
+            else:
+                counted = ones
+                counted_pad = (ph, pw)
+            ch, cw = shape_of(counted)
+            high_h = (oh - 1) * sh + dh * (kh - 1) + 1 - ch - counted_pad[0]
+            high_w = (ow - 1) * sw + dw * (kw - 1) + 1 - cw - counted_pad[1]
+            counts_in = e.emit(
+                mlx.PadOp.build(
+                    operands=[counted],
+                    result_types=[_tensor(dtype, [ch + counted_pad[0] + max(0, high_h), cw + counted_pad[1] + max(0, high_w)])],
+                    properties={
+                        "low": int_array(list(counted_pad)),
+                        "high": int_array([max(0, high_h), max(0, high_w)]),
+                        "value": FloatAttr(0.0, Float64Type()),
+                    },
+                )
+            )
+            acc: SSAValue | None = None
+            for i in range(kh):
+                for j in range(kw):
+                    part = e.slice(
+                        counts_in,
+                        [i, j],
+                        [i + (oh - 1) * sh + 1, j + (ow - 1) * sw + 1],
+                        [sh, sw],
+                        [oh, ow],
+                    )
+                    acc = part if acc is None else e.binary("add", acc, part)
+            assert acc is not None
+            return e.binary("divide", total, acc)
+
+        self.replace(op, rewriter, build)
+
+
+# ---------------------------------------------------------------------------
+# Normalization
+# ---------------------------------------------------------------------------
+
+
+def _flatten_trailing(e: Emitter, x: SSAValue, count: int) -> SSAValue:
+    if count == 1:
+        return x
+    dims = e.dims(x)
+    flat: Size = 1
+    for size in dims[-count:]:
+        flat = e.mul(flat, size)
+    return e.reshape(x, [*dims[:-count], flat])
+
+
+def _eps_or_default(eps: FloatAttr | None, dtype: Attribute) -> float:
+    if eps is not None:
+        return eps.value.data
+    return float(torch.finfo(_TORCH_DTYPES[dtype]).eps)
+
+
+class LowerNorm(AtenLowering):
+    """layer_norm / rms_norm over trailing dims → MLX's fast kernels over the last axis."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.LayerNormOp | aten.RmsNormOp):
+            return
+        count = len(ints(op.normalized_shape))
+        dtype = dtype_of(op.result)
+        eps = _eps_or_default(op.eps, dtype)
+        is_layer = isinstance(op, aten.LayerNormOp)
+
+        def build(e: Emitter) -> SSAValue:
+            x = _flatten_trailing(e, e.astype(op.input, dtype), count)
+            params = [op.weight] + ([op.bias] if isinstance(op, aten.LayerNormOp) else [])
+            flat = [
+                [e.reshape(e.astype(p, dtype), [math.prod(ints(op.normalized_shape))])] if p is not None else []
+                for p in params
+            ]
+            op_cls = mlx.LayerNormOp if is_layer else mlx.RmsNormOp
+            normed = e.emit(
+                op_cls.build(
+                    operands=[x, *flat],
+                    result_types=[x.type],
+                    properties={"eps": FloatAttr(eps, Float64Type())},
+                )
+            )
+            return e.reshape(normed, e.dims(op.input)) if count > 1 else normed
+
+        self.replace(op, rewriter, build)
+
+
+def _channel_param(e: Emitter, param: SSAValue, rank: int, dtype: Attribute) -> SSAValue:
+    """A per-channel `[C]` vector shaped `[C, 1, ...]` to broadcast against `[N, C, ...]`."""
+    value = e.astype(param, dtype)
+    return e.expand_dims(value, list(range(1, rank - 1))) if rank > 2 else value
+
+
+class LowerBatchNorm(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.BatchNormOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        rank = rank_of(op.input)
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            mean = _channel_param(e, op.running_mean, rank, dtype)
+            var = _channel_param(e, op.running_var, rank, dtype)
+            scale = e.unary("rsqrt", e.binary("add", var, e.constant(op.eps.value.data, dtype)))
+            if op.weight is not None:
+                scale = e.binary("multiply", scale, _channel_param(e, op.weight, rank, dtype))
+            out = e.binary("multiply", e.binary("subtract", x, mean), scale)
+            if op.bias is not None:
+                out = e.binary("add", out, _channel_param(e, op.bias, rank, dtype))
+            return out
+
+        self.replace(op, rewriter, build)
+
+
+class LowerGroupNorm(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.GroupNormOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        rank = rank_of(op.input)
+        groups = op.num_groups.value.data
+        eps = op.eps.value.data
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            dims = e.dims(x)
+            grouped = e.reshape(x, [dims[0], groups, e.floordiv(_numel(e, dims[1:]), groups)])
+            mean = e.reduce("mean", grouped, [2], True, dtype)
+            centered = e.binary("subtract", grouped, mean)
+            var = e.reduce("mean", e.unary("square", centered), [2], True, dtype)
+            normed = e.binary(
+                "multiply", centered, e.unary("rsqrt", e.binary("add", var, e.constant(eps, dtype)))
+            )
+            out = e.reshape(normed, dims)
+            if op.weight is not None:
+                out = e.binary("multiply", out, _channel_param(e, op.weight, rank, dtype))
+            if op.bias is not None:
+                out = e.binary("add", out, _channel_param(e, op.bias, rank, dtype))
+            return out
+
+        self.replace(op, rewriter, build)
+
+
+def _numel(e: Emitter, sizes: Sequence[Size]) -> Size:
+    total: Size = 1
+    for size in sizes:
+        total = e.mul(total, size)
+    return total
+
+
+# ---------------------------------------------------------------------------
+# Attention
+# ---------------------------------------------------------------------------
+
+
+class LowerAttention(AtenLowering):
+    """SDPA → `mlx.scaled_dot_product_attention`. PyTorch's `is_causal` is upper-left
+    aligned and MLX's `causal` lower-right: they agree only when the query and key
+    lengths are provably equal; otherwise an explicit `j <= i` mask is built."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ScaledDotProductAttentionOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        head_dim = shape_of(op.query)[-1]
+        if op.scale is not None:
+            scale = op.scale.value.data
+        elif head_dim != DYNAMIC:
+            scale = 1 / math.sqrt(head_dim)
+        else:
+            raise LoweringError(f"{op.name}: a dynamic head dim needs an explicit scale")
+        rank = rank_of(op.query)
+        if rank not in (3, 4):
+            raise LoweringError(f"{op.name}: only 3-D and 4-D attention is supported")
+
+        def build(e: Emitter) -> SSAValue:
+            q, k, v = (e.astype(t, dtype) for t in (op.query, op.key, op.value))
+            if rank == 3:
+                q, k, v = (e.expand_dims(t, [0]) for t in (q, k, v))
+            operands: list[SSAValue | list[SSAValue]] = [q, k, v]
+            props: dict[str, Attribute] = {"scale": FloatAttr(scale, Float64Type())}
+            mask: SSAValue | None = op.attn_mask
+            if mask is not None:
+                if not is_bool(dtype_of(mask)):
+                    mask = e.astype(mask, dtype)
+                if rank == 3 and rank_of(mask) == 3:
+                    mask = e.expand_dims(mask, [0])
+            elif op.is_causal is not None:
+                lq, lk = shape_of(q)[2], shape_of(k)[2]
+                same_length = (lq == lk and lq != DYNAMIC) or _same_runtime_length(op.query, op.key)
+                if same_length:
+                    props["mask_mode"] = StringAttr("causal")
+                else:
+                    mask = _upper_left_causal_mask(e, q, k)
+            operands.append([mask] if mask is not None else [])
+            out = e.emit(
+                mlx.ScaledDotProductAttentionOp.build(
+                    operands=operands,
+                    result_types=[_tensor(dtype, [*shape_of(q)[:-1], shape_of(v)[-1]])],
+                    properties=props,
+                )
+            )
+            return e.squeeze(out, [0]) if rank == 3 else out
+
+        self.replace(op, rewriter, build)
+
+
+def _same_runtime_length(query: SSAValue, key: SSAValue) -> bool:
+    """True when q and k are one SSA value (self-attention without a cache)."""
+    return query is key
+
+
+def _upper_left_causal_mask(e: Emitter, q: SSAValue, k: SSAValue) -> SSAValue:
+    lq, lk = e.dim(q, 2), e.dim(k, 2)
+    rows = _arange(e, lq)
+    cols = _arange(e, lk)
+    rows_col = e.expand_dims(rows, [1])
+    cols_row = e.expand_dims(cols, [0])
+    return e.binary("less_equal", cols_row, rows_col)
+
+
+def _arange(e: Emitter, stop: Size) -> SSAValue:
+    static, dynamic = index_operands([0, stop, 1])
+    length = stop if isinstance(stop, int) else DYNAMIC
+    return e.emit(
+        mlx.ArangeOp.build(
+            operands=[dynamic],
+            result_types=[_tensor(i64, [length])],
+            properties={"static_bounds": int_array(static)},
+        )
+    )
+
+
+# ---------------------------------------------------------------------------
+# Creation
+# ---------------------------------------------------------------------------
+
+
+class LowerCreation(AtenLowering):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.CreationOp | aten.LikeOp | aten.ScalarTensorOp):
+            return
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            if isinstance(op, aten.ScalarTensorOp):
+                return e.as_tensor(op.value, dtype)
+            if isinstance(op, aten.LikeOp):
+                sizes = e.dims(op.input)
+            else:
+                sizes = _sizes(op.size_list(), op.sizes)
+            static, dynamic = index_operands(sizes)
+            fill = getattr(op, "fill_value", None)
+            if isinstance(op, aten.ZerosOp | aten.ZerosLikeOp):
+                op_cls, operands = mlx.ZerosOp, [dynamic]
+            elif isinstance(op, aten.OnesOp | aten.OnesLikeOp):
+                op_cls, operands = mlx.OnesOp, [dynamic]
+            else:
+                assert fill is not None
+                op_cls, operands = mlx.FullOp, [dynamic, e.as_tensor(fill, dtype)]
+            return e.emit(
+                op_cls.build(
+                    operands=operands,
+                    result_types=[op.result.type],
+                    properties={"static_shape": int_array(static)},
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerArange(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ArangeOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        bounds = [op.start, op.end, op.step]
+        literals = [_scalar_literal(b) for b in bounds]
+        integral = all(
+            isinstance(b.type, IndexType | IntegerType) or (lit is not None and float(lit).is_integer())
+            for b, lit in zip(bounds, literals)
+        )
+        length = shape_of(op.result)[0]
+
+        def build(e: Emitter) -> SSAValue:
+            if integral:
+                sizes: list[Size] = [
+                    int(lit) if lit is not None else b for b, lit in zip(bounds, literals)  # type: ignore[misc]
+                ]
+                static, dynamic = index_operands(sizes)
+                ints_ = e.emit(
+                    mlx.ArangeOp.build(
+                        operands=[dynamic],
+                        result_types=[_tensor(i64, [length])],
+                        properties={"static_bounds": int_array(static)},
+                    )
+                )
+                return e.astype(ints_, dtype)
+            if length == DYNAMIC or any(lit is None for lit in literals):
+                raise LoweringError(f"{op.name}: float bounds need a static length")
+            start, _, step = (float(lit) for lit in literals)  # type: ignore[arg-type]
+            steps = e.astype(_arange(e, length), Float32Type())
+            values = e.binary(
+                "add",
+                e.binary("multiply", steps, e.constant(step, Float32Type())),
+                e.constant(start, Float32Type()),
+            )
+            return e.astype(values, dtype)
+
+        self.replace(op, rewriter, build)
+
+
+class LowerTriangle(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.TriangleOp, rewriter: PatternRewriter) -> None:
+        op_cls = mlx.TrilOp if op.name == "aten.tril" else mlx.TriuOp
+        k = op.diagonal.value.data if op.diagonal is not None else 0
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                op_cls.build(
+                    operands=[op.input],
+                    result_types=[op.result.type],
+                    properties={"k": IntegerAttr(k, i64)},
+                )
+            ),
+        )
+
+
+class LowerSymSize(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.SymSizeOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        self.replace(op, rewriter, lambda e: e.index(e.dim(op.input, axis)))
+
+
+LOWERING_PATTERNS: tuple[RewritePattern, ...] = (
+    LowerUnary(),
+    LowerBinary(),
+    LowerGelu(),
+    LowerWhere(),
+    LowerClamp(),
+    LowerToCopy(),
+    LowerReduction(),
+    LowerVariance(),
+    LowerArgReduction(),
+    LowerScan(),
+    LowerReshape(),
+    LowerExpand(),
+    LowerPermute(),
+    LowerTranspose(),
+    LowerUnsqueeze(),
+    LowerSqueeze(),
+    LowerSlice(),
+    LowerSelect(),
+    LowerNarrow(),
+    LowerCat(),
+    LowerStack(),
+    LowerSplit(),
+    LowerFlip(),
+    LowerRepeat(),
+    LowerConstantPad(),
+    LowerIndex(),
+    LowerIndexSelect(),
+    LowerEmbedding(),
+    LowerGather(),
+    LowerMaskedFill(),
+    LowerIndexPut(),
+    LowerIndexCopy(),
+    LowerSliceScatter(),
+    LowerMatmul(),
+    LowerAddmm(),
+    LowerLinear(),
+    LowerConvolution(),
+    LowerPool2d(),
+    LowerNorm(),
+    LowerBatchNorm(),
+    LowerGroupNorm(),
+    LowerAttention(),
+    LowerCreation(),
+    LowerArange(),
+    LowerTriangle(),
+    LowerSymSize(),
+)
+
+
+def _describe(op: Operation) -> str:
+    loc = op.location
+    where = f"{loc.filename.data}:{loc.line.data}" if isinstance(loc, FileLineColLoc) else "unknown location"
+    return f"{op.name} at {where}"
+
+
+@dataclass(frozen=True)
+class ConvertAtenToMlxPass(ModulePass):
+    """Lowers every aten op to mlx ops; fails listing any op left over."""
+
+    name = "convert-aten-to-mlx"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            PatternRewriteWalker(
+                GreedyRewritePatternApplier(list(LOWERING_PATTERNS)),
+                apply_recursively=False,
+            ).rewrite_module(op)
+        except LoweringError as error:
+            raise PassFailedException(str(error)) from error
+        leftovers = [o for o in op.walk() if o.name.startswith("aten.")]
+        if leftovers:
+            raise PassFailedException(
+                f"{len(leftovers)} aten op(s) could not be lowered:\n"
+                + "\n".join("  " + _describe(o) for o in leftovers)
+            )
+
+
+DEFAULT_PIPELINE = "convert-aten-to-mlx,canonicalize,cse,dce"
+
+
+@dataclass(frozen=True)
+class LowerToMlxPass(ModulePass):
+    """The default pipeline: convert-aten-to-mlx, canonicalize, cse, dce."""
+
+    name = "lower-to-mlx"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xdsl.transforms.canonicalize import CanonicalizePass
+        from xdsl.transforms.common_subexpression_elimination import (
+            CommonSubexpressionElimination,
+        )
+        from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+        ConvertAtenToMlxPass().apply(ctx, op)
+        CanonicalizePass().apply(ctx, op)
+        CommonSubexpressionElimination().apply(ctx, op)
+        DeadCodeElimination().apply(ctx, op)
+
+
+def lower(module: ModuleOp, pipeline: str | None = None) -> ModuleOp:
+    """Lowers an aten-level module in place with `pipeline` (default: lower-to-mlx)."""
+    from xdsl.passes import PassPipeline
+
+    from mlxir.tools.mlx_opt import make_context
+    from mlxir.tools.registry import registered_passes
+
+    ctx = make_context()
+    PassPipeline.parse_spec(registered_passes(), pipeline or LowerToMlxPass.name).apply(ctx, module)
+    module.verify()
+    return module
