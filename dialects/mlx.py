@@ -15,6 +15,34 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
+from mlxir.dialects.common import (
+    DYNAMIC,
+    IntList,
+    MlxirOp,
+    broadcast_shapes,
+    dims_compatible,
+    dtype_of,
+    format_dims,
+    index_operands,
+    int_array,
+    ints,
+    is_bool,
+    is_float,
+    is_integer_or_bool,
+    normalize_axes,
+    normalize_axis,
+    rank_of,
+    shape_of,
+    verify_broadcast_result,
+    verify_dtype,
+    verify_element_count,
+    verify_permutation,
+    verify_reduced_shape,
+    verify_same_dtype,
+    verify_same_shape,
+    verify_shape_matches,
+    verify_size_list,
+)
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -51,38 +79,36 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from mlxir.dialects.common import (
-    MlxirOp,
-    DYNAMIC,
-    IntList,
-    broadcast_shapes,
-    dims_compatible,
-    dtype_of,
-    format_dims,
-    index_operands,
-    int_array,
-    ints,
-    is_bool,
-    is_float,
-    is_integer_or_bool,
-    normalize_axes,
-    normalize_axis,
-    rank_of,
-    shape_of,
-    verify_broadcast_result,
-    verify_dtype,
-    verify_element_count,
-    verify_permutation,
-    verify_reduced_shape,
-    verify_same_dtype,
-    verify_same_shape,
-    verify_shape_matches,
-    verify_size_list,
-)
-
 I64Attr = IntegerAttr.constr(type=i64)
 F64Attr = FloatAttr[Float64Type]
 I64Array = DenseArrayBase.constr(i64)
+
+
+def _dim(d: int) -> str:
+    """One dim as diagnostics print it: `?` when dynamic."""
+    return "?" if d == DYNAMIC else str(d)
+
+
+def _axis(axis: int, rank: int) -> int:
+    """An MLX axis of a rank-`rank` array. Unlike ATen, MLX gives a 0-d array no axes:
+    `mx.sum(mx.array(1.0), axis=0)` (or `axis=-1`) is an error."""
+    if rank == 0:
+        raise VerifyException(f"axis {axis} is out of range for rank 0")
+    return normalize_axis(axis, rank, "axis")
+
+
+def _axes(axes: Sequence[int], rank: int) -> list[int]:
+    if rank == 0 and axes:
+        raise VerifyException(f"axis {axes[0]} is out of range for rank 0")
+    return normalize_axes(axes, rank, "axis")
+
+
+def _verify_result_dtype(input: SSAValue, result: SSAValue) -> None:
+    """No implicit promotion: an op that moves or reshapes elements keeps their type."""
+    if dtype_of(input) != dtype_of(result):
+        raise VerifyException(
+            f"result element type {dtype_of(result)} must equal the input's {dtype_of(input)}"
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -328,11 +354,12 @@ class TakeOp(MlxirOp):
 
     def verify_(self) -> None:
         _verify_indices([self.indices])
+        _verify_result_dtype(self.input, self.result)
         x, idx = shape_of(self.input), shape_of(self.indices)
         if self.axis is None:
             verify_shape_matches(idx, self.result)
             return
-        axis = normalize_axis(self.axis.value.data, len(x), "axis")
+        axis = _axis(self.axis.value.data, len(x))
         verify_shape_matches([*x[:axis], *idx, *x[axis + 1:]], self.result)
 
 
@@ -354,7 +381,7 @@ class TakeAlongAxisOp(MlxirOp):
     def verify_(self) -> None:
         _verify_indices([self.indices])
         x, idx = shape_of(self.input), shape_of(self.indices)
-        axis = normalize_axis(self.axis.value.data, len(x), "axis")
+        axis = _axis(self.axis.value.data, len(x))
         if len(idx) != len(x):
             raise VerifyException("indices must have the input's rank")
         expected = broadcast_shapes(
@@ -362,6 +389,7 @@ class TakeAlongAxisOp(MlxirOp):
         )
         expected[axis] = idx[axis]
         verify_shape_matches(expected, self.result)
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -388,7 +416,7 @@ class GatherOp(MlxirOp):
 
     def verify_(self) -> None:
         x = shape_of(self.input)
-        axes = normalize_axes(ints(self.axes), len(x), "axis")
+        axes = _axes(ints(self.axes), len(x))
         if len(axes) != len(self.indices):
             raise VerifyException(f"{len(self.indices)} index tensors but {len(axes)} axes")
         batch = _verify_indices(self.indices)
@@ -400,9 +428,14 @@ class GatherOp(MlxirOp):
         if sizes.count(DYNAMIC) != len(self.slice_sizes):
             raise VerifyException("slice_sizes' dynamic entries do not match its index operands")
         for i, (s, d) in enumerate(zip(sizes, x)):
-            if s not in (DYNAMIC,) and (s < 0 or (d != DYNAMIC and s > d)):
+            if s == DYNAMIC:
+                continue
+            if s < 0:
+                raise VerifyException(f"slice size {s} of axis {i} is negative")
+            if d != DYNAMIC and s > d:
                 raise VerifyException(f"slice size {s} of axis {i} exceeds the dim size {d}")
         verify_shape_matches([*batch, *sizes], self.result)
+        _verify_result_dtype(self.input, self.result)
 
 
 SCATTER_REDUCTIONS = ("none", "add", "prod", "max", "min")
@@ -430,7 +463,7 @@ class ScatterOp(MlxirOp):
 
     def verify_(self) -> None:
         x = shape_of(self.input)
-        axes = normalize_axes(ints(self.axes), len(x), "axis")
+        axes = _axes(ints(self.axes), len(x))
         if len(axes) != len(self.indices):
             raise VerifyException(f"{len(self.indices)} index tensors but {len(axes)} axes")
         batch = _verify_indices(self.indices)
@@ -468,7 +501,7 @@ class SliceUpdateOp(MlxirOp):
 
     def verify_(self) -> None:
         x, u = shape_of(self.input), shape_of(self.update)
-        axes = normalize_axes(ints(self.axes), len(x), "axis")
+        axes = _axes(ints(self.axes), len(x))
         starts = ints(self.static_start)
         if len(starts) != len(axes):
             raise VerifyException(f"{len(starts)} start entries but {len(axes)} axes")
@@ -516,8 +549,7 @@ class ShapedResultOp(MlxirOp):
 
     def verify_(self) -> None:
         verify_size_list(ints(self.static_shape), len(self.shape), shape_of(self.result), "shape")
-        if dtype_of(self.input) != dtype_of(self.result):
-            raise VerifyException("result element type must equal the input's")
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -564,6 +596,7 @@ class TransposeOp(MlxirOp):
         perm = ints(self.axes)
         verify_permutation(perm, len(x), "axes")
         verify_shape_matches([x[p] for p in perm], self.result)
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -579,11 +612,12 @@ class ExpandDimsOp(MlxirOp):
     def verify_(self) -> None:
         x = shape_of(self.input)
         out_rank = len(x) + len(ints(self.axes))
-        axes = normalize_axes(ints(self.axes), out_rank, "axis")
+        axes = _axes(ints(self.axes), out_rank)
         rest = iter(x)
         verify_shape_matches(
             [1 if i in axes else next(rest) for i in range(out_rank)], self.result
         )
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -598,11 +632,12 @@ class SqueezeOp(MlxirOp):
 
     def verify_(self) -> None:
         x = shape_of(self.input)
-        axes = normalize_axes(ints(self.axes), len(x), "axis")
+        axes = _axes(ints(self.axes), len(x))
         for a in axes:
             if x[a] not in (1, DYNAMIC):
                 raise VerifyException(f"cannot squeeze axis {a} of size {x[a]}")
         verify_shape_matches([d for i, d in enumerate(x) if i not in axes], self.result)
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -622,7 +657,7 @@ class ConcatenateOp(MlxirOp):
         rank = len(shapes[0])
         if any(len(s) != rank for s in shapes):
             raise VerifyException("inputs must have equal rank")
-        axis = normalize_axis(self.axis.value.data, rank, "axis")
+        axis = _axis(self.axis.value.data, rank)
         total = 0
         for s in shapes:
             total = DYNAMIC if DYNAMIC in (total, s[axis]) else total + s[axis]
@@ -655,7 +690,7 @@ class SplitOp(MlxirOp):
 
     def verify_(self) -> None:
         x = shape_of(self.input)
-        axis = normalize_axis(self.axis.value.data, len(x), "axis")
+        axis = _axis(self.axis.value.data, len(x))
         points = list(ints(self.indices))
         if points != sorted(points) or any(p < 0 for p in points):
             raise VerifyException(f"split points {points} must be non-negative and sorted")
@@ -664,13 +699,17 @@ class SplitOp(MlxirOp):
                 f"{len(points)} split points give {len(points) + 1} results, "
                 f"not {len(self.outputs)}"
             )
-        bounds = [0, *points, x[axis]]
+        size = x[axis]
+        if size != DYNAMIC:  # like NumPy, MLX clamps split points to the axis size
+            points = [min(p, size) for p in points]
+        bounds = [0, *points, size]
         for i, out in enumerate(self.outputs):
             expected = list(x)
-            expected[axis] = DYNAMIC if x[axis] == DYNAMIC and i == len(points) else (
+            expected[axis] = DYNAMIC if size == DYNAMIC and i == len(points) else (
                 bounds[i + 1] - bounds[i]
             )
             verify_shape_matches(expected, out, f"result #{i}")
+            _verify_result_dtype(self.input, out)
 
 
 @irdl_op_definition
@@ -721,6 +760,7 @@ class SliceOp(MlxirOp):
                 hi = max(-1, b + d if b < 0 else b)
                 expected.append(max(0, (lo - hi + (-s) - 1) // (-s)))
         verify_shape_matches(expected, self.result)
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -751,6 +791,7 @@ class PadOp(MlxirOp):
             [DYNAMIC if d == DYNAMIC else d + lo + hi for d, lo, hi in zip(x, low, high)],
             self.result,
         )
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -773,6 +814,7 @@ class TileOp(MlxirOp):
         verify_shape_matches(
             [DYNAMIC if d == DYNAMIC else d * r for d, r in zip(xs, rs)], self.result
         )
+        _verify_result_dtype(self.input, self.result)
 
 
 # ---------------------------------------------------------------------------
@@ -826,6 +868,7 @@ class AddmmOp(MlxirOp):
 
     def verify_(self) -> None:
         _verify_matmul(self.a, self.b, self.result)
+        verify_same_dtype([self.c, self.a, self.b, self.result], "c, a, b and result")
         verify_broadcast_result([shape_of(self.c), shape_of(self.result)], self.result)
 
 
@@ -944,7 +987,7 @@ def _verify_norm_param(param: SSAValue | None, x: SSAValue, what: str) -> None:
         return
     if rank_of(param) != 1 or not dims_compatible(shape_of(param)[0], shape_of(x)[-1]):
         raise VerifyException(
-            f"{what} must be 1-D of the last dim's size {shape_of(x)[-1]}, got "
+            f"{what} must be 1-D of the last dim's size {_dim(shape_of(x)[-1])}, got "
             f"{format_dims(shape_of(param))}"
         )
 
@@ -970,6 +1013,7 @@ class RmsNormOp(MlxirOp):
         _verify_norm_param(self.weight, self.input, "weight")
         verify_same_shape(self.input, self.result)
         verify_dtype(self.input, "float", "input")
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -996,6 +1040,7 @@ class LayerNormOp(MlxirOp):
         _verify_norm_param(self.bias, self.input, "bias")
         verify_same_shape(self.input, self.result)
         verify_dtype(self.input, "float", "input")
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -1027,12 +1072,14 @@ class RopeOp(MlxirOp):
         dims = self.dims.value.data
         if dims <= 0 or dims % 2 or (x[-1] != DYNAMIC and dims > x[-1]):
             raise VerifyException(
-                f"dims {dims} must be even, positive and at most the feature size {x[-1]}"
+                f"dims {dims} must be even, positive and at most the feature size "
+                f"{_dim(x[-1])}"
             )
         offset = ints(self.static_offset)
         if len(offset) != 1 or offset.count(DYNAMIC) != len(self.offset):
             raise VerifyException("offset must be exactly one integer or index value")
         verify_same_shape(self.input, self.result)
+        _verify_result_dtype(self.input, self.result)
 
 
 # ---------------------------------------------------------------------------
@@ -1058,7 +1105,7 @@ class ReductionOp(MlxirOp):
         rank = rank_of(self.input)
         if self.axes is None:
             return list(range(rank))
-        return normalize_axes(ints(self.axes), rank, "axis")
+        return _axes(ints(self.axes), rank)
 
     def verify_(self) -> None:
         verify_reduced_shape(
@@ -1067,8 +1114,8 @@ class ReductionOp(MlxirOp):
         kind = REDUCTION_OPS.get(self.name.removeprefix("mlx."))
         if kind is ElementwiseKind.PREDICATE:
             verify_dtype(self.result, "bool", "result")
-        elif kind is ElementwiseKind.SAME and dtype_of(self.input) != dtype_of(self.result):
-            raise VerifyException("result element type must equal the input's")
+        elif kind is ElementwiseKind.SAME:
+            _verify_result_dtype(self.input, self.result)
         elif kind is ElementwiseKind.FLOAT:
             verify_dtype(self.result, "float", "result")
 
@@ -1131,7 +1178,7 @@ class ArgReductionOp(MlxirOp):
         if self.axis is None:
             verify_shape_matches([1] * len(x) if keep else [], self.result)
             return
-        axis = normalize_axis(self.axis.value.data, len(x), "axis")
+        axis = _axis(self.axis.value.data, len(x))
         verify_reduced_shape(x, [axis], keep, self.result)
 
 
@@ -1158,10 +1205,9 @@ class ScanOp(MlxirOp):
     )
 
     def verify_(self) -> None:
-        normalize_axis(self.axis.value.data, rank_of(self.input), "axis")
+        _axis(self.axis.value.data, rank_of(self.input))
         verify_same_shape(self.input, self.result)
-        if dtype_of(self.input) != dtype_of(self.result):
-            raise VerifyException("result element type must equal the input's")
+        _verify_result_dtype(self.input, self.result)
 
 
 @irdl_op_definition
@@ -1201,7 +1247,7 @@ class SoftmaxOp(MlxirOp):
     custom_directives = (IntList,)
 
     def verify_(self) -> None:
-        normalize_axes(ints(self.axes), rank_of(self.input), "axis")
+        _axes(ints(self.axes), rank_of(self.input))
         verify_same_shape(self.input, self.result)
         verify_same_dtype([self.input, self.result], "input and result")
         verify_dtype(self.input, "float", "input")
@@ -1366,7 +1412,7 @@ class DimOp(MlxirOp):
         )
 
     def verify_(self) -> None:
-        normalize_axis(self.axis.value.data, rank_of(self.input), "axis")
+        _axis(self.axis.value.data, rank_of(self.input))
 
 
 @irdl_op_definition

@@ -75,6 +75,7 @@ func.func @permute(%x: tensor<2x?x8xf32>, %v: tensor<5xi32>) -> tensor<8x2x?xf32
   func.return %t : tensor<8x2x?xf32>
 }
 
+// Split points past the end clamp to the axis size, as in MLX and NumPy.
 // CHECK-LABEL: func.func @concatenate_split(
 // CHECK-SAME: %a: tensor<2x?xf32>, %b: tensor<3x?xf32>, %c: tensor<?x4xf32>) -> tensor<5x?xf32> {
 // CHECK-NEXT: %ab = mlx.concatenate %a, %b axis 0 : tensor<2x?xf32>, tensor<3x?xf32> -> tensor<5x?xf32>
@@ -84,6 +85,7 @@ func.func @permute(%x: tensor<2x?x8xf32>, %v: tensor<5xi32>) -> tensor<8x2x?xf32
 // CHECK-NEXT: %p, %p_1, %p_2 = mlx.split %wide at [4, 6] axis 1 : tensor<?x12xf32> -> tensor<?x4xf32>, tensor<?x2xf32>, tensor<?x6xf32>
 // CHECK-NEXT: %q, %q_1 = mlx.split %c at [1] axis 0 : tensor<?x4xf32> -> tensor<1x4xf32>, tensor<?x4xf32>
 // CHECK-NEXT: %whole = mlx.split %a at [] axis 1 : tensor<2x?xf32> -> tensor<2x?xf32>
+// CHECK-NEXT: %clamped, %clamped_1, %clamped_2 = mlx.split %b at [2, 6] axis 0 : tensor<3x?xf32> -> tensor<2x?xf32>, tensor<1x?xf32>, tensor<0x?xf32>
 // CHECK-NEXT: func.return %ab : tensor<5x?xf32>
 // CHECK-NEXT: }
 func.func @concatenate_split(%a: tensor<2x?xf32>, %b: tensor<3x?xf32>, %c: tensor<?x4xf32>) -> tensor<5x?xf32> {
@@ -94,6 +96,7 @@ func.func @concatenate_split(%a: tensor<2x?xf32>, %b: tensor<3x?xf32>, %c: tenso
   %p:3 = mlx.split %wide at [4, 6] axis 1 : tensor<?x12xf32> -> tensor<?x4xf32>, tensor<?x2xf32>, tensor<?x6xf32>
   %q:2 = mlx.split %c at [1] axis 0 : tensor<?x4xf32> -> tensor<1x4xf32>, tensor<?x4xf32>
   %whole = mlx.split %a at [] axis 1 : tensor<2x?xf32> -> tensor<2x?xf32>
+  %clamped:3 = mlx.split %b at [2, 6] axis 0 : tensor<3x?xf32> -> tensor<2x?xf32>, tensor<1x?xf32>, tensor<0x?xf32>
   func.return %ab : tensor<5x?xf32>
 }
 
