@@ -18,7 +18,6 @@ from collections.abc import Callable
 from io import StringIO
 
 from xdsl.builder import Builder
-from xdsl.rewriter import InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -33,6 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 

@@ -19,7 +19,6 @@ import torch
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,

@@ -44,7 +44,6 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
     BFloat16Type,
-    DenseArrayBase,
     DictionaryAttr,
     FileLineColLoc,
     Float16Type,

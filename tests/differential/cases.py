@@ -1,0 +1,250 @@
+"""The op configurations of the differential suite, one `Case` per op and variant."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from differential.harness import F32, FLOATS, Case
+
+INTS = (torch.int32, torch.int64)
+
+
+def _gen(n: int, salt: str) -> torch.Generator:
+    return torch.Generator().manual_seed(zlib.crc32(f"{n}:{salt}".encode()))
+
+
+def randn(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "", scale: float = 1.0) -> torch.Tensor:
+    return (torch.randn(*shape, generator=_gen(sum(shape), salt)) * scale).to(dtype)
+
+
+def randint(low: int, high: int, *shape: int, dtype: torch.dtype = torch.int64, salt: str = "") -> torch.Tensor:
+    return torch.randint(low, high, shape, generator=_gen(sum(shape), salt)).to(dtype)
+
+
+def positive(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    return (torch.rand(*shape, generator=_gen(sum(shape), salt)) + 0.5).to(dtype)
+
+
+def unary(name: str, fn: Callable[[torch.Tensor], Any], make: Callable[..., torch.Tensor] = randn, dtypes=FLOATS) -> Case:
+    return Case(
+        name,
+        lambda m, x: fn(x),
+        lambda n, dt: (make(3, n, 4, dtype=dt, salt=name),),
+        dynamic={0: (1,)},
+        dtypes=dtypes,
+    )
+
+
+def binary(name: str, fn: Callable[[torch.Tensor, torch.Tensor], Any], make_b: Callable[..., torch.Tensor] = randn, dtypes=FLOATS) -> Case:
+    return Case(
+        name,
+        lambda m, a, b: fn(a, b),
+        lambda n, dt: (randn(2, n, 4, dtype=dt, salt=name), make_b(n, 1, dtype=dt, salt=name + "b")),
+        dynamic={0: (1,), 1: (0,)},
+        dtypes=dtypes,
+    )
+
+
+def int_tensor(*shape: int, dtype: torch.dtype = torch.int64, salt: str = "") -> torch.Tensor:
+    return randint(-20, 20, *shape, dtype=dtype, salt=salt)
+
+
+def nonzero_int(*shape: int, dtype: torch.dtype = torch.int64, salt: str = "") -> torch.Tensor:
+    values = randint(1, 7, *shape, dtype=dtype, salt=salt)
+    signs = randint(0, 2, *shape, dtype=dtype, salt=salt + "s") * 2 - 1
+    return values * signs
+
+
+CASES: list[Case] = [
+    # --- elementwise unary ---------------------------------------------------
+    unary("abs", torch.abs),
+    unary("neg", torch.neg),
+    unary("exp", torch.exp),
+    unary("expm1", torch.expm1),
+    unary("log", torch.log, positive),
+    unary("log1p", torch.log1p, positive),
+    unary("log2", torch.log2, positive),
+    unary("sqrt", torch.sqrt, positive),
+    unary("rsqrt", torch.rsqrt, positive),
+    unary("sin", torch.sin),
+    unary("cos", torch.cos),
+    unary("tanh", torch.tanh),
+    unary("sigmoid", torch.sigmoid),
+    unary("silu", F.silu),
+    unary("gelu", F.gelu),
+    unary("gelu_tanh", lambda x: F.gelu(x, approximate="tanh")),
+    unary("relu", torch.relu),
+    unary("erf", torch.erf),
+    unary("floor", lambda x: torch.floor(x * 3)),
+    unary("ceil", lambda x: torch.ceil(x * 3)),
+    unary("round", lambda x: torch.round(x * 3)),
+    unary("trunc", lambda x: torch.trunc(x * 3)),
+    unary("sign", torch.sign),
+    unary("reciprocal", torch.reciprocal, positive),
+    unary("square", torch.square),
+    unary("hardtanh", lambda x: F.hardtanh(x * 2)),
+    unary("logical_not", lambda x: torch.logical_not(x > 0)),
+    unary("abs_int", torch.abs, int_tensor, INTS),
+    unary("neg_int", torch.neg, int_tensor, INTS),
+    unary("bitwise_not_int", torch.bitwise_not, int_tensor, INTS),
+    unary("exp_of_int", lambda x: torch.exp(x.float() / 10), int_tensor, INTS),
+    # --- elementwise binary --------------------------------------------------
+    binary("add", torch.add),
+    binary("add_alpha", lambda a, b: torch.add(a, b, alpha=2.5)),
+    binary("sub", torch.sub),
+    binary("sub_alpha", lambda a, b: torch.sub(a, b, alpha=0.5)),
+    binary("mul", torch.mul),
+    binary("div", torch.div, positive),
+    binary("div_floor", lambda a, b: torch.div(a, b, rounding_mode="floor"), positive),
+    binary("div_trunc", lambda a, b: torch.div(a, b, rounding_mode="trunc"), positive),
+    binary("pow", lambda a, b: torch.pow(a.abs() + 0.5, b)),
+    binary("maximum", torch.maximum),
+    binary("minimum", torch.minimum),
+    binary("remainder", torch.remainder, positive),
+    binary("eq", lambda a, b: a == b.round()),
+    binary("lt", torch.lt),
+    binary("ge", torch.ge),
+    binary("where", lambda a, b: torch.where(a > 0, a, b)),
+    binary("clamp_tensor", lambda a, b: torch.clamp(a, min=b - 1, max=b + 1)),
+    binary("logical_and", lambda a, b: torch.logical_and(a > 0, b > 0)),
+    binary("logical_xor", lambda a, b: torch.logical_xor(a > 0, b > 0)),
+    binary("add_int", torch.add, int_tensor, INTS),
+    binary("mul_int", torch.mul, int_tensor, INTS),
+    binary("floor_divide_int", torch.floor_divide, nonzero_int, INTS),
+    binary("div_trunc_int", lambda a, b: torch.div(a, b, rounding_mode="trunc"), nonzero_int, INTS),
+    binary("div_floor_int", lambda a, b: torch.div(a, b, rounding_mode="floor"), nonzero_int, INTS),
+    binary("true_div_int", torch.div, nonzero_int, INTS),
+    binary("remainder_int", torch.remainder, nonzero_int, INTS),
+    binary("fmod_int", torch.fmod, nonzero_int, INTS),
+    binary("bitwise_and_int", torch.bitwise_and, int_tensor, INTS),
+    binary("bitwise_xor_int", torch.bitwise_xor, int_tensor, INTS),
+    Case(
+        "scalar_ops",
+        lambda m, x: (x * 2.5 + 1) / 3 - x.clamp(min=-0.5, max=0.5) ** 2,
+        lambda n, dt: (randn(n, 6, dtype=dt, salt="scalar"),),
+        dynamic={0: (0,)},
+    ),
+    Case(
+        "int_tensor_plus_float_scalar",
+        lambda m, x: x + 1.5,
+        lambda n, dt: (int_tensor(n, 3, dtype=dt),),
+        dynamic={0: (0,)},
+        dtypes=INTS,
+    ),
+    Case(
+        "masked_fill",
+        lambda m, x: x.masked_fill(x > 0.5, -2.0),
+        lambda n, dt: (randn(2, n, dtype=dt, salt="mf"),),
+        dynamic={0: (1,)},
+    ),
+    Case(
+        "mixed_dtype_add",
+        lambda m, x, y: x + y,
+        lambda n, dt: (randn(n, 3, dtype=dt), randn(n, 3, dtype=torch.float32, salt="y")),
+        dynamic={0: (0,), 1: (0,)},
+        dtypes=(torch.float16, torch.bfloat16),
+    ),
+    Case(
+        "cast_chain",
+        lambda m, x: x.to(torch.float16).to(torch.float32) * x.to(torch.int32),
+        lambda n, dt: (randn(n, 3, dtype=dt, scale=5.0),),
+        dynamic={0: (0,)},
+        dtypes=F32,
+    ),
+    # --- reductions and scans ------------------------------------------------
+    Case("sum", lambda m, x: x.sum(dim=1), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
+    Case("sum_keepdim", lambda m, x: x.sum(dim=(0, 2), keepdim=True), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
+    Case("sum_all", lambda m, x: x.sum(), lambda n, dt: (randn(2, n, dtype=dt),), {0: (1,)}),
+    Case("sum_int", lambda m, x: x.sum(dim=-1), lambda n, dt: (int_tensor(3, n, dtype=dt),), {0: (1,)}, dtypes=INTS),
+    Case("mean", lambda m, x: x.mean(dim=-1, keepdim=True), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("amax", lambda m, x: x.amax(dim=1), lambda n, dt: (randn(3, n, 2, dtype=dt),), {0: (1,)}),
+    Case("amin", lambda m, x: x.amin(dim=0), lambda n, dt: (randn(n, 4, dtype=dt),), {0: (0,)}),
+    Case("prod", lambda m, x: x.prod(dim=1), lambda n, dt: (positive(3, n, dtype=dt),), {0: (1,)}),
+    Case("argmax", lambda m, x: x.argmax(dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("argmin_keepdim", lambda m, x: x.argmin(dim=0, keepdim=True), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
+    Case("var", lambda m, x: x.var(dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("std_unbiased0", lambda m, x: x.std(dim=-1, correction=0), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("logsumexp", lambda m, x: torch.logsumexp(x, dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("cumsum", lambda m, x: torch.cumsum(x, dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("cumsum_int", lambda m, x: torch.cumsum(x, dim=0), lambda n, dt: (int_tensor(n, 3, dtype=dt),), {0: (0,)}, dtypes=INTS),
+    Case("any_all", lambda m, x: ((x > 1).any(dim=1), (x > -3).all(dim=0)), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("softmax", lambda m, x: torch.softmax(x, dim=-1), lambda n, dt: (randn(2, 3, n, dtype=dt),), {0: (2,)}),
+    Case("log_softmax", lambda m, x: torch.log_softmax(x, dim=1), lambda n, dt: (randn(2, n, dtype=dt),), {0: (1,)}),
+    # --- shape ops -----------------------------------------------------------
+    Case("view", lambda m, x: x.view(x.shape[0], -1) * 2, lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}),
+    Case("view_infer", lambda m, x: x.reshape(-1, 6) + 1, lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}),
+    Case("permute", lambda m, x: x.permute(2, 0, 1) + 0, lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}),
+    Case("transpose", lambda m, x: x.transpose(0, 1).contiguous() * 1, lambda n, dt: (randn(n, 4, dtype=dt),), {0: (0,)}),
+    Case("unsqueeze_squeeze", lambda m, x: x.unsqueeze(1).squeeze(1) + x.unsqueeze(-1).sum(-1), lambda n, dt: (randn(n, 4, dtype=dt),), {0: (0,)}),
+    Case("expand", lambda m, x: x[:, None, :].expand(-1, 3, -1) * 1, lambda n, dt: (randn(n, 4, dtype=dt),), {0: (0,)}),
+    Case("slice", lambda m, x: x[:, 1:3] + x[:, -2:].sum(), lambda n, dt: (randn(n, 5, dtype=dt),), {0: (0,)}),
+    Case("slice_dynamic_end", lambda m, x: x[1:] * 2, lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
+    Case("slice_step", lambda m, x: x[:, ::2] + 0, lambda n, dt: (randn(2, n, dtype=dt),), {0: (1,)}),
+    Case("select", lambda m, x: x[:, 1] + x[-1], lambda n, dt: (randn(4, 4, n, dtype=dt),), {0: (2,)}),
+    Case("select_last_dynamic", lambda m, x: x[-1] * 2, lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
+    Case("narrow", lambda m, x: x.narrow(1, 1, 2) * 2, lambda n, dt: (randn(n, 5, dtype=dt),), {0: (0,)}),
+    Case("cat", lambda m, x, y: torch.cat([x, y, x], dim=1), lambda n, dt: (randn(2, n, dtype=dt), randn(2, 3, dtype=dt, salt="y")), {0: (1,)}),
+    Case("cat_dynamic_dim", lambda m, x, y: torch.cat([x, y], dim=0), lambda n, dt: (randn(n, 3, dtype=dt), randn(2, 3, dtype=dt, salt="y")), {0: (0,)}),
+    Case("stack", lambda m, x, y: torch.stack([x, y], dim=1), lambda n, dt: (randn(n, 3, dtype=dt), randn(n, 3, dtype=dt, salt="y")), {0: (0,), 1: (0,)}),
+    Case("split", lambda m, x: tuple(t * 1 for t in torch.split(x, 2, dim=1)), lambda n, dt: (randn(n, 6, dtype=dt),), {0: (0,)}),
+    Case("split_sizes", lambda m, x: tuple(t + 0 for t in torch.split(x, [1, 3, 2], dim=1)), lambda n, dt: (randn(n, 6, dtype=dt),), {0: (0,)}),
+    Case("flip", lambda m, x: torch.flip(x, dims=[0, 2]), lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}),
+    Case("repeat", lambda m, x: x.repeat(2, 1, 3), lambda n, dt: (randn(n, 2, dtype=dt),), {0: (0,)}),
+    Case("pad", lambda m, x: F.pad(x, (1, 2, 0, 1), value=0.5), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
+    # --- indexing ------------------------------------------------------------
+    Case("index_one", lambda m, x, i: x[i], lambda n, dt: (randn(n, 3, dtype=dt), randint(-n, n, 4)), {0: (0,)}),
+    Case("index_inner", lambda m, x, i: x[:, i], lambda n, dt: (randn(n, 6, dtype=dt), randint(0, 6, 2, 3)), {0: (0,)}),
+    Case("index_two_adjacent_inner", lambda m, x, i, j: x[:, i, j], lambda n, dt: (randn(n, 3, 4, dtype=dt), randint(0, 3, 2), randint(0, 4, 2, salt="j")), {0: (0,)}),
+    Case("index_two_prefix", lambda m, x, i, j: x[i, j], lambda n, dt: (randn(3, 4, n, dtype=dt), randint(0, 3, 5), randint(-4, 4, 5, salt="j")), {0: (2,)}),
+    Case("index_non_adjacent", lambda m, x, i, j: x[i, :, j], lambda n, dt: (randn(3, n, 4, dtype=dt), randint(0, 3, 2, 1), randint(0, 4, 3, salt="j")), {0: (1,)}),
+    Case("index_dynamic_length", lambda m, x, i: x[i] * 2, lambda n, dt: (randn(6, 3, dtype=dt), randint(0, 6, n)), {1: (0,)}),
+    Case("index_select", lambda m, x, i: torch.index_select(x, 1, i), lambda n, dt: (randn(n, 5, dtype=dt), randint(0, 5, 3)), {0: (0,)}),
+    Case("embedding", lambda m, i: F.embedding(i, m.table), lambda n, dt: (randint(0, 10, 2, n),), {0: (1,)}, params=lambda dt: {"table": randn(10, 4, dtype=dt, salt="table")}),
+    Case("gather", lambda m, x, i: torch.gather(x, 1, i), lambda n, dt: (randn(n, 5, dtype=dt), randint(0, 5, n, 3)), {0: (0,), 1: (0,)}),
+    Case("index_put", lambda m, x, i, v: x.index_put((i,), v), lambda n, dt: (randn(n, 3, dtype=dt), torch.tensor([0, 1]), randn(2, 3, dtype=dt, salt="v")), {0: (0,)}),
+    Case("index_put_accumulate", lambda m, x, i, v: x.index_put((i,), v, accumulate=True), lambda n, dt: (randn(4, n, dtype=dt), torch.tensor([1, 3, 1]), randn(3, n, dtype=dt, salt="v")), {0: (1,), 2: (1,)}),
+    Case("index_put_inner", lambda m, x, i, v: torch.ops.aten.index_put(x, [None, i], v), lambda n, dt: (randn(n, 4, dtype=dt), torch.tensor([2, 0]), randn(n, 2, dtype=dt, salt="v")), {0: (0,), 2: (0,)}),
+    Case("slice_scatter", lambda m, x, s: torch.slice_scatter(x, s, dim=1, start=1, end=3), lambda n, dt: (randn(n, 5, dtype=dt), randn(n, 2, dtype=dt, salt="s")), {0: (0,), 1: (0,)}),
+    Case("index_copy", lambda m, x, i, s: x.index_copy(0, i, s), lambda n, dt: (randn(5, n, dtype=dt), torch.tensor([4, 0]), randn(2, n, dtype=dt, salt="s")), {0: (1,), 2: (1,)}),
+    # --- linear algebra ------------------------------------------------------
+    Case("linear", lambda m, x: F.linear(x, m.w, m.b), lambda n, dt: (randn(2, n, 4, dtype=dt),), {0: (1,)}, params=lambda dt: {"w": randn(3, 4, dtype=dt, salt="w"), "b": randn(3, dtype=dt, salt="b")}),
+    Case("linear_no_bias", lambda m, x: F.linear(x, m.w), lambda n, dt: (randn(n, 4, dtype=dt),), {0: (0,)}, params=lambda dt: {"w": randn(6, 4, dtype=dt, salt="w")}),
+    Case("mm", lambda m, a, b: torch.mm(a, b), lambda n, dt: (randn(n, 4, dtype=dt), randn(4, 3, dtype=dt, salt="b")), {0: (0,)}),
+    Case("bmm", lambda m, a, b: torch.bmm(a, b), lambda n, dt: (randn(2, n, 4, dtype=dt), randn(2, 4, 3, dtype=dt, salt="b")), {0: (1,)}),
+    Case("matmul_broadcast", lambda m, a, b: a @ b, lambda n, dt: (randn(2, 1, n, 4, dtype=dt), randn(3, 4, 2, dtype=dt, salt="b")), {0: (2,)}),
+    Case("matmul_vector", lambda m, a, b: a @ b, lambda n, dt: (randn(n, 4, dtype=dt), randn(4, dtype=dt, salt="b")), {0: (0,)}),
+    Case("addmm", lambda m, c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0), lambda n, dt: (randn(3, dtype=dt), randn(n, 4, dtype=dt, salt="a"), randn(4, 3, dtype=dt, salt="b")), {1: (0,)}),
+    # --- convolution, pooling, norms ------------------------------------------
+    Case("conv2d", lambda m, x: F.conv2d(x, m.w, m.b, stride=1, padding=1), lambda n, dt: (randn(n, 3, 6, 6, dtype=dt),), {0: (0,)}, params=lambda dt: {"w": randn(4, 3, 3, 3, dtype=dt, salt="w", scale=0.3), "b": randn(4, dtype=dt, salt="b")}),
+    Case("conv2d_strided_grouped", lambda m, x: F.conv2d(x, m.w, stride=2, padding=0, groups=2), lambda n, dt: (randn(n, 4, 7, 7, dtype=dt),), {0: (0,)}, params=lambda dt: {"w": randn(6, 2, 3, 3, dtype=dt, salt="w", scale=0.3)}),
+    Case("conv1d", lambda m, x: F.conv1d(x, m.w, padding=2, dilation=2), lambda n, dt: (randn(2, 3, n + 4, dtype=dt),), {0: (2,)}, params=lambda dt: {"w": randn(5, 3, 3, dtype=dt, salt="w", scale=0.3)}),
+    Case("max_pool2d", lambda m, x: F.max_pool2d(x, 2), lambda n, dt: (randn(n, 3, 6, 6, dtype=dt),), {0: (0,)}),
+    Case("max_pool2d_padded", lambda m, x: F.max_pool2d(x, 3, stride=2, padding=1), lambda n, dt: (randn(2, n, 7, 7, dtype=dt),), {0: (1,)}),
+    Case("avg_pool2d", lambda m, x: F.avg_pool2d(x, 2), lambda n, dt: (randn(n, 2, 6, 6, dtype=dt),), {0: (0,)}),
+    Case("avg_pool2d_padded", lambda m, x: F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False), lambda n, dt: (randn(n, 2, 7, 7, dtype=dt),), {0: (0,)}),
+    Case("layer_norm", lambda m, x: F.layer_norm(x, (4,), m.w, m.b, eps=1e-5), lambda n, dt: (randn(2, n, 4, dtype=dt),), {0: (1,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w"), "b": randn(4, dtype=dt, salt="b")}),
+    Case("layer_norm_2d", lambda m, x: F.layer_norm(x, (3, 4)), lambda n, dt: (randn(n, 3, 4, dtype=dt),), {0: (0,)}),
+    Case("rms_norm", lambda m, x: F.rms_norm(x, (4,), m.w, eps=1e-6), lambda n, dt: (randn(2, n, 4, dtype=dt),), {0: (1,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w")}),
+    Case("batch_norm", lambda m, x: F.batch_norm(x, m.mean, m.var, m.w, m.b, training=False, eps=1e-5), lambda n, dt: (randn(n, 3, 4, 4, dtype=dt),), {0: (0,)}, params=lambda dt: {"mean": randn(3, dtype=dt, salt="m"), "var": positive(3, dtype=dt, salt="v"), "w": randn(3, dtype=dt, salt="w"), "b": randn(3, dtype=dt, salt="b")}),
+    Case("group_norm", lambda m, x: F.group_norm(x, 2, m.w, m.b, eps=1e-5), lambda n, dt: (randn(n, 4, 3, dtype=dt),), {0: (0,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w"), "b": randn(4, dtype=dt, salt="b")}),
+    # --- attention -----------------------------------------------------------
+    Case("sdpa", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v), lambda n, dt: tuple(randn(1, 2, n, 8, dtype=dt, salt=s) for s in "qkv"), {0: (2,), 1: (2,), 2: (2,)}),
+    Case("sdpa_bool_mask", lambda m, q, k, v, mask: F.scaled_dot_product_attention(q, k, v, attn_mask=mask), lambda n, dt: (*(randn(2, 2, n, 8, dtype=dt, salt=s) for s in "qkv"), torch.ones(n, n, dtype=torch.bool).tril()), {0: (2,), 1: (2,), 2: (2,), 3: (0, 1)}),
+    Case("sdpa_additive_mask_scale", lambda m, q, k, v, mask: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=0.3), lambda n, dt: (*(randn(1, 2, 3, 8, dtype=dt, salt=s) for s in "qk"), randn(1, 2, 3, 8, dtype=dt, salt="v"), randn(1, 1, 3, 3, dtype=dt, salt="mask")), {}),
+    Case("sdpa_causal", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), lambda n, dt: tuple(randn(1, 2, n, 8, dtype=dt, salt=s) for s in "qkv"), {0: (2,), 1: (2,), 2: (2,)}),
+    Case("sdpa_causal_cross", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), lambda n, dt: (randn(1, 2, 3, 8, dtype=dt, salt="q"), randn(1, 2, n + 3, 8, dtype=dt, salt="k"), randn(1, 2, n + 3, 8, dtype=dt, salt="v")), {1: (2,), 2: (2,)}),
+    Case("sdpa_gqa", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), lambda n, dt: (randn(1, 4, n, 8, dtype=dt, salt="q"), randn(1, 2, n, 8, dtype=dt, salt="k"), randn(1, 2, n, 8, dtype=dt, salt="v")), {0: (2,), 1: (2,), 2: (2,)}),
+    # --- creation ------------------------------------------------------------
+    Case("full_zeros_ones", lambda m, x: (torch.full((x.shape[0], 2), 1.5, dtype=x.dtype), torch.zeros_like(x), torch.ones(x.shape[0], dtype=x.dtype)), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
+    Case("arange", lambda m, x: x + torch.arange(x.shape[0], dtype=x.dtype)[:, None], lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
+    Case("arange_float_static", lambda m, x: x + torch.arange(0.5, 2.0, 0.5, dtype=x.dtype), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
+    Case("tril_triu", lambda m, x: (torch.tril(x), torch.triu(x, diagonal=1)), lambda n, dt: (randn(2, n, n, dtype=dt),), {0: (1, 2)}),
+    Case("causal_mask_from_arange", lambda m, x: torch.where(torch.arange(x.shape[1])[None, :] <= torch.arange(x.shape[1])[:, None], x, 0.0), lambda n, dt: (randn(2, n, n, dtype=dt),), {0: (1, 2)}),
+]
+
+WHOLE_MODEL_CASES: list[Case] = []
