@@ -15,34 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from mlxir.dialects.common import (
-    DYNAMIC,
-    IntList,
-    MlxirOp,
-    broadcast_shapes,
-    dims_compatible,
-    dtype_of,
-    format_dims,
-    index_operands,
-    int_array,
-    ints,
-    is_bool,
-    is_float,
-    is_integer_or_bool,
-    normalize_axes,
-    normalize_axis,
-    rank_of,
-    shape_of,
-    verify_broadcast_result,
-    verify_dtype,
-    verify_element_count,
-    verify_permutation,
-    verify_reduced_shape,
-    verify_same_dtype,
-    verify_same_shape,
-    verify_shape_matches,
-    verify_size_list,
-)
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -78,6 +50,35 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
+
+from mlxir.dialects.common import (
+    DYNAMIC,
+    IntList,
+    MlxirOp,
+    broadcast_shapes,
+    dims_compatible,
+    dtype_of,
+    format_dims,
+    index_operands,
+    int_array,
+    ints,
+    is_bool,
+    is_float,
+    is_integer_or_bool,
+    normalize_axes,
+    normalize_axis,
+    rank_of,
+    shape_of,
+    verify_broadcast_result,
+    verify_dtype,
+    verify_element_count,
+    verify_permutation,
+    verify_reduced_shape,
+    verify_same_dtype,
+    verify_same_shape,
+    verify_shape_matches,
+    verify_size_list,
+)
 
 I64Attr = IntegerAttr.constr(type=i64)
 F64Attr = FloatAttr[Float64Type]
@@ -916,14 +917,41 @@ class ConvGeneralOp(MlxirOp):
                     f"{what} needs {spatial} entries (one per spatial dim), got "
                     f"{len(ints(values))}"
                 )
+        for what, values in (
+            ("stride", self.stride),
+            ("kernel_dilation", self.kernel_dilation),
+            ("input_dilation", self.input_dilation),
+        ):
+            if any(v < 1 for v in ints(values)):
+                raise VerifyException(f"{what} entries must be positive, got {list(ints(values))}")
         groups = self.groups.value.data
         if groups < 1 or not dims_compatible(x[-1], w[-1] * groups if w[-1] != DYNAMIC else DYNAMIC):
             raise VerifyException(
-                f"input channels {x[-1]} must equal weight channels {w[-1]} x groups {groups}"
+                f"input channels {_dim(x[-1])} must equal weight channels {_dim(w[-1])} x "
+                f"groups {groups}"
             )
+        if w[0] != DYNAMIC and w[0] % groups:
+            raise VerifyException(f"output channels {w[0]} must be divisible by groups {groups}")
         verify_same_dtype([self.input, self.weight, self.result], "input, weight and result")
         if rank_of(self.result) != len(x):
             raise VerifyException("result must have the input's rank")
+        stride, lo, hi = ints(self.stride), ints(self.padding_lo), ints(self.padding_hi)
+        k_dil, in_dil = ints(self.kernel_dilation), ints(self.input_dilation)
+        expected = [x[0]]
+        for i in range(spatial):
+            size, k = x[1 + i], w[1 + i]
+            if DYNAMIC in (size, k):
+                expected.append(DYNAMIC)
+                continue
+            padded = (size - 1) * in_dil[i] + 1 + lo[i] + hi[i]
+            kernel = (k - 1) * k_dil[i] + 1
+            if padded < kernel:
+                raise VerifyException(
+                    f"spatial dim {i} is {padded} after dilation and padding, smaller than "
+                    f"the dilated kernel's {kernel}"
+                )
+            expected.append((padded - kernel) // stride[i] + 1)
+        verify_shape_matches([*expected, w[0]], self.result)
 
 
 # ---------------------------------------------------------------------------
@@ -959,7 +987,14 @@ class ScaledDotProductAttentionOp(MlxirOp):
                 raise VerifyException(f"{what} must be [B, H, L, D], got rank {rank_of(v)}")
         verify_same_dtype([self.query, self.key, self.value, self.result], "q, k, v and result")
         q, k, v = shape_of(self.query), shape_of(self.key), shape_of(self.value)
-        if DYNAMIC not in (q[1], k[1]) and q[1] % k[1]:
+        if not dims_compatible(q[0], k[0]) or not dims_compatible(k[0], v[0]):
+            raise VerifyException(
+                f"query, key and value batch sizes differ: {_dim(q[0])}, {_dim(k[0])}, "
+                f"{_dim(v[0])}"
+            )
+        if not dims_compatible(k[1], v[1]):
+            raise VerifyException(f"key heads {k[1]} and value heads {v[1]} differ")
+        if DYNAMIC not in (q[1], k[1]) and (k[1] == 0 or q[1] % k[1]):
             raise VerifyException(
                 f"query heads {q[1]} must be a multiple of key/value heads {k[1]}"
             )
@@ -978,7 +1013,15 @@ class ScaledDotProductAttentionOp(MlxirOp):
                 raise VerifyException(
                     f"mask must be i1 or the query's element type, got {dtype}"
                 )
-            broadcast_shapes([shape_of(self.mask), [q[0], q[1], q[2], k[2]]])
+            mask, scores = shape_of(self.mask), [q[0], q[1], q[2], k[2]]
+            if len(mask) > 4 or not all(
+                d in (1, DYNAMIC) or dims_compatible(d, s)
+                for d, s in zip(reversed(mask), reversed(scores), strict=False)
+            ):
+                raise VerifyException(
+                    f"mask shape {format_dims(mask)} does not broadcast to the scores shape "
+                    f"{format_dims(scores)}"
+                )
         verify_shape_matches([q[0], q[1], q[2], v[3]], self.result)
 
 
