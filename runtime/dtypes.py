@@ -1,0 +1,220 @@
+"""Element types: IR element type <-> MLX dtype <-> name, and array conversions.
+
+The name is the common currency ("float32", "bfloat16", "bool", "int64", "uint8", ...):
+it is what the program format stores and what the numpy/torch tables are keyed by.
+
+Array conversions never go through float64 and never round: bfloat16 crosses the
+numpy/torch boundary as its raw 16-bit pattern (numpy has no bfloat16; `to_numpy`
+widens it to float32, which holds every bfloat16 value exactly). torch is imported
+lazily, so the runtime does not need it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import mlx.core as mx
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    ComplexType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+)
+from xdsl.ir import Attribute
+
+if TYPE_CHECKING:
+    import torch
+
+MX_DTYPES: dict[str, mx.Dtype] = {
+    "bool": mx.bool_,
+    "int8": mx.int8,
+    "int16": mx.int16,
+    "int32": mx.int32,
+    "int64": mx.int64,
+    "uint8": mx.uint8,
+    "uint16": mx.uint16,
+    "uint32": mx.uint32,
+    "uint64": mx.uint64,
+    "float16": mx.float16,
+    "bfloat16": mx.bfloat16,
+    "float32": mx.float32,
+    "float64": mx.float64,
+    "complex64": mx.complex64,
+}
+"""Every dtype name the runtime knows, with its MLX dtype."""
+
+DTYPE_NAMES: tuple[str, ...] = tuple(MX_DTYPES)
+
+_MX_NAMES: dict[mx.Dtype, str] = {dtype: name for name, dtype in MX_DTYPES.items()}
+
+NUMPY_DTYPES: dict[str, np.dtype[Any]] = {
+    name: np.dtype(name) for name in DTYPE_NAMES if name != "bfloat16"
+}
+"""numpy dtypes by name; numpy has no bfloat16 (see `to_numpy`)."""
+
+_NUMPY_NAMES: dict[np.dtype[Any], str] = {dtype: name for name, dtype in NUMPY_DTYPES.items()}
+
+
+def is_floating(name: str) -> bool:
+    return name in ("float16", "bfloat16", "float32", "float64")
+
+
+def is_integer(name: str) -> bool:
+    """Integers proper (signed or unsigned), not bool."""
+    return name.startswith(("int", "uint"))
+
+
+# ---------------------------------------------------------------------------
+# IR element types
+# ---------------------------------------------------------------------------
+
+
+def element_type_name(element_type: Attribute) -> str:
+    """The dtype name of a builtin element type (`i1` is "bool"; signless integers are
+    signed; `index` in a tensor is "int64")."""
+    match element_type:
+        case IntegerType():
+            width = element_type.width.data
+            if width == 1:
+                return "bool"
+            unsigned = element_type.signedness.data == Signedness.UNSIGNED
+            name = f"{'uint' if unsigned else 'int'}{width}"
+        case IndexType():
+            name = "int64"
+        case Float16Type():
+            name = "float16"
+        case BFloat16Type():
+            name = "bfloat16"
+        case Float32Type():
+            name = "float32"
+        case Float64Type():
+            name = "float64"
+        case ComplexType() if isinstance(element_type.element_type, Float32Type):
+            name = "complex64"
+        case _:
+            raise ValueError(f"element type {element_type} has no MLX dtype")
+    if name not in MX_DTYPES:
+        raise ValueError(f"element type {element_type} has no MLX dtype")
+    return name
+
+
+def element_type_from_name(name: str) -> Attribute:
+    """The builtin element type of a dtype name (integers are signless, unsigned `ui`)."""
+    if name == "bool":
+        return IntegerType(1)
+    if name.startswith("uint"):
+        return IntegerType(int(name[4:]), Signedness.UNSIGNED)
+    if name.startswith("int"):
+        return IntegerType(int(name[3:]))
+    simple: dict[str, Attribute] = {
+        "float16": Float16Type(),
+        "bfloat16": BFloat16Type(),
+        "float32": Float32Type(),
+        "float64": Float64Type(),
+        "complex64": ComplexType(Float32Type()),
+    }
+    if name not in simple:
+        raise ValueError(f"unknown dtype name '{name}'")
+    return simple[name]
+
+
+def element_type_to_mx(element_type: Attribute) -> mx.Dtype:
+    return MX_DTYPES[element_type_name(element_type)]
+
+
+def mx_to_element_type(dtype: mx.Dtype) -> Attribute:
+    return element_type_from_name(mx_dtype_name(dtype))
+
+
+def mx_dtype(name: str) -> mx.Dtype:
+    if name not in MX_DTYPES:
+        raise ValueError(f"unknown dtype name '{name}'")
+    return MX_DTYPES[name]
+
+
+def mx_dtype_name(dtype: mx.Dtype) -> str:
+    return _MX_NAMES[dtype]
+
+
+def numpy_dtype_name(dtype: np.dtype[Any]) -> str:
+    dtype = np.dtype(dtype)
+    if dtype not in _NUMPY_NAMES:
+        raise ValueError(f"numpy dtype {dtype} has no MLX dtype")
+    return _NUMPY_NAMES[dtype]
+
+
+def torch_dtype(name: str) -> torch.dtype:
+    import torch
+
+    if name == "bool":
+        return torch.bool
+    return getattr(torch, name)
+
+
+def torch_dtype_name(dtype: torch.dtype) -> str:
+    name = str(dtype).removeprefix("torch.")
+    if name not in MX_DTYPES:
+        raise ValueError(f"torch dtype {dtype} has no MLX dtype")
+    return name
+
+
+# ---------------------------------------------------------------------------
+# Arrays
+# ---------------------------------------------------------------------------
+
+
+def _is_torch_tensor(value: object) -> bool:
+    return type(value).__module__.startswith("torch") and hasattr(value, "detach")
+
+
+def to_mx(value: object, dtype: mx.Dtype | None = None) -> mx.array:
+    """An `mx.array` from a numpy array, a torch tensor, an `mx.array` or a Python scalar.
+
+    The source dtype is kept exactly (numpy float64 stays float64, which plain
+    `mx.array` would narrow to float32); `dtype`, when given, is then applied with
+    `astype` (a bfloat16 target from float32 data rounds once, exactly for data that
+    came from bfloat16)."""
+    if isinstance(value, mx.array):
+        array = value
+    elif _is_torch_tensor(value):
+        array = _torch_to_mx(value)
+    else:
+        data = np.asarray(value)
+        array = mx.array(data, dtype=MX_DTYPES[numpy_dtype_name(data.dtype)])
+    if dtype is not None and array.dtype != dtype:
+        array = array.astype(dtype)
+    return array
+
+
+def _torch_to_mx(tensor: Any) -> mx.array:
+    import torch
+
+    tensor = tensor.detach().cpu().contiguous()
+    if tensor.dtype == torch.bfloat16:
+        bits = tensor.view(torch.int16).numpy()
+        return mx.array(bits, dtype=mx.int16).view(mx.bfloat16)
+    data = tensor.numpy()
+    return mx.array(data, dtype=MX_DTYPES[numpy_dtype_name(data.dtype)])
+
+
+def to_numpy(array: mx.array) -> np.ndarray:
+    """A numpy copy of `array` (evaluating it); bfloat16 becomes float32, exactly."""
+    if array.dtype == mx.bfloat16:
+        bits = np.array(array.view(mx.uint16), copy=True).astype(np.uint32) << 16
+        return bits.view(np.float32)
+    return np.array(array, copy=True)
+
+
+def to_torch(array: mx.array) -> torch.Tensor:
+    """A torch copy of `array` (evaluating it), bfloat16 included, bit for bit."""
+    import torch
+
+    if array.dtype == mx.bfloat16:
+        bits = np.array(array.view(mx.int16), copy=True)
+        return torch.from_numpy(bits).view(torch.bfloat16)
+    return torch.from_numpy(np.array(array, copy=True))
