@@ -1,0 +1,839 @@
+"""The runtime's op kernels: one implementation over `mlx.core` per op of the `mlx`
+dialect and per `arith` op on integer / `index` values.
+
+`KERNELS[op_name]` is a factory, called once when a program is loaded:
+
+    run = KERNELS["mlx.slice"](props, result_dtypes)
+    results = run(operands)
+
+`props` are the op's properties as plain Python values (`runtime.props.python_props`),
+`result_dtypes` the MLX dtype of each result (None for an `index` or scalar result).
+`run` takes the operands in the op's IR order (tensors as `mx.array`, `index` values as
+Python ints) and returns the results in IR order. Everything that depends only on the
+op (parsing properties, picking the MLX function, splitting mixed static/dynamic lists)
+happens in the factory; a call only computes. No kernel evaluates an array: the
+program evaluates its outputs once per call.
+
+Semantics that differ from the bare `mx.*` call, on purpose (they are PyTorch's):
+- `mlx.floor_divide` on floats is PyTorch's (and Python's) floor division, which
+  `mx.floor_divide` (`floor(a / b)`) misses when `a / b` rounds up to an integer
+  (`1.0 // 0.1` is 9.0, not 10.0). On integers MLX already floors (and
+  `mx.remainder` already takes the divisor's sign), as PyTorch does.
+- `mlx.addmm` with `beta` 0 ignores `c` (NaN and inf in it do not propagate).
+- `mlx.matmul` / `mlx.addmm` on integers are computed exactly (MLX's BLAS path only
+  takes floating point).
+- `mlx.slice_update` clamps its start so the whole update lands inside the input
+  (like XLA's dynamic_update_slice); a negative start counts from the end. MLX
+  itself writes out of bounds (and can crash) on a negative start.
+- `mlx.rope` on a rank-2 input (the dialect allows it, `mx.fast.rope` needs rank 3).
+- A result whose MLX dtype differs from the IR's (`argmax` gives uint32, `mean` of
+  integers float32, `sum` of int8 int32, ...) is cast to the IR's result type.
+
+Out-of-range indices of gather/take/scatter are not checked (checking would evaluate):
+as in MLX, they are undefined behaviour. The lowering wraps negative indices.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+import mlx.core as mx
+import numpy as np
+
+from mlxir.dialects import mlx as mlx_dialect
+from mlxir.dialects.common import DYNAMIC
+from mlxir.runtime.dtypes import to_mx
+
+Value = mx.array | int
+"""A runtime value: a tensor, or a Python int for an `index` (bool for an `i1`)."""
+
+Props = Mapping[str, object]
+ResultDtypes = Sequence[mx.Dtype | None]
+Kernel = Callable[[Sequence[Any]], Sequence[Any]]
+KernelFactory = Callable[[Props, ResultDtypes], Kernel]
+
+KERNELS: dict[str, KernelFactory] = {}
+
+NOT_KERNELS = ("mlx.global", "mlx.weight", "mlx.load_state", "mlx.store_state")
+"""Symbol ops: the program loader binds them (weights, state), no kernel runs them."""
+
+
+def _kernel(*names: str) -> Callable[[KernelFactory], KernelFactory]:
+    def register(factory: KernelFactory) -> KernelFactory:
+        for name in names:
+            KERNELS[name] = factory
+        return factory
+
+    return register
+
+
+# ---------------------------------------------------------------------------
+# Property helpers (load time)
+# ---------------------------------------------------------------------------
+
+
+def _ints(props: Props, key: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in cast(Sequence[int], props[key]))
+
+
+def _int(props: Props, key: str) -> int:
+    return int(cast(int, props[key]))
+
+
+def _float(props: Props, key: str, default: float | None = None) -> float:
+    if key not in props:
+        if default is None:
+            raise KeyError(key)
+        return default
+    return float(cast(float, props[key]))
+
+
+def _flag(props: Props, key: str) -> bool:
+    return bool(props.get(key, False))
+
+
+def _segments(props: Props) -> tuple[int, ...]:
+    return _ints(props, "operandSegmentSizes")
+
+
+def _mixed(static: Sequence[int]) -> Callable[[Sequence[Any]], list[int]]:
+    """A filler for a mixed static/dynamic list: `DYNAMIC` entries take the next
+    `index` operand. With no dynamic entry the (shared, never mutated) list is returned."""
+    base = [int(s) for s in static]
+    positions = [i for i, s in enumerate(base) if s == DYNAMIC]
+    if not positions:
+        return lambda dynamic: base
+
+    def fill(dynamic: Sequence[Any]) -> list[int]:
+        out = list(base)
+        for position, value in zip(positions, dynamic):
+            out[position] = int(value)
+        return out
+
+    return fill
+
+
+def _cast_to(dtype: mx.Dtype | None) -> Callable[[mx.array], mx.array]:
+    """Casts a kernel's result to the IR result type when MLX picked another one."""
+    if dtype is None:
+        return lambda y: y
+
+    def cast_result(y: mx.array) -> mx.array:
+        return y if y.dtype == dtype else y.astype(dtype)
+
+    return cast_result
+
+
+def _is_float(dtype: mx.Dtype | None) -> bool:
+    return dtype is not None and mx.issubdtype(dtype, mx.floating)
+
+
+def _result(dtypes: ResultDtypes) -> mx.Dtype:
+    dtype = dtypes[0]
+    if dtype is None:
+        raise ValueError("the result must be a tensor")
+    return dtype
+
+
+# ---------------------------------------------------------------------------
+# Elementwise, reductions: generated from the dialect's tables
+# ---------------------------------------------------------------------------
+
+
+def _elementwise(fn: Callable[..., mx.array]) -> KernelFactory:
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        if _is_float(result_dtypes[0]):  # MLX keeps a floating operand type
+            return lambda operands: (fn(*operands),)
+        cast_result = _cast_to(result_dtypes[0])
+        return lambda operands: (cast_result(fn(*operands)),)
+
+    return factory
+
+
+def _reduction(fn: Callable[..., mx.array]) -> KernelFactory:
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        axes = list(_ints(props, "axes")) if "axes" in props else None
+        keepdims = _flag(props, "keepdims")
+        cast_result = _cast_to(result_dtypes[0])
+        extra = {"ddof": _int(props, "ddof")} if "ddof" in props else {}
+        return lambda operands: (
+            cast_result(fn(operands[0], axis=axes, keepdims=keepdims, **extra)),
+        )
+
+    return factory
+
+
+KERNELS.update({f"mlx.{n}": _elementwise(getattr(mx, n)) for n in mlx_dialect.UNARY_OPS})
+KERNELS.update({f"mlx.{n}": _elementwise(getattr(mx, n)) for n in mlx_dialect.BINARY_OPS})
+KERNELS.update({f"mlx.{n}": _reduction(getattr(mx, n)) for n in mlx_dialect.REDUCTION_OPS})
+KERNELS.update({"mlx.var": _reduction(mx.var), "mlx.std": _reduction(mx.std)})
+
+
+def _torch_floor_divide(a: mx.array, b: mx.array) -> mx.array:
+    """PyTorch's `div_floor_floating` (CPython's float floor division), on MLX.
+
+    `q = (a - mod) / b` is an integer up to rounding, then rounded to it (ties down);
+    a zero quotient takes the sign of `a / b`; `b == 0` gives `a / b`; an infinite `b`
+    gives -1 or +-0 for finite `a`. Half types compute in float32, as PyTorch does."""
+    dtype = a.dtype
+    if dtype in (mx.float16, mx.bfloat16):
+        a, b = a.astype(mx.float32), b.astype(mx.float32)
+    mod = mx.remainder(a, b)  # Python's modulo: exact, with the divisor's sign
+    quotient = a / b
+    div = (a - mod) / b
+    floor = mx.floor(div)
+    q = mx.where(div - floor > 0.5, floor + 1, floor)
+    q = mx.where(q == 0, quotient * 0, q)  # copysign(0, a / b)
+    opposite = (a != 0) & ((a < 0) != (b < 0))
+    infinite_b = mx.where(opposite, mx.array(-1, a.dtype), quotient * 0)
+    q = mx.where(mx.isinf(b) & mx.isfinite(a), infinite_b, q)
+    q = mx.where(b == 0, quotient, q)
+    return q.astype(dtype) if q.dtype != dtype else q
+
+
+@_kernel("mlx.floor_divide")
+def _floor_divide(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    if _is_float(result_dtypes[0]):
+        return lambda operands: (_torch_floor_divide(operands[0], operands[1]),)
+    return _elementwise(mx.floor_divide)(props, result_dtypes)
+
+
+@_kernel("mlx.astype")
+def _astype(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    dtype = _result(result_dtypes)
+    return lambda operands: (operands[0].astype(dtype),)
+
+
+@_kernel("mlx.where")
+def _where(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return lambda operands: (mx.where(operands[0], operands[1], operands[2]),)
+
+
+# ---------------------------------------------------------------------------
+# Indexing
+# ---------------------------------------------------------------------------
+
+
+@_kernel("mlx.take")
+def _take(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    if "axis" not in props:  # over the flattened input
+        return lambda operands: (mx.take(operands[0], operands[1]),)
+    axis = _int(props, "axis")
+    return lambda operands: (mx.take(operands[0], operands[1], axis=axis),)
+
+
+@_kernel("mlx.take_along_axis")
+def _take_along_axis(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    axis = _int(props, "axis")
+    return lambda operands: (mx.take_along_axis(operands[0], operands[1], axis=axis),)
+
+
+class _AxisPlan:
+    """How the indexed `axes` of a rank-`rank` input move to the front and back."""
+
+    def __init__(self, axes: Sequence[int], rank: int):
+        self.rank = rank
+        self.axes = [a + rank if a < 0 else a for a in axes]
+        self.rest = [d for d in range(rank) if d not in self.axes]
+        self.perm = self.axes + self.rest
+        self.identity = self.perm == list(range(rank))
+        self.inverse = [self.perm.index(d) for d in range(rank)]
+
+
+def _offset_grids(
+    plan: _AxisPlan, indices: Sequence[mx.array], sizes: Sequence[int]
+) -> tuple[mx.array, ...]:
+    """One index array per input axis, broadcasting to `batch ++ sizes`: the slice of
+    `sizes[d]` elements of axis `d` starts at `indices[k]` for the k-th indexed axis
+    and at 0 elsewhere. The general form of MLX's gather/scatter addressing."""
+    batch_rank = max((i.ndim for i in indices), default=0)
+    rank = plan.rank
+    grids = []
+    for d in range(rank):
+        shape = [1] * (batch_rank + rank)
+        shape[batch_rank + d] = sizes[d]
+        offsets = mx.arange(sizes[d]).reshape(shape)
+        if d in plan.axes:
+            start = indices[plan.axes.index(d)]
+            start = start.reshape([1] * (batch_rank - start.ndim) + list(start.shape) + [1] * rank)
+            grids.append(start + offsets.astype(start.dtype))
+        else:
+            grids.append(offsets)
+    return tuple(grids)
+
+
+@_kernel("mlx.gather")
+def _gather(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`result[b..., s...] = x[idx_0[b] + s_a0, ..., s_d, ...]`, shape `B ++ slice_sizes`.
+
+    Python MLX has no general gather. The usual case (slice size 1 on every indexed
+    axis) moves the indexed axes to the front and indexes them with the index arrays
+    (numpy advanced indexing: the broadcast index dims come first), slices the other
+    axes to their slice sizes, then re-inserts the indexed axes as size-1 dims. Any
+    other slice size on an indexed axis takes index grids (`_offset_grids`)."""
+    static_sizes = _ints(props, "static_slice_sizes")
+    rank = len(static_sizes)
+    plan = _AxisPlan(_ints(props, "axes"), rank)
+    _, n_indices, _ = _segments(props)
+    sizes_of = _mixed(static_sizes)
+    unit_slices = all(static_sizes[a] == 1 for a in plan.axes)
+    expand_offsets = plan.axes
+
+    def general(operands: Sequence[Any]) -> Sequence[Any]:
+        x, indices = operands[0], operands[1 : 1 + n_indices]
+        sizes = sizes_of(operands[1 + n_indices :])
+        return (x[_offset_grids(plan, indices, sizes)],)
+
+    if not unit_slices:
+        return general
+
+    def fast(operands: Sequence[Any]) -> Sequence[Any]:
+        x, indices = operands[0], operands[1 : 1 + n_indices]
+        sizes = sizes_of(operands[1 + n_indices :])
+        shape = x.shape
+        xt = x if plan.identity else mx.transpose(x, plan.perm)
+        key: list[Any] = list(indices)
+        trailing_full = 0
+        for d in plan.rest:
+            if sizes[d] == shape[d]:
+                key.append(slice(None))
+                trailing_full += 1
+            else:
+                key.append(slice(0, sizes[d]))
+                trailing_full = 0
+        if trailing_full:
+            key = key[: len(key) - trailing_full]
+        if len(key) == 1 and len(indices) == 1:
+            y = mx.take(xt, indices[0], axis=0)
+        else:
+            y = xt[tuple(key)] if key else xt
+        batch_rank = y.ndim - len(plan.rest)
+        if not expand_offsets:
+            return (y,)
+        return (mx.expand_dims(y, [batch_rank + a for a in expand_offsets]),)
+
+    return fast
+
+
+_SCATTER_METHODS: dict[str, Callable[[Any, mx.array], mx.array]] = {
+    "add": mx.ArrayAt.add,
+    "prod": mx.ArrayAt.multiply,
+    "max": mx.ArrayAt.maximum,
+    "min": mx.ArrayAt.minimum,
+}
+
+
+def _scatter_set(x: mx.array, key: Any, updates: mx.array) -> mx.array:
+    # `x[key] = u` rebinds the array object it is called on: write into a fresh
+    # (lazy, no-copy) handle so that the operand, which others may read, stays intact.
+    y = mx.stop_gradient(x)
+    y[key] = updates
+    return y
+
+
+@_kernel("mlx.scatter")
+def _scatter(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`updates` (`B ++ slice shape`) written into `x` with MLX's scatter addressing:
+    slice element `s` of batch entry `b` goes to `x[idx_0[b] + s_a0, ..., s_d, ...]`.
+
+    Usual case (every indexed axis' slice has size 1, the others start at 0): the
+    indexed axes move to the front, the size-1 dims leave the updates, and
+    `x.at[idx...]` (or `x[idx...] = u`) does the rest. Otherwise index grids."""
+    axes = _ints(props, "axes")
+    reduce = cast(str, props.get("reduce", "none"))
+    if reduce == "none":
+        apply: Callable[[mx.array, Any, mx.array], mx.array] = _scatter_set
+    else:
+        method = _SCATTER_METHODS[reduce]
+
+        def apply(x: mx.array, key: Any, updates: mx.array) -> mx.array:
+            return method(x.at[key], updates)
+
+    n_indices = len(axes)
+    plans: dict[int, _AxisPlan] = {}
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        x, indices, updates = operands[0], operands[1 : 1 + n_indices], operands[-1]
+        shape = x.shape
+        plan = plans.get(len(shape))
+        if plan is None:
+            plan = plans[len(shape)] = _AxisPlan(axes, len(shape))
+        batch_rank = updates.ndim - len(shape)
+        slice_shape = updates.shape[batch_rank:]
+        if any(slice_shape[a] != 1 for a in plan.axes) or any(
+            slice_shape[d] > shape[d] for d in plan.rest
+        ):
+            return (apply(x, _offset_grids(plan, indices, slice_shape), updates),)
+        key: list[Any] = list(indices)
+        for d in plan.rest:
+            key.append(slice(None) if slice_shape[d] == shape[d] else slice(0, slice_shape[d]))
+        if plan.axes:
+            updates = mx.squeeze(updates, [batch_rank + a for a in plan.axes])
+        if plan.identity:
+            return (apply(x, tuple(key), updates),)
+        y = apply(mx.transpose(x, plan.perm), tuple(key), updates)
+        return (mx.transpose(y, plan.inverse),)
+
+    return run
+
+
+@_kernel("mlx.slice_update")
+def _slice_update(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    axes = list(_ints(props, "axes"))
+    starts_of = _mixed(_ints(props, "static_start"))
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        x, update = operands[0], operands[1]
+        starts = starts_of(operands[2:])
+        x_shape, u_shape = x.shape, update.shape
+        clamped = []
+        for start, axis in zip(starts, axes):
+            dim = x_shape[axis]
+            if start < 0:
+                start += dim
+            clamped.append(max(0, min(start, dim - u_shape[axis])))
+        return (mx.slice_update(x, update, mx.array(clamped), axes),)
+
+    return run
+
+
+# ---------------------------------------------------------------------------
+# Shape ops
+# ---------------------------------------------------------------------------
+
+
+@_kernel("mlx.reshape")
+def _reshape(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    shape_of = _mixed(_ints(props, "static_shape"))
+    return lambda operands: (mx.reshape(operands[0], shape_of(operands[1:])),)
+
+
+@_kernel("mlx.broadcast_to")
+def _broadcast_to(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    shape_of = _mixed(_ints(props, "static_shape"))
+    return lambda operands: (mx.broadcast_to(operands[0], shape_of(operands[1:])),)
+
+
+@_kernel("mlx.transpose")
+def _transpose(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    axes = list(_ints(props, "axes"))
+    return lambda operands: (mx.transpose(operands[0], axes),)
+
+
+@_kernel("mlx.expand_dims")
+def _expand_dims(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    axes = list(_ints(props, "axes"))
+    return lambda operands: (mx.expand_dims(operands[0], axes),)
+
+
+@_kernel("mlx.squeeze")
+def _squeeze(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    axes = list(_ints(props, "axes"))
+    return lambda operands: (mx.squeeze(operands[0], axes),)
+
+
+@_kernel("mlx.concatenate")
+def _concatenate(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    axis = _int(props, "axis")
+    return lambda operands: (mx.concatenate(list(operands), axis=axis),)
+
+
+@_kernel("mlx.split")
+def _split(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    points = list(_ints(props, "indices"))
+    axis = _int(props, "axis")
+    if not points:
+        return lambda operands: (operands[0],)
+    return lambda operands: mx.split(operands[0], points, axis=axis)
+
+
+def _python_slice(start: int, stop: int, step: int, dim: int) -> slice:
+    """Python's slice semantics, normalised (MLX takes only 32-bit bounds)."""
+    start, stop, step = slice(start, stop, step).indices(dim)
+    if step > 0:
+        if start == 0 and stop >= dim and step == 1:
+            return slice(None)
+        return slice(start, max(stop, start), step)
+    return slice(start, None if stop < 0 else stop, step)
+
+
+@_kernel("mlx.slice")
+def _slice(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`x[start_0:stop_0:step_0, ...]` with Python's semantics (negative bounds count
+    from the end, out-of-range bounds clamp, negative steps walk backwards)."""
+    starts_of = _mixed(_ints(props, "static_start"))
+    stops_of = _mixed(_ints(props, "static_stop"))
+    strides = _ints(props, "strides")
+    _, n_start, _ = _segments(props)
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        x = operands[0]
+        starts = starts_of(operands[1 : 1 + n_start])
+        stops = stops_of(operands[1 + n_start :])
+        key = tuple(
+            _python_slice(a, b, s, d) for a, b, s, d in zip(starts, stops, strides, x.shape)
+        )
+        return (x[key],)
+
+    return run
+
+
+def _scalar_of(value: float, dtype: mx.Dtype) -> mx.array:
+    """`value` (an f64 property) as a 0-d array of `dtype`: bool is `value != 0`,
+    integers truncate toward zero (as PyTorch casts a Scalar)."""
+    if dtype == mx.bool_:
+        return mx.array(value != 0)
+    if not mx.issubdtype(dtype, mx.inexact):
+        return mx.array(int(value), dtype=dtype)
+    return mx.array(value, dtype=dtype)
+
+
+@_kernel("mlx.pad")
+def _pad(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    widths = list(zip(_ints(props, "low"), _ints(props, "high"), strict=True))
+    value = _scalar_of(_float(props, "value"), _result(result_dtypes))
+    return lambda operands: (mx.pad(operands[0], widths, constant_values=value),)
+
+
+@_kernel("mlx.tile")
+def _tile(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    reps = list(_ints(props, "reps"))
+    return lambda operands: (mx.tile(operands[0], reps),)
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra, convolution
+# ---------------------------------------------------------------------------
+
+
+def _exact_matmul(a: mx.array, b: mx.array) -> mx.array:
+    """Integer (or bool) matmul, exact, wrapping like the type: MLX's matmul is
+    floating-point only. Materialises `[..., M, K, N]`: integer matmuls are small."""
+    return mx.sum(mx.expand_dims(a, -1) * mx.expand_dims(b, -3), axis=-2)
+
+
+@_kernel("mlx.matmul")
+def _matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    dtype = _result(result_dtypes)
+    if _is_float(dtype):
+        return lambda operands: (mx.matmul(operands[0], operands[1]),)
+    cast_result = _cast_to(dtype)
+    return lambda operands: (cast_result(_exact_matmul(operands[0], operands[1])),)
+
+
+@_kernel("mlx.addmm")
+def _addmm(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`beta * c + alpha * (a @ b)`; with `beta` 0, `c` is ignored (PyTorch)."""
+    alpha, beta = _float(props, "alpha", 1.0), _float(props, "beta", 1.0)
+    dtype = _result(result_dtypes)
+    if _is_float(dtype):
+        if beta == 0.0:
+            if alpha == 1.0:
+                return lambda operands: (mx.matmul(operands[1], operands[2]),)
+            scale = mx.array(alpha, dtype=dtype)
+            return lambda operands: (mx.matmul(operands[1], operands[2]) * scale,)
+        return lambda operands: (
+            mx.addmm(operands[0], operands[1], operands[2], alpha=alpha, beta=beta),
+        )
+    cast_result = _cast_to(dtype)
+    alpha_s, beta_s = _scalar_of(alpha, dtype), _scalar_of(beta, dtype)
+
+    def integer(operands: Sequence[Any]) -> Sequence[Any]:
+        product = cast_result(_exact_matmul(operands[1], operands[2]))
+        if alpha != 1.0:
+            product = product * alpha_s
+        if beta == 0.0:
+            return (product,)
+        c = operands[0] if beta == 1.0 else operands[0] * beta_s
+        return (cast_result(c + product),)
+
+    return integer
+
+
+@_kernel("mlx.conv_general")
+def _conv_general(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`mx.conv_general`, channels last: input `[N, *spatial, C]`, weight `[O, *k, C/g]`."""
+    options: dict[str, Any] = {
+        "stride": list(_ints(props, "stride")),
+        "padding": (list(_ints(props, "padding_lo")), list(_ints(props, "padding_hi"))),
+        "kernel_dilation": list(_ints(props, "kernel_dilation")),
+        "input_dilation": list(_ints(props, "input_dilation")),
+        "groups": _int(props, "groups"),
+        "flip": _flag(props, "flip"),
+    }
+    return lambda operands: (mx.conv_general(operands[0], operands[1], **options),)
+
+
+# ---------------------------------------------------------------------------
+# Fast ops
+# ---------------------------------------------------------------------------
+
+
+@_kernel("mlx.scaled_dot_product_attention")
+def _sdpa(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`mx.fast.scaled_dot_product_attention`: a bool mask keeps True, an additive mask
+    adds; "causal" is lower-right aligned; K/V may have fewer heads (GQA)."""
+    scale = _float(props, "scale")
+    sdpa = mx.fast.scaled_dot_product_attention
+    if props.get("mask_mode") == "causal":
+        return lambda operands: (
+            sdpa(operands[0], operands[1], operands[2], scale=scale, mask="causal"),
+        )
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        # The mask is an optional operand without segment sizes: present iff 4 operands.
+        mask = operands[3] if len(operands) > 3 else None
+        return (sdpa(operands[0], operands[1], operands[2], scale=scale, mask=mask),)
+
+    return run
+
+
+@_kernel("mlx.rms_norm")
+def _rms_norm(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    eps = _float(props, "eps")
+    rms_norm = mx.fast.rms_norm
+    return lambda operands: (
+        rms_norm(operands[0], operands[1] if len(operands) > 1 else None, eps),
+    )
+
+
+@_kernel("mlx.layer_norm")
+def _layer_norm(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    eps = _float(props, "eps")
+    _, has_weight, has_bias = _segments(props)
+    layer_norm = mx.fast.layer_norm
+    bias_at = 1 + has_weight
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        weight = operands[1] if has_weight else None
+        bias = operands[bias_at] if has_bias else None
+        return (layer_norm(operands[0], weight, bias, eps),)
+
+    return run
+
+
+@_kernel("mlx.rope")
+def _rope(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    options: dict[str, Any] = {
+        "traditional": _flag(props, "traditional"),
+        "base": _float(props, "base"),
+        "scale": _float(props, "scale"),
+    }
+    dims = _int(props, "dims")
+    offset_of = _mixed(_ints(props, "static_offset"))
+    rope = mx.fast.rope
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        x = operands[0]
+        offset = offset_of(operands[1:])[0]
+        if x.ndim == 2:  # mx.fast.rope wants rank >= 3
+            return (rope(x[None], dims, offset=offset, **options)[0],)
+        return (rope(x, dims, offset=offset, **options),)
+
+    return run
+
+
+# ---------------------------------------------------------------------------
+# Arg reductions, scans, softmax
+# ---------------------------------------------------------------------------
+
+
+def _arg_reduction_of(fn: Callable[..., mx.array]) -> KernelFactory:
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        axis = _int(props, "axis") if "axis" in props else None  # None: flattened
+        keepdims = _flag(props, "keepdims")
+        cast_result = _cast_to(result_dtypes[0])  # MLX gives uint32
+        return lambda operands: (cast_result(fn(operands[0], axis=axis, keepdims=keepdims)),)
+
+    return factory
+
+
+KERNELS.update({"mlx.argmax": _arg_reduction_of(mx.argmax), "mlx.argmin": _arg_reduction_of(mx.argmin)})
+
+
+def _scan_of(fn: Callable[..., mx.array]) -> KernelFactory:
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        axis = _int(props, "axis")
+        reverse = _flag(props, "reverse")
+        inclusive = not _flag(props, "exclusive")
+        cast_result = _cast_to(result_dtypes[0])  # cumsum of bool/int8 widens in MLX
+        return lambda operands: (
+            cast_result(fn(operands[0], axis=axis, reverse=reverse, inclusive=inclusive)),
+        )
+
+    return factory
+
+
+KERNELS.update(
+    {
+        "mlx.cumsum": _scan_of(mx.cumsum),
+        "mlx.cumprod": _scan_of(mx.cumprod),
+        "mlx.cummax": _scan_of(mx.cummax),
+        "mlx.cummin": _scan_of(mx.cummin),
+    }
+)
+
+
+@_kernel("mlx.softmax")
+def _softmax(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    axes = list(_ints(props, "axes"))
+    precise = _flag(props, "precise")
+    return lambda operands: (mx.softmax(operands[0], axis=axes, precise=precise),)
+
+
+# ---------------------------------------------------------------------------
+# Creation
+# ---------------------------------------------------------------------------
+
+
+@_kernel("mlx.full")
+def _full(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    # Operand order (IRDL): the 0-d value first, then the shape's index operands.
+    shape_of = _mixed(_ints(props, "static_shape"))
+    return lambda operands: (mx.full(shape_of(operands[1:]), operands[0]),)
+
+
+def _filled(fn: Callable[..., mx.array]) -> KernelFactory:
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        shape_of = _mixed(_ints(props, "static_shape"))
+        dtype = _result(result_dtypes)
+        return lambda operands: (fn(shape_of(operands), dtype=dtype),)
+
+    return factory
+
+
+KERNELS.update({"mlx.zeros": _filled(mx.zeros), "mlx.ones": _filled(mx.ones)})
+
+
+@_kernel("mlx.arange")
+def _arange(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    bounds_of = _mixed(_ints(props, "static_bounds"))
+    dtype = _result(result_dtypes)
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        start, stop, step = bounds_of(operands)
+        return (mx.arange(start, stop, step, dtype=dtype),)
+
+    return run
+
+
+@_kernel("mlx.tril")
+def _tril(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    k = _int(props, "k")
+    return lambda operands: (mx.tril(operands[0], k),)
+
+
+@_kernel("mlx.triu")
+def _triu(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    k = _int(props, "k")
+    return lambda operands: (mx.triu(operands[0], k),)
+
+
+@_kernel("mlx.constant")
+def _constant(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    value = to_mx(cast(np.ndarray, props["value"]), _result(result_dtypes))
+    result = (value,)
+    return lambda operands: result
+
+
+# ---------------------------------------------------------------------------
+# Runtime integers
+# ---------------------------------------------------------------------------
+
+
+@_kernel("mlx.dim")
+def _dim(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    axis = _int(props, "axis")
+    return lambda operands: (operands[0].shape[axis],)
+
+
+@_kernel("mlx.from_index")
+def _from_index(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    dtype = _result(result_dtypes)
+    return lambda operands: (mx.array(operands[0], dtype=dtype),)
+
+
+# ---------------------------------------------------------------------------
+# arith on integers and `index` (Python ints; no fixed-width wrap-around)
+# ---------------------------------------------------------------------------
+
+_UNSIGNED = (1 << 64) - 1
+
+
+def _remsi(a: int, b: int) -> int:
+    """C's `%`: truncated division, the remainder takes the dividend's sign."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def _unsigned(compare: Callable[[int, int], bool]) -> Callable[[int, int], bool]:
+    # Two's complement as 64 bits: orders narrower integers the same way.
+    return lambda a, b: compare(a & _UNSIGNED, b & _UNSIGNED)
+
+
+CMPI_PREDICATES: tuple[Callable[[int, int], bool], ...] = (
+    operator.eq,  # eq
+    operator.ne,  # ne
+    operator.lt,  # slt
+    operator.le,  # sle
+    operator.gt,  # sgt
+    operator.ge,  # sge
+    _unsigned(operator.lt),  # ult
+    _unsigned(operator.le),  # ule
+    _unsigned(operator.gt),  # ugt
+    _unsigned(operator.ge),  # uge
+)
+"""`arith.cmpi` predicates by their enum value (eq = 0 ... uge = 9)."""
+
+
+def _binary_int(fn: Callable[[int, int], Any]) -> KernelFactory:
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        return lambda operands: (fn(operands[0], operands[1]),)
+
+    return factory
+
+
+KERNELS.update(
+    {
+        "arith.addi": _binary_int(operator.add),
+        "arith.subi": _binary_int(operator.sub),
+        "arith.muli": _binary_int(operator.mul),
+        "arith.floordivsi": _binary_int(operator.floordiv),  # floor, as Python's //
+        "arith.remsi": _binary_int(_remsi),
+        "arith.minsi": _binary_int(min),
+        "arith.maxsi": _binary_int(max),
+    }
+)
+
+
+@_kernel("arith.constant")
+def _arith_constant(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    result = (props["value"],)
+    return lambda operands: result
+
+
+@_kernel("arith.cmpi")
+def _cmpi(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return _binary_int(CMPI_PREDICATES[_int(props, "predicate")])(props, result_dtypes)
+
+
+@_kernel("arith.select")
+def _select(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return lambda operands: (operands[1] if operands[0] else operands[2],)
+
+
+@_kernel("arith.index_cast")
+def _index_cast(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return lambda operands: (int(operands[0]),)
+
+
+__all__ = [
+    "CMPI_PREDICATES",
+    "KERNELS",
+    "NOT_KERNELS",
+    "Kernel",
+    "KernelFactory",
+    "Value",
+]
