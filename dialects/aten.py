@@ -663,7 +663,7 @@ class ReshapeLikeOp(SizedOp):
         verify_size_list(
             self.size_list(), len(self.sizes), shape_of(self.result), allow_infer=True
         )
-        verify_element_count(shape_of(self.input), shape_of(self.result), self.name)
+        verify_element_count(shape_of(self.input), shape_of(self.result), "reshape")
         if dtype_of(self.input) != dtype_of(self.result):
             raise VerifyException("result element type must equal the input's")
 
@@ -1742,8 +1742,9 @@ class GroupNormOp(MlxirOp):
             raise VerifyException(f"input must be [N, C, ...], got rank {len(x)}")
         groups = self.num_groups.value.data
         if groups < 1 or (x[1] != DYNAMIC and x[1] % groups):
+            channels = "?" if x[1] == DYNAMIC else x[1]
             raise VerifyException(
-                f"num_groups {groups} must be positive and divide the {x[1]} channels"
+                f"num_groups {groups} must be positive and divide the {channels} channels"
             )
         _verify_affine_param(self.weight, [x[1]], "weight")
         _verify_affine_param(self.bias, [x[1]], "bias")
