@@ -26,7 +26,6 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.dialects.utils import DynamicIndexList
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -48,6 +47,7 @@ from mlxir.dialects.common import (
     MlxirOp,
     DYNAMIC,
     IntList,
+    MixedIntList,
     TensorOrScalarConstr,
     broadcast_shapes,
     dims_compatible,
@@ -644,10 +644,10 @@ class ReshapeLikeOp(SizedOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($input) "
+        "$input custom<MixedIntList>($sizes, $static_sizes) attr-dict `:` type($input) "
         "`->` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
     def __init__(
         self, input: SSAValue, sizes: Sequence[SSAValue | int], result_type: Attribute
@@ -687,10 +687,10 @@ class ExpandOp(SizedOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($input) "
+        "$input custom<MixedIntList>($sizes, $static_sizes) attr-dict `:` type($input) "
         "`->` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
     def verify_(self) -> None:
         in_shape, out_shape = shape_of(self.input), shape_of(self.result)
@@ -843,10 +843,10 @@ class SliceOp(RangeOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input `dim` $dim custom<DynamicIndexList>($bounds, $static_bounds) attr-dict "
+        "$input `dim` $dim custom<MixedIntList>($bounds, $static_bounds) attr-dict "
         "`:` type($input) `->` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
     def verify_(self) -> None:
         verify_min_rank(self.input, 1)
@@ -868,10 +868,10 @@ class SliceScatterOp(RangeOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input `,` $src `dim` $dim custom<DynamicIndexList>($bounds, $static_bounds) "
+        "$input `,` $src `dim` $dim custom<MixedIntList>($bounds, $static_bounds) "
         "attr-dict `:` type($input) `,` type($src) `->` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
     def verify_(self) -> None:
         verify_min_rank(self.input, 1)
@@ -904,10 +904,10 @@ class SelectOp(MlxirOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input `dim` $dim `index` custom<DynamicIndexList>($index, $static_index) attr-dict "
+        "$input `dim` $dim `index` custom<MixedIntList>($index, $static_index) attr-dict "
         "`:` type($input) `->` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
     def verify_(self) -> None:
         verify_min_rank(self.input, 1)
@@ -934,10 +934,10 @@ class NarrowOp(MlxirOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input `dim` $dim custom<DynamicIndexList>($bounds, $static_bounds) attr-dict "
+        "$input `dim` $dim custom<MixedIntList>($bounds, $static_bounds) attr-dict "
         "`:` type($input) `->` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
     def verify_(self) -> None:
         verify_min_rank(self.input, 1)
@@ -1848,10 +1848,10 @@ class FullOp(CreationOp):
     name = "aten.full"
     fill_value = operand_def(TensorOrScalarConstr)
     assembly_format = (
-        "custom<DynamicIndexList>($sizes, $static_sizes) `,` $fill_value attr-dict `:` "
+        "custom<MixedIntList>($sizes, $static_sizes) `,` $fill_value attr-dict `:` "
         "type($fill_value) `->` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
     def verify_(self) -> None:
         super().verify_()
@@ -1863,18 +1863,18 @@ class FullOp(CreationOp):
 class ZerosOp(CreationOp):
     name = "aten.zeros"
     assembly_format = (
-        "custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($result)"
+        "custom<MixedIntList>($sizes, $static_sizes) attr-dict `:` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
 
 @irdl_op_definition
 class OnesOp(CreationOp):
     name = "aten.ones"
     assembly_format = (
-        "custom<DynamicIndexList>($sizes, $static_sizes) attr-dict `:` type($result)"
+        "custom<MixedIntList>($sizes, $static_sizes) attr-dict `:` type($result)"
     )
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (MixedIntList,)
 
 
 @irdl_op_definition

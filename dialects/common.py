@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
+from xdsl.dialects.utils import DynamicIndexList
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyOf,
@@ -32,9 +33,10 @@ from xdsl.irdl.declarative_assembly_format import (
     CustomDirective,
     ParsingState,
     PrintingState,
+    VariadicOperandVariable,
     irdl_custom_directive,
 )
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
@@ -329,6 +331,19 @@ def verify_element_count(a: Sequence[int], b: Sequence[int], what: str) -> None:
 # ---------------------------------------------------------------------------
 
 
+I64_BOUND = 2**63
+
+
+def parse_i64(parser: Parser) -> int:
+    """An integer literal of an `i64` list. `-2^63` is excluded: it is the dynamic
+    marker, so a literal must not spell it."""
+    start = parser.pos
+    value = parser.parse_integer(allow_boolean=False)
+    if not -I64_BOUND < value < I64_BOUND:
+        parser.raise_error(f"integer {value} is outside (-2^63, 2^63)", start)
+    return value
+
+
 @irdl_custom_directive
 class IntList(CustomDirective):
     """A static integer list printed as `[1, 0, 2]` (stored as `array<i64: ...>`)."""
@@ -337,7 +352,7 @@ class IntList(CustomDirective):
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         values = parser.parse_comma_separated_list(
-            Parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+            Parser.Delimiter.SQUARE, lambda: parse_i64(parser)
         )
         self.values.set(state, int_array(values))
 
@@ -355,6 +370,32 @@ class IntList(CustomDirective):
 
     def is_anchorable(self) -> bool:
         return True
+
+
+@irdl_custom_directive
+class MixedIntList(DynamicIndexList):
+    """`custom<DynamicIndexList>` (`[2, %n, -1]`) whose literals are checked like
+    `IntList`'s: an out-of-range literal is a parse error at its position, not a
+    failure without location, and no literal can turn into a dynamic entry."""
+
+    dynamic_position: VariadicOperandVariable
+    static_position: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        dynamic: list[UnresolvedOperand] = []
+        static: list[int] = []
+
+        def parse_entry() -> None:
+            operand = parser.parse_optional_unresolved_operand()
+            if operand is None:
+                static.append(parse_i64(parser))
+            else:
+                static.append(DYNAMIC)
+                dynamic.append(operand)
+
+        parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parse_entry)
+        self.dynamic_position.set(state, dynamic)
+        self.static_position.set(state, int_array(static))
 
 
 def index_operands(values: Sequence[SSAValue | int]) -> tuple[list[int], list[SSAValue]]:
