@@ -1,0 +1,217 @@
+// RUN: mlx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Each chunk breaks one rule of the indexing ops and checks its message.
+
+// CHECK: 'aten.index' op 2 index tensors but 1 indexed dims
+func.func @index_count(%x: tensor<6x4xf32>, %i: tensor<3xi64>) {
+  %0 = aten.index %x[%i, %i] at [0] : tensor<6x4xf32>, (tensor<3xi64>, tensor<3xi64>) -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index' op indexed dims [1, 0] must be increasing and within [0, 2)
+func.func @index_order(%x: tensor<6x4xf32>, %i: tensor<3xi64>) {
+  %0 = aten.index %x[%i, %i] at [1, 0] : tensor<6x4xf32>, (tensor<3xi64>, tensor<3xi64>) -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index' op indexed dims [2] must be increasing and within [0, 2)
+func.func @index_range(%x: tensor<6x4xf32>, %i: tensor<3xi64>) {
+  %0 = aten.index %x[%i] at [2] : tensor<6x4xf32>, (tensor<3xi64>) -> tensor<6x4x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index' op index tensors must be integer or bool, got f32
+func.func @index_dtype(%x: tensor<6x4xf32>, %i: tensor<3xf32>) {
+  %0 = aten.index %x[%i] at [0] : tensor<6x4xf32>, (tensor<3xf32>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index' op expects at least one index tensor
+func.func @index_none(%x: tensor<6x4xf32>) {
+  %0 = aten.index %x[] at [] : tensor<6x4xf32>, () -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_put' op 1 index tensors but 2 indexed dims
+func.func @index_put_dims(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %v: tensor<3xf32>) {
+  %0 = aten.index_put %x[%i] at [0, 1], %v : tensor<6x4xf32>, (tensor<3xi64>), tensor<3xf32> -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_put' op result shape [3, 4] does not match operand shape [6, 4]
+func.func @index_put_shape(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %v: tensor<3x4xf32>) {
+  %0 = aten.index_put %x[%i] at [0], %v accumulate : tensor<6x4xf32>, (tensor<3xi64>), tensor<3x4xf32> -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_select' op index must have integer (not bool) element type, got i1
+func.func @index_select_dtype(%x: tensor<6x4xf32>, %i: tensor<3xi1>) {
+  %0 = aten.index_select %x, %i dim 0 : tensor<6x4xf32>, tensor<3xi1> -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_select' op index must be 0-d or 1-D, got rank 2
+func.func @index_select_rank(%x: tensor<6x4xf32>, %i: tensor<3x1xi64>) {
+  %0 = aten.index_select %x, %i dim 0 : tensor<6x4xf32>, tensor<3x1xi64> -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_select' op result shape [5, ?] does not match the expected shape [6, ?]
+func.func @index_select_shape(%x: tensor<6x4xf32>, %i: tensor<?xi64>) {
+  %0 = aten.index_select %x, %i dim 1 : tensor<6x4xf32>, tensor<?xi64> -> tensor<5x?xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_select' op dim 2 is out of range for rank 2
+func.func @index_select_dim(%x: tensor<6x4xf32>, %i: tensor<3xi64>) {
+  %0 = aten.index_select %x, %i dim 2 : tensor<6x4xf32>, tensor<3xi64> -> tensor<6x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_copy' op dim -3 is out of range for rank 2
+func.func @index_copy_dim(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf32>) {
+  %0 = aten.index_copy %x, %i, %s dim -3 : tensor<6x4xf32>, tensor<3xi64>, tensor<3x4xf32> -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_copy' op index must have integer (not bool) element type, got f32
+func.func @index_copy_dtype(%x: tensor<6x4xf32>, %i: tensor<3xf32>, %s: tensor<3x4xf32>) {
+  %0 = aten.index_copy %x, %i, %s dim 0 : tensor<6x4xf32>, tensor<3xf32>, tensor<3x4xf32> -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_copy' op result shape [6, 5] does not match operand shape [6, 4]
+func.func @index_copy_shape(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf32>) {
+  %0 = aten.index_copy %x, %i, %s dim 0 : tensor<6x4xf32>, tensor<3xi64>, tensor<3x4xf32> -> tensor<6x5xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.index_copy' op source must have the input's rank
+func.func @index_copy_source(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %s: tensor<12xf32>) {
+  %0 = aten.index_copy %x, %i, %s dim 0 : tensor<6x4xf32>, tensor<3xi64>, tensor<12xf32> -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.embedding' op weight must be 2-D, got rank 3
+func.func @embedding_weight(%w: tensor<2x10x4xf32>, %i: tensor<3xi64>) {
+  %0 = aten.embedding %w, %i : tensor<2x10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.embedding' op indices must have integer (not bool) element type, got f32
+func.func @embedding_indices(%w: tensor<10x4xf32>, %i: tensor<3xf32>) {
+  %0 = aten.embedding %w, %i : tensor<10x4xf32>, tensor<3xf32> -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.embedding' op result shape [2, ?, 10] does not match the expected shape [2, ?, 4]
+func.func @embedding_shape(%w: tensor<10x4xf32>, %i: tensor<2x?xi64>) {
+  %0 = aten.embedding %w, %i : tensor<10x4xf32>, tensor<2x?xi64> -> tensor<2x?x10xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.gather' op dim 2 is out of range for rank 2
+func.func @gather_dim(%x: tensor<6x4xf32>, %i: tensor<6x2xi64>) {
+  %0 = aten.gather %x, %i dim 2 : tensor<6x4xf32>, tensor<6x2xi64> -> tensor<6x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.gather' op index must have integer (not bool) element type, got i1
+func.func @gather_dtype(%x: tensor<6x4xf32>, %i: tensor<6x2xi1>) {
+  %0 = aten.gather %x, %i dim 1 : tensor<6x4xf32>, tensor<6x2xi1> -> tensor<6x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.gather' op index must have the input's rank
+func.func @gather_rank(%x: tensor<6x4xf32>, %i: tensor<6xi64>) {
+  %0 = aten.gather %x, %i dim 0 : tensor<6x4xf32>, tensor<6xi64> -> tensor<6xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.gather' op result shape [6, 4] does not match the expected shape [6, 2]
+func.func @gather_shape(%x: tensor<6x4xf32>, %i: tensor<6x2xi64>) {
+  %0 = aten.gather %x, %i dim 1 : tensor<6x4xf32>, tensor<6x2xi64> -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.masked_fill' op mask must have bool element type, got f32
+func.func @masked_fill_mask(%x: tensor<6x4xf32>, %m: tensor<6x4xf32>, %v: f64) {
+  %0 = aten.masked_fill %x, %m, %v : tensor<6x4xf32>, tensor<6x4xf32>, f64 -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.masked_fill' op a tensor fill value must be 0-d
+func.func @masked_fill_value(%x: tensor<6x4xf32>, %m: tensor<6x4xi1>, %v: tensor<4xf32>) {
+  %0 = aten.masked_fill %x, %m, %v : tensor<6x4xf32>, tensor<6x4xi1>, tensor<4xf32> -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.masked_fill' op operand shapes [6, 4], [4, 4] are not broadcastable
+func.func @masked_fill_broadcast(%x: tensor<6x4xf32>, %m: tensor<4x4xi1>, %v: f64) {
+  %0 = aten.masked_fill %x, %m, %v : tensor<6x4xf32>, tensor<4x4xi1>, f64 -> tensor<6x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.masked_fill' op result shape [4] is not the broadcast shape [3, 4] of the operands
+func.func @masked_fill_result(%x: tensor<4xf32>, %m: tensor<3x1xi1>, %v: f64) {
+  %0 = aten.masked_fill %x, %m, %v : tensor<4xf32>, tensor<3x1xi1>, f64 -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.masked_fill' op result element type must equal the input's
+func.func @masked_fill_dtype(%x: tensor<6x4xf32>, %m: tensor<6x4xi1>, %v: f64) {
+  %0 = aten.masked_fill %x, %m, %v : tensor<6x4xf32>, tensor<6x4xi1>, f64 -> tensor<6x4xf16>
+  func.return
+}

@@ -1,0 +1,145 @@
+// RUN: mlx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Each chunk breaks one rule of matmul, mm, bmm, addmm or linear.
+
+// CHECK: 'aten.matmul' op matmul operands must have rank >= 1
+func.func @matmul_0d(%x: tensor<f32>, %y: tensor<4xf32>) {
+  %0 = aten.matmul %x, %y : tensor<f32>, tensor<4xf32> -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.matmul' op contracting dims differ: [2, 3] @ [4, 5]
+func.func @matmul_contracting(%x: tensor<2x3xf32>, %y: tensor<4x5xf32>) {
+  %0 = aten.matmul %x, %y : tensor<2x3xf32>, tensor<4x5xf32> -> tensor<2x5xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.matmul' op operand shapes [2], [5] are not broadcastable
+func.func @matmul_batch(%x: tensor<2x4x3xf32>, %y: tensor<5x3x6xf32>) {
+  %0 = aten.matmul %x, %y : tensor<2x4x3xf32>, tensor<5x3x6xf32> -> tensor<2x4x6xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.matmul' op result shape [?, 1] does not match the expected shape [?]
+func.func @matmul_vector_shape(%x: tensor<?x3xf32>, %y: tensor<3xf32>) {
+  %0 = aten.matmul %x, %y : tensor<?x3xf32>, tensor<3xf32> -> tensor<?x1xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.matmul' op operands must share one element type
+func.func @matmul_dtypes(%x: tensor<2x3xf32>, %y: tensor<3x4xf16>) {
+  %0 = aten.matmul %x, %y : tensor<2x3xf32>, tensor<3x4xf16> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.mm' op operands must both have rank 2, got 2 and 1
+func.func @mm_rank(%x: tensor<2x3xf32>, %y: tensor<3xf32>) {
+  %0 = aten.mm %x, %y : tensor<2x3xf32>, tensor<3xf32> -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.mm' op result shape [4, 2] does not match the expected shape [2, 4]
+func.func @mm_shape(%x: tensor<2x3xf32>, %y: tensor<3x4xf32>) {
+  %0 = aten.mm %x, %y : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<4x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.bmm' op operands must both have rank 3, got 2 and 2
+func.func @bmm_rank(%x: tensor<2x3xf32>, %y: tensor<3x4xf32>) {
+  %0 = aten.bmm %x, %y : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.bmm' op contracting dims differ: [?, 2, 3] @ [?, 2, 4]
+func.func @bmm_contracting(%x: tensor<?x2x3xf32>, %y: tensor<?x2x4xf32>) {
+  %0 = aten.bmm %x, %y : tensor<?x2x3xf32>, tensor<?x2x4xf32> -> tensor<?x2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.addmm' op mat1 and mat2 must be 2-D
+func.func @addmm_rank(%b: tensor<4xf32>, %x: tensor<1x2x3xf32>, %y: tensor<3x4xf32>) {
+  %0 = aten.addmm %b, %x, %y : tensor<4xf32>, tensor<1x2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.addmm' op contracting dims differ: [2, 3] @ [2, 4]
+func.func @addmm_contracting(%b: tensor<4xf32>, %x: tensor<2x3xf32>, %y: tensor<2x4xf32>) {
+  %0 = aten.addmm %b, %x, %y : tensor<4xf32>, tensor<2x3xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.addmm' op operand shapes [3], [2, 4] are not broadcastable
+func.func @addmm_bias(%b: tensor<3xf32>, %x: tensor<2x3xf32>, %y: tensor<3x4xf32>) {
+  %0 = aten.addmm %b, %x, %y beta 1.000000e+00 : tensor<3xf32>, tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.addmm' op result shape [2, 4] is not the broadcast shape [1, 2, 4] of the operands
+func.func @addmm_bias_rank(%b: tensor<1x2x4xf32>, %x: tensor<2x3xf32>, %y: tensor<3x4xf32>) {
+  %0 = aten.addmm %b, %x, %y : tensor<1x2x4xf32>, tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linear' op weight must be 1-D or 2-D and input at least 1-D, got ranks 3, 2
+func.func @linear_weight_rank(%x: tensor<2x3xf32>, %w: tensor<1x4x3xf32>) {
+  %0 = aten.linear %x, %w : tensor<2x3xf32>, tensor<1x4x3xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linear' op weight must be 1-D or 2-D and input at least 1-D, got ranks 2, 0
+func.func @linear_input_rank(%x: tensor<f32>, %w: tensor<4x3xf32>) {
+  %0 = aten.linear %x, %w : tensor<f32>, tensor<4x3xf32> -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linear' op input features 3 do not match weight in-features 5
+func.func @linear_features(%x: tensor<2x?x3xf32>, %w: tensor<4x5xf32>) {
+  %0 = aten.linear %x, %w : tensor<2x?x3xf32>, tensor<4x5xf32> -> tensor<2x?x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linear' op result shape [2, 3] does not match the expected shape [2, 4]
+func.func @linear_shape(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>) {
+  %0 = aten.linear %x, %w : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linear' op operand shapes [3], [2, 4] are not broadcastable
+func.func @linear_bias(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) {
+  %0 = aten.linear %x, %w bias %b : tensor<3xf32> : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
+  func.return
+}
