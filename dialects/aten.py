@@ -48,6 +48,7 @@ from mlxir.dialects.common import (
     DYNAMIC,
     IntList,
     MixedIntList,
+    StringLiteral,
     TensorOrScalarConstr,
     broadcast_shapes,
     dims_compatible,
@@ -331,9 +332,10 @@ class DivOp(BinaryElementwiseOp):
 
     name = "aten.div"
     rounding_mode = opt_prop_def(StringAttr)
+    custom_directives = (StringLiteral,)
     assembly_format = (
-        "$input `,` $other (`rounding_mode` $rounding_mode^)? attr-dict `:` type($input) "
-        "`,` type($other) `->` type($result)"
+        "$input `,` $other (`rounding_mode` custom<StringLiteral>($rounding_mode)^)? attr-dict "
+        "`:` type($input) `,` type($other) `->` type($result)"
     )
 
     def verify_(self) -> None:
@@ -365,8 +367,10 @@ class GeluOp(MlxirOp):
     approximate = opt_prop_def(StringAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+    custom_directives = (StringLiteral,)
     assembly_format = (
-        "$input (`approximate` $approximate^)? attr-dict `:` type($input) `->` type($result)"
+        "$input (`approximate` custom<StringLiteral>($approximate)^)? attr-dict `:` "
+        "type($input) `->` type($result)"
     )
 
     def verify_(self) -> None:

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     Signedness,
+    StringAttr,
     TensorType,
     i64,
 )
@@ -367,6 +368,32 @@ class IntList(CustomDirective):
 
     def is_present(self, op: IRDLOperation) -> bool:
         return self.values.get(op) is not None
+
+    def is_anchorable(self) -> bool:
+        return True
+
+
+@irdl_custom_directive
+class StringLiteral(CustomDirective):
+    """A string property printed as a quoted literal: `approximate "tanh"`.
+
+    A plain `$attr` of builtin `StringAttr` parses as an optional attribute, so in
+    `(`kw` $attr^)?` the keyword alone was accepted and the property dropped; here
+    the literal is required once its keyword is there."""
+
+    value: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.value.set(state, StringAttr(parser.parse_str_literal()))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        attr = self.value.get(op)
+        assert isinstance(attr, StringAttr)
+        printer.print_string_literal(attr.data)
+
+    def is_present(self, op: IRDLOperation) -> bool:
+        return self.value.get(op) is not None
 
     def is_anchorable(self) -> bool:
         return True
