@@ -64,6 +64,7 @@ func.func @broadcast_and_permute(%x: tensor<2x?x8xf32>, %m: tensor<?x1x8xf32>, %
 // CHECK-NEXT:    %squeeze_dyn = aten.squeeze %x dims [1] : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %squeeze_all = aten.squeeze %u : tensor<1x?x1xf32> -> tensor<?xf32>
 // CHECK-NEXT:    %squeeze_scalar = aten.squeeze %s dims [0] : tensor<f32> -> tensor<f32>
+// CHECK-NEXT:    %transpose_scalar = aten.transpose %s dims 0, -1 : tensor<f32> -> tensor<f32>
 // CHECK-NEXT:    func.return %unsqueeze : tensor<1x2x?x8xf32>
 // CHECK-NEXT:  }
 // CANON-LABEL: func.func @squeeze_unsqueeze(%x: tensor<2x?x8xf32>, %o: tensor<2x1x8xf32>, %u: tensor<1x?x1xf32>, %s: tensor<f32>) -> tensor<1x2x?x8xf32> {
@@ -77,6 +78,7 @@ func.func @squeeze_unsqueeze(%x: tensor<2x?x8xf32>, %o: tensor<2x1x8xf32>, %u: t
   %squeeze_dyn = aten.squeeze %x dims [1] : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %squeeze_all = aten.squeeze %u : tensor<1x?x1xf32> -> tensor<?xf32>
   %squeeze_scalar = aten.squeeze %s dims [0] : tensor<f32> -> tensor<f32>
+  %transpose_scalar = aten.transpose %s dims 0, -1 : tensor<f32> -> tensor<f32>
   func.return %unsqueeze : tensor<1x2x?x8xf32>
 }
 
