@@ -1412,9 +1412,11 @@ class ConstantOp(MlxirOp):
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
         attributes = parser.parse_optional_attr_dict()
+        start = parser.pos
         value = parser.parse_attribute()
         if not isinstance(value, DenseIntOrFPElementsAttr):
-            parser.raise_error("expected a dense<...> : tensor<...> literal")
+            # Point at the attribute, not at the token after it.
+            parser.raise_error("expected a dense<...> : tensor<...> literal", start, parser.pos)
         op = cls(value)
         op.attributes |= attributes
         return op
