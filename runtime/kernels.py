@@ -19,7 +19,6 @@ Semantics that differ from the bare `mx.*` call, on purpose (they are PyTorch's)
   `mx.floor_divide` (`floor(a / b)`) misses when `a / b` rounds up to an integer
   (`1.0 // 0.1` is 9.0, not 10.0). On integers MLX already floors (and
   `mx.remainder` already takes the divisor's sign), as PyTorch does.
-- `mlx.addmm` with `beta` 0 ignores `c` (NaN and inf in it do not propagate).
 - `mlx.matmul` / `mlx.addmm` on integers are computed exactly (MLX's BLAS path only
   takes floating point).
 - `mlx.slice_update` clamps its start so the whole update lands inside the input
@@ -333,6 +332,12 @@ def _scatter_set(x: mx.array, key: Any, updates: mx.array) -> mx.array:
     return y
 
 
+def _scatter_reduce(
+    method: Callable[[Any, mx.array], mx.array],
+) -> Callable[[mx.array, Any, mx.array], mx.array]:
+    return lambda x, key, updates: method(x.at[key], updates)
+
+
 @_kernel("mlx.scatter")
 def _scatter(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     """`updates` (`B ++ slice shape`) written into `x` with MLX's scatter addressing:
@@ -343,13 +348,7 @@ def _scatter(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     `x.at[idx...]` (or `x[idx...] = u`) does the rest. Otherwise index grids."""
     axes = _ints(props, "axes")
     reduce = cast(str, props.get("reduce", "none"))
-    if reduce == "none":
-        apply: Callable[[mx.array, Any, mx.array], mx.array] = _scatter_set
-    else:
-        method = _SCATTER_METHODS[reduce]
-
-        def apply(x: mx.array, key: Any, updates: mx.array) -> mx.array:
-            return method(x.at[key], updates)
+    apply = _scatter_set if reduce == "none" else _scatter_reduce(_SCATTER_METHODS[reduce])
 
     n_indices = len(axes)
     plans: dict[int, _AxisPlan] = {}
@@ -446,7 +445,7 @@ def _split(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     axis = _int(props, "axis")
     if not points:
         return lambda operands: (operands[0],)
-    return lambda operands: mx.split(operands[0], points, axis=axis)
+    return lambda operands: cast(Sequence[Any], mx.split(operands[0], points, axis=axis))
 
 
 def _python_slice(start: int, stop: int, step: int, dim: int) -> slice:
@@ -525,15 +524,11 @@ def _matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 
 @_kernel("mlx.addmm")
 def _addmm(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    """`beta * c + alpha * (a @ b)`; with `beta` 0, `c` is ignored (PyTorch)."""
+    """`beta * c + alpha * (a @ b)`; with `beta` 0, `c` is ignored (NaN in it does not
+    propagate), in MLX as in PyTorch."""
     alpha, beta = _float(props, "alpha", 1.0), _float(props, "beta", 1.0)
     dtype = _result(result_dtypes)
-    if _is_float(dtype):
-        if beta == 0.0:
-            if alpha == 1.0:
-                return lambda operands: (mx.matmul(operands[1], operands[2]),)
-            scale = mx.array(alpha, dtype=dtype)
-            return lambda operands: (mx.matmul(operands[1], operands[2]) * scale,)
+    if _is_float(dtype):  # mx.addmm already skips c when beta is 0
         return lambda operands: (
             mx.addmm(operands[0], operands[1], operands[2], alpha=alpha, beta=beta),
         )

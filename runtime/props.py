@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from math import prod
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -51,7 +51,7 @@ def python_value(attr: Attribute) -> object:
         case FloatAttr():
             return float(attr.value.data)
         case DenseArrayBase():
-            return tuple(attr.get_values())
+            return tuple(cast(Any, attr).get_values())
         case StringAttr():
             return attr.data
         case UnitAttr():

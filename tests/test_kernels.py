@@ -1,0 +1,1340 @@
+"""Runtime kernels: every op of the `mlx` dialect (and integer `arith`) run from IR text
+through the reference interpreter and compared with an independent reference (numpy
+in float64, or eager torch).
+
+Tolerances are relative (with the same absolute floor for values near zero) and sized
+to the element type's precision: f32 1e-5 (a few dozen ulps: room for reductions,
+matmuls and MLX's vectorised transcendental approximations); f16 1e-3 and bf16 1e-2
+(about one ulp, 2^-10 and 2^-7: a kernel that computes in f32 and rounds once is
+within half an ulp). Low-precision inputs are drawn exactly representable and the
+reference runs in float64 on those same values, so the tolerance measures only the
+kernel's own rounding. Ops that round intermediates in the low-precision type by
+design (attention, matmul chains, normalisation) say so where they widen it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import mlx.core as mx
+import numpy as np
+import pytest
+import torch
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+    bf16,
+    f32,
+    f64,
+    i1,
+    i32,
+    i64,
+)
+
+from mlxir.dialects import mlx as mlx_dialect
+from mlxir.dialects.common import DYNAMIC
+from mlxir.runtime import dtypes
+from mlxir.runtime.ir_interpreter import Program, parse_module, run_module
+from mlxir.runtime.kernels import KERNELS, NOT_KERNELS
+from mlxir.runtime.props import python_props, python_value
+
+TOL = {"f32": 1e-5, "f16": 1e-3, "bf16": 1e-2}
+MX_OF = {"f32": mx.float32, "f16": mx.float16, "bf16": mx.bfloat16}
+FLOATS = list(TOL)
+
+
+def rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def quantize(values: np.ndarray, ty: str) -> np.ndarray:
+    """`values` rounded to `ty`, returned as float64 (exactly representable in `ty`)."""
+    array = dtypes.to_mx(np.asarray(values, np.float64), MX_OF[ty])
+    return dtypes.to_numpy(array).astype(np.float64)
+
+
+def floats(shape: Sequence[int], ty: str = "f32", low: float = -2.0, high: float = 2.0,
+           seed: int = 0) -> np.ndarray:
+    return quantize(rng(seed).uniform(low, high, shape), ty)
+
+
+def ints(shape: Sequence[int], low: int = -5, high: int = 6, dtype: Any = np.int32,
+         seed: int = 0) -> np.ndarray:
+    return rng(seed).integers(low, high, shape).astype(dtype)
+
+
+def ir(text: str, **types: str) -> str:
+    return Template(text).substitute(types)
+
+
+def run_ir(text: str, *inputs: Any, payloads: dict[str, Any] | None = None,
+           state: dict[str, Any] | None = None) -> list[Any]:
+    outputs = run_module(parse_module(text), payloads or {}, list(inputs), state)
+    return [dtypes.to_numpy(o) if isinstance(o, mx.array) else o for o in outputs]
+
+
+def check(got: Any, ref: Any, tol: float = TOL["f32"]) -> None:
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.shape == ref.shape, f"shape {got.shape} != {ref.shape}"
+    np.testing.assert_allclose(got.astype(np.float64), ref.astype(np.float64), rtol=tol, atol=tol)
+
+
+def check_exact(got: Any, ref: Any, dtype: Any = None) -> None:
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.shape == ref.shape, f"shape {got.shape} != {ref.shape}"
+    if dtype is not None:
+        assert got.dtype == np.dtype(dtype), f"dtype {got.dtype} != {dtype}"
+    np.testing.assert_array_equal(got, ref)
+
+
+def softmax(x: np.ndarray, axis: int | tuple[int, ...] = -1) -> np.ndarray:
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def torch_ref(fn: Callable[..., torch.Tensor]) -> Callable[..., np.ndarray]:
+    return lambda *xs: fn(*(torch.from_numpy(np.asarray(x)) for x in xs)).numpy()
+
+
+# --------------------------------------------------------------------------- coverage
+
+
+def test_every_mlx_op_has_a_kernel() -> None:
+    missing = [op.name for op in mlx_dialect.MLX_OPS
+               if op.name not in NOT_KERNELS and op.name not in KERNELS]
+    assert not missing, f"ops without a runtime kernel: {missing}"
+    assert all(name in {op.name for op in mlx_dialect.MLX_OPS} for name in NOT_KERNELS)
+
+
+def test_every_mlx_op_is_tested_here() -> None:
+    """Each op appears in this file's IR (the table-driven tests cover the tables)."""
+    source = Path(__file__).read_text()
+    written = set(re.findall(r"\b(mlx\.[a-z_0-9]+) ", source))
+    tables = {f"mlx.{n}" for n in (*mlx_dialect.UNARY_OPS, *mlx_dialect.BINARY_OPS,
+                                    *mlx_dialect.REDUCTION_OPS, *VARIANCE_OPS, *SCAN_OPS)}
+    untested = [op.name for op in mlx_dialect.MLX_OPS
+                if op.name not in NOT_KERNELS and op.name not in written | tables]
+    assert not untested, f"ops without a kernel test: {untested}"
+
+
+def test_arith_kernels_exist() -> None:
+    for name in ("constant", "addi", "subi", "muli", "floordivsi", "remsi", "minsi", "maxsi",
+                 "cmpi", "select", "index_cast"):
+        assert f"arith.{name}" in KERNELS
+
+
+# --------------------------------------------------------------------------- elementwise
+
+UNARY_REF: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "abs": np.abs,
+    "negative": np.negative,
+    "sign": np.sign,
+    "square": np.square,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "round": np.round,  # half to even, as torch.round and mx.round
+    "exp": np.exp,
+    "expm1": np.expm1,
+    "log": np.log,
+    "log1p": np.log1p,
+    "log2": np.log2,
+    "log10": np.log10,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "arcsin": np.arcsin,
+    "arccos": np.arccos,
+    "arctan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tanh": np.tanh,
+    "arcsinh": np.arcsinh,
+    "arccosh": np.arccosh,
+    "arctanh": np.arctanh,
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "erf": torch_ref(torch.special.erf),
+    "erfinv": torch_ref(torch.special.erfinv),
+    "reciprocal": lambda x: 1 / x,
+    "isnan": np.isnan,
+    "isinf": np.isinf,
+    "logical_not": np.logical_not,
+    "bitwise_invert": np.invert,
+}
+
+UNARY_DOMAIN: dict[str, tuple[float, float]] = {
+    "log": (0.1, 4.0), "log2": (0.1, 4.0), "log10": (0.1, 4.0), "log1p": (-0.9, 3.0),
+    "sqrt": (0.1, 4.0), "rsqrt": (0.1, 4.0), "reciprocal": (0.5, 3.0),
+    "arcsin": (-0.95, 0.95), "arccos": (-0.95, 0.95), "arctanh": (-0.9, 0.9),
+    "erfinv": (-0.9, 0.9), "arccosh": (1.1, 4.0), "tan": (-1.2, 1.2),
+}
+
+
+def test_unary_reference_covers_the_table() -> None:
+    assert set(UNARY_REF) == set(mlx_dialect.UNARY_OPS)
+
+
+def _unary_input(name: str, ty: str) -> tuple[np.ndarray, str, str]:
+    """(input, input element type, result element type) for a unary op test."""
+    kind = mlx_dialect.UNARY_OPS[name]
+    if kind is mlx_dialect.ElementwiseKind.LOGICAL:
+        return rng().random((3, 5)) > 0.5, "i1", "i1"
+    if kind is mlx_dialect.ElementwiseKind.BITWISE:
+        return ints((3, 5), -100, 100), "i32", "i32"
+    low, high = UNARY_DOMAIN.get(name, (-2.0, 2.0))
+    x = floats((3, 5), ty, low, high)
+    if name == "round":
+        x[0, :4] = [0.5, 1.5, -2.5, -0.5]
+    if kind is mlx_dialect.ElementwiseKind.PREDICATE:
+        x[1, :3] = [np.nan, np.inf, -np.inf]
+        return x, ty, "i1"
+    return x, ty, ty
+
+
+UNARY_CASES = [(n, "f32") for n in mlx_dialect.UNARY_OPS] + [
+    (n, ty) for n, kind in mlx_dialect.UNARY_OPS.items()
+    if kind in (mlx_dialect.ElementwiseKind.FLOAT, mlx_dialect.ElementwiseKind.SAME)
+    for ty in ("f16", "bf16")
+]
+
+
+@pytest.mark.parametrize(("name", "ty"), UNARY_CASES)
+def test_unary(name: str, ty: str) -> None:
+    x, in_ty, out_ty = _unary_input(name, ty)
+    text = ir("""func.func @forward(%x: tensor<?x5x$A>) -> tensor<?x5x$B> {
+      %y = mlx.$OP %x : tensor<?x5x$A> -> tensor<?x5x$B>
+      func.return %y : tensor<?x5x$B>
+    }""", OP=name, A=in_ty, B=out_ty)
+    (got,) = run_ir(text, x)
+    ref = UNARY_REF[name](x)
+    if out_ty == "i1" or in_ty == "i32":
+        check_exact(got, ref)
+    else:
+        check(got, ref, TOL[ty])
+
+
+@pytest.mark.parametrize("name", [n for n, k in mlx_dialect.UNARY_OPS.items()
+                                  if k is mlx_dialect.ElementwiseKind.SAME])
+@pytest.mark.parametrize("ty", ["i32", "i64", "i8"])
+def test_unary_integer(name: str, ty: str) -> None:
+    x = ints((2, 4), -9, 10, np.dtype(f"int{ty[1:]}"))
+    text = ir("""func.func @forward(%x: tensor<2x?x$T>) -> tensor<2x?x$T> {
+      %y = mlx.$OP %x : tensor<2x?x$T> -> tensor<2x?x$T>
+      func.return %y : tensor<2x?x$T>
+    }""", OP=name, T=ty)
+    (got,) = run_ir(text, x)
+    check_exact(got, UNARY_REF[name](x).astype(x.dtype), x.dtype)
+
+
+BINARY_REF: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+    "divide": np.divide,
+    "floor_divide": np.floor_divide,
+    "remainder": np.remainder,
+    "power": np.power,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "arctan2": np.arctan2,
+    "equal": np.equal,
+    "not_equal": np.not_equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+    "logical_and": np.logical_and,
+    "logical_or": np.logical_or,
+    "bitwise_and": np.bitwise_and,
+    "bitwise_or": np.bitwise_or,
+    "bitwise_xor": np.bitwise_xor,
+    "left_shift": np.left_shift,
+    "right_shift": np.right_shift,
+}
+
+
+def test_binary_reference_covers_the_table() -> None:
+    assert set(BINARY_REF) == set(mlx_dialect.BINARY_OPS)
+
+
+def _binary_inputs(name: str, ty: str) -> tuple[np.ndarray, np.ndarray, str, str]:
+    kind = mlx_dialect.BINARY_OPS[name]
+    shape_a, shape_b = (3, 5), (1, 5)
+    if kind is mlx_dialect.ElementwiseKind.LOGICAL:
+        return rng(1).random(shape_a) > 0.5, rng(2).random(shape_b) > 0.5, "i1", "i1"
+    if kind is mlx_dialect.ElementwiseKind.BITWISE:
+        if name.endswith("shift"):
+            return ints(shape_a, -64, 64, seed=1), ints(shape_b, 0, 8, seed=2), "i32", "i32"
+        return ints(shape_a, -64, 64, seed=1), ints(shape_b, -64, 64, seed=2), "i32", "i32"
+    if kind is mlx_dialect.ElementwiseKind.COMPARE:  # small integers: some pairs are equal
+        return (np.round(floats(shape_a, ty, -3, 3, 1)), np.round(floats(shape_b, ty, -3, 3, 2)),
+                ty, "i1")
+    a, b = floats(shape_a, ty, seed=1), floats(shape_b, ty, seed=2)
+    if name == "power":
+        a = np.abs(a) + 0.5
+    if name in ("divide", "floor_divide", "remainder"):
+        b = np.where(np.abs(b) < 0.25, 0.75, b)
+    return a, b, ty, ty
+
+
+BINARY_CASES = [(n, "f32") for n in mlx_dialect.BINARY_OPS] + [
+    (n, ty) for n in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum",
+                      "arctan2", "remainder", "floor_divide", "less")
+    for ty in ("f16", "bf16")
+]
+
+
+@pytest.mark.parametrize(("name", "ty"), BINARY_CASES)
+def test_binary(name: str, ty: str) -> None:
+    a, b, in_ty, out_ty = _binary_inputs(name, ty)
+    text = ir("""func.func @forward(%a: tensor<?x5x$A>, %b: tensor<1x5x$A>) -> tensor<?x5x$B> {
+      %y = mlx.$OP %a, %b : tensor<?x5x$A>, tensor<1x5x$A> -> tensor<?x5x$B>
+      func.return %y : tensor<?x5x$B>
+    }""", OP=name, A=in_ty, B=out_ty)
+    (got,) = run_ir(text, a, b)
+    ref = BINARY_REF[name](a, b)
+    if out_ty in ("i1", "i32") or name in ("floor_divide",):
+        check_exact(got, ref.astype(got.dtype))
+    else:
+        check(got, quantize(ref, ty) if name == "remainder" else ref, TOL[ty])
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "floor_divide", "remainder",
+                                  "power", "maximum", "minimum"])
+@pytest.mark.parametrize("ty", ["i32", "i64", "i8", "ui8"])
+def test_binary_integer(name: str, ty: str) -> None:
+    unsigned = ty.startswith("u")
+    np_dtype = np.dtype(f"uint{ty[2:]}" if unsigned else f"int{ty[1:]}")
+    a = ints((4, 6), 0 if unsigned else -20, 20, np_dtype, seed=3)
+    b = ints((4, 6), 1 if unsigned else -7, 8, np_dtype, seed=4)
+    if name in ("floor_divide", "remainder"):
+        b[b == 0] = 3
+    if name == "power":
+        a, b = a % 4, np.abs(b) % 4
+    text = ir("""func.func @forward(%a: tensor<?x6x$T>, %b: tensor<?x6x$T>) -> tensor<?x6x$T> {
+      %y = mlx.$OP %a, %b : tensor<?x6x$T>, tensor<?x6x$T> -> tensor<?x6x$T>
+      func.return %y : tensor<?x6x$T>
+    }""", OP=name, T=ty)
+    (got,) = run_ir(text, a, b)
+    torch_fn = {"add": torch.add, "subtract": torch.sub, "multiply": torch.mul,
+                "floor_divide": torch.floor_divide, "remainder": torch.remainder,
+                "power": torch.pow, "maximum": torch.maximum, "minimum": torch.minimum}[name]
+    ref = torch_fn(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+    check_exact(got, ref, np_dtype)
+
+
+SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 2.5, -2.5, 3.0, -7.0, 1e30, -1e-30,
+            np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
+def test_floor_divide_and_remainder_match_torch_on_floats(ty: str) -> None:
+    """Floor semantics on floats, PyTorch's exactly: `1.0 // 0.1` is 9 (not
+    `floor(1.0 / 0.1)` = 10), zero quotients keep the sign of `a / b`, `b == 0` and
+    infinite `b` as in PyTorch; remainder takes the divisor's sign."""
+    torch_dtype = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[ty]
+    pairs = np.array([(a, b) for a in SPECIALS for b in SPECIALS], np.float64)
+    a = torch.tensor(pairs[:, 0]).to(torch_dtype)
+    b = torch.tensor(pairs[:, 1]).to(torch_dtype)
+    text = ir("""func.func @forward(%a: tensor<?x$T>, %b: tensor<?x$T>) -> (tensor<?x$T>, tensor<?x$T>) {
+      %q = mlx.floor_divide %a, %b : tensor<?x$T>, tensor<?x$T> -> tensor<?x$T>
+      %r = mlx.remainder %a, %b : tensor<?x$T>, tensor<?x$T> -> tensor<?x$T>
+      func.return %q, %r : tensor<?x$T>, tensor<?x$T>
+    }""", T=ty)
+    program = Program(parse_module(text), {})
+    q, r = (dtypes.to_torch(v) for v in program([a, b]))
+    ref_q, ref_r = torch.floor_divide(a, b), torch.remainder(a, b)
+    torch.testing.assert_close(q, ref_q, rtol=0, atol=0, equal_nan=True)
+    assert torch.equal(torch.signbit(q), torch.signbit(ref_q)) or torch.equal(
+        torch.signbit(q)[~ref_q.isnan()], torch.signbit(ref_q)[~ref_q.isnan()])
+    # PyTorch's remainder computes `a - b * floor(a / b)` and so gives NaN when `a / b`
+    # overflows (1e30 % -1e-30); MLX's is fmod-based and exact there, like Python's.
+    finite = torch.isfinite(a / b) & torch.isfinite(b) & (b != 0)
+    torch.testing.assert_close(r[finite], ref_r[finite], rtol=0, atol=0)
+
+
+def test_floor_divide_integer_floor_semantics() -> None:
+    """MLX's integer floor_divide/remainder already floor (Python/PyTorch), not truncate."""
+    a = np.array([-7, -7, 7, 7, -1, 0, -128], np.int8)
+    b = np.array([2, -2, 2, -2, 3, -5, -1], np.int8)
+    text = """func.func @forward(%a: tensor<7xi8>, %b: tensor<7xi8>) -> (tensor<7xi8>, tensor<7xi8>) {
+      %q = mlx.floor_divide %a, %b : tensor<7xi8>, tensor<7xi8> -> tensor<7xi8>
+      %r = mlx.remainder %a, %b : tensor<7xi8>, tensor<7xi8> -> tensor<7xi8>
+      func.return %q, %r : tensor<7xi8>, tensor<7xi8>
+    }"""
+    q, r = run_ir(text, a, b)
+    check_exact(q, [-4, 3, 3, -4, -1, 0, -128], np.int8)  # -128 // -1 wraps, as in torch
+    check_exact(r, [1, -1, 1, -1, 2, 0, 0], np.int8)
+
+
+@pytest.mark.parametrize("ty", ["f32", "bf16"])
+def test_astype(ty: str) -> None:
+    x = floats((2, 6), "f32", -3, 3)
+    x[0, :4] = [2.7, -2.7, 0.0, 0.5]
+    text = ir("""func.func @forward(%x: tensor<2x?xf32>, %i: tensor<3xi32>, %b: tensor<3xi1>)
+        -> (tensor<2x?xi32>, tensor<2x?x$T>, tensor<2x?xi1>, tensor<3xf32>, tensor<3x$T>, tensor<3xi1>) {
+      %a = mlx.astype %x : tensor<2x?xf32> -> tensor<2x?xi32>
+      %h = mlx.astype %x : tensor<2x?xf32> -> tensor<2x?x$T>
+      %nz = mlx.astype %x : tensor<2x?xf32> -> tensor<2x?xi1>
+      %f = mlx.astype %i : tensor<3xi32> -> tensor<3xf32>
+      %g = mlx.astype %b : tensor<3xi1> -> tensor<3x$T>
+      %c = mlx.astype %i : tensor<3xi32> -> tensor<3xi1>
+      func.return %a, %h, %nz, %f, %g, %c : tensor<2x?xi32>, tensor<2x?x$T>, tensor<2x?xi1>, tensor<3xf32>, tensor<3x$T>, tensor<3xi1>
+    }""", T=ty)
+    i = np.array([-3, 0, 70000], np.int32)
+    b = np.array([True, False, True])
+    a, h, nz, f, g, c = run_ir(text, x.astype(np.float32), i, b)
+    check_exact(a, np.trunc(x).astype(np.int32), np.int32)  # toward zero, as torch
+    torch_dtype = {"f32": torch.float32, "bf16": torch.bfloat16}[ty]
+    check_exact(h, torch.from_numpy(x.astype(np.float32)).to(torch_dtype).float().numpy())
+    check_exact(nz, x != 0)
+    check_exact(f, i.astype(np.float32))
+    check_exact(g, b.astype(np.float32))
+    check_exact(c, i != 0)
+
+
+def test_where() -> None:
+    c = rng().random((3, 1)) > 0.5
+    x, y = floats((3, 4), seed=1), floats((4,), seed=2)
+    text = """func.func @forward(%c: tensor<?x1xi1>, %x: tensor<?x4xf32>, %y: tensor<4xf32>) -> tensor<?x4xf32> {
+      %r = mlx.where %c, %x, %y : tensor<?x1xi1>, tensor<?x4xf32>, tensor<4xf32> -> tensor<?x4xf32>
+      func.return %r : tensor<?x4xf32>
+    }"""
+    (got,) = run_ir(text, c, x, y)
+    check_exact(got, np.where(c, x, y).astype(np.float32))
+
+
+# --------------------------------------------------------------------------- reductions
+
+REDUCTION_REF: dict[str, Callable[..., np.ndarray]] = {
+    "sum": np.sum,
+    "prod": np.prod,
+    "max": np.max,
+    "min": np.min,
+    "mean": np.mean,
+    "logsumexp": lambda x, axis, keepdims: np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims)),
+    "any": np.any,
+    "all": np.all,
+}
+
+
+def test_reduction_reference_covers_the_table() -> None:
+    assert set(REDUCTION_REF) == set(mlx_dialect.REDUCTION_OPS)
+
+
+def _reduced_type(shape: Sequence[int], axes: Sequence[int] | None, keep: bool, ty: str) -> str:
+    reduced = range(len(shape)) if axes is None else [a % len(shape) for a in axes]
+    dims = [("1" if keep else None) if i in reduced else ("?" if d < 0 else str(d))
+            for i, d in enumerate(shape)]
+    kept = [d for d in dims if d is not None]
+    return f"tensor<{'x'.join([*kept, ty])}>"
+
+
+REDUCTION_AXES: list[tuple[list[int] | None, bool]] = [
+    ([1], True), (None, False), ([0, -1], False), (None, True), ([], False)]
+
+
+@pytest.mark.parametrize("name", list(mlx_dialect.REDUCTION_OPS))
+@pytest.mark.parametrize(("axes", "keep"), REDUCTION_AXES)
+def test_reduction(name: str, axes: list[int] | None, keep: bool) -> None:
+    kind = mlx_dialect.REDUCTION_OPS[name]
+    predicate = kind is mlx_dialect.ElementwiseKind.PREDICATE
+    x: np.ndarray = (rng().random((2, 3, 4)) > 0.3) if predicate else floats((2, 3, 4), "f32", 0.5, 1.5)
+    in_ty = "i1" if predicate else "f32"
+    out_ty = "i1" if predicate else "f32"
+    attrs = ("" if axes is None else f" axes [{', '.join(map(str, axes))}]") + (" keepdims" if keep else "")
+    out = _reduced_type((2, -1, 4), axes, keep, out_ty)
+    text = ir("""func.func @forward(%x: tensor<2x?x4x$A>) -> $R {
+      %y = mlx.$OP %x$ATTRS : tensor<2x?x4x$A> -> $R
+      func.return %y : $R
+    }""", OP=name, A=in_ty, R=out, ATTRS=attrs)
+    (got,) = run_ir(text, x)
+    axis = None if axes is None else tuple(axes)
+    ref = REDUCTION_REF[name](x, axis=axis, keepdims=keep)
+    if predicate:
+        check_exact(got, ref)
+    else:
+        check(got, ref)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "logsumexp", "prod"])
+@pytest.mark.parametrize("ty", ["f16", "bf16"])
+def test_reduction_low_precision(name: str, ty: str) -> None:
+    x = floats((4, 8), ty, 0.5, 1.5)
+    text = ir("""func.func @forward(%x: tensor<?x8x$T>) -> tensor<?x$T> {
+      %y = mlx.$OP %x axes [1] : tensor<?x8x$T> -> tensor<?x$T>
+      func.return %y : tensor<?x$T>
+    }""", OP=name, T=ty)
+    (got,) = run_ir(text, x)
+    check(got, REDUCTION_REF[name](x, axis=(1,), keepdims=False), TOL[ty])
+
+
+def test_reduction_result_types_follow_the_ir() -> None:
+    """MLX widens some reductions (int8 sum -> int32, mean of ints -> float32): the
+    kernel casts back to the IR's result type."""
+    x = ints((3, 4), -100, 100, np.int8)
+    text = """func.func @forward(%x: tensor<3x4xi8>) -> (tensor<3xi8>, tensor<4xf16>, tensor<i1>) {
+      %s = mlx.sum %x axes [1] : tensor<3x4xi8> -> tensor<3xi8>
+      %m = mlx.mean %x axes [0] : tensor<3x4xi8> -> tensor<4xf16>
+      %a = mlx.all %x : tensor<3x4xi8> -> tensor<i1>
+      func.return %s, %m, %a : tensor<3xi8>, tensor<4xf16>, tensor<i1>
+    }"""
+    s, m, a = run_ir(text, x)
+    check_exact(s, x.sum(axis=1, dtype=np.int64).astype(np.int8), np.int8)  # wraps, as torch
+    assert m.dtype == np.float16
+    check(m, x.astype(np.float64).mean(axis=0), TOL["f16"])
+    check_exact(a, np.all(x != 0))
+
+
+VARIANCE_OPS = ["var", "std"]
+SCAN_OPS = ["cumsum", "cumprod", "cummax", "cummin"]
+"""Ops whose tests write `mlx.$OP` (the coverage check reads these lists)."""
+
+
+@pytest.mark.parametrize("name", VARIANCE_OPS)
+@pytest.mark.parametrize("ty", FLOATS)
+def test_var_std(name: str, ty: str) -> None:
+    x = floats((2, 5, 8), ty, -2, 2)
+    text = ir("""func.func @forward(%x: tensor<2x?x8x$T>) -> (tensor<2x?x1x$T>, tensor<$T>, tensor<2x8x$T>) {
+      %a = mlx.$OP %x axes [2] ddof 0 keepdims : tensor<2x?x8x$T> -> tensor<2x?x1x$T>
+      %b = mlx.$OP %x ddof 1 : tensor<2x?x8x$T> -> tensor<$T>
+      %c = mlx.$OP %x axes [-2] ddof 1 : tensor<2x?x8x$T> -> tensor<2x8x$T>
+      func.return %a, %b, %c : tensor<2x?x1x$T>, tensor<$T>, tensor<2x8x$T>
+    }""", OP=name, T=ty)
+    a, b, c = run_ir(text, x)
+    fn = np.var if name == "var" else np.std
+    check(a, fn(x, axis=2, ddof=0, keepdims=True), TOL[ty])
+    check(b, fn(x, ddof=1), TOL[ty])
+    check(c, fn(x, axis=1, ddof=1), TOL[ty])
+
+
+def test_argmax_argmin() -> None:
+    x = np.round(floats((3, 7), "f32", -3, 3))  # ties: the first index wins, as in torch
+    text = """func.func @forward(%x: tensor<?x7xf32>) -> (tensor<?xui32>, tensor<?x1xi64>, tensor<ui32>, tensor<1x1xi64>, tensor<7xi32>) {
+      %a = mlx.argmax %x axis 1 : tensor<?x7xf32> -> tensor<?xui32>
+      %b = mlx.argmax %x axis -1 keepdims : tensor<?x7xf32> -> tensor<?x1xi64>
+      %c = mlx.argmin %x : tensor<?x7xf32> -> tensor<ui32>
+      %d = mlx.argmin %x keepdims : tensor<?x7xf32> -> tensor<1x1xi64>
+      %e = mlx.argmin %x axis 0 : tensor<?x7xf32> -> tensor<7xi32>
+      func.return %a, %b, %c, %d, %e : tensor<?xui32>, tensor<?x1xi64>, tensor<ui32>, tensor<1x1xi64>, tensor<7xi32>
+    }"""
+    a, b, c, d, e = run_ir(text, x)
+    tx = torch.from_numpy(x)
+    check_exact(a, tx.argmax(1).numpy(), np.uint32)
+    check_exact(b, tx.argmax(-1, keepdim=True).numpy(), np.int64)
+    check_exact(c, tx.argmin().numpy(), np.uint32)  # flattened
+    check_exact(d, tx.argmin().reshape(1, 1).numpy(), np.int64)
+    check_exact(e, tx.argmin(0).numpy(), np.int32)
+
+
+def _scan_ref(x: np.ndarray, name: str, axis: int, reverse: bool, exclusive: bool) -> np.ndarray:
+    fn = {"cumsum": np.cumsum, "cumprod": np.cumprod,
+          "cummax": np.maximum.accumulate, "cummin": np.minimum.accumulate}[name]
+    identity = {"cumsum": 0, "cumprod": 1, "cummax": -np.inf, "cummin": np.inf}[name]
+    if np.issubdtype(x.dtype, np.integer) and name in ("cummax", "cummin"):
+        info = np.iinfo(x.dtype)
+        identity = info.min if name == "cummax" else info.max
+    y = np.flip(x, axis) if reverse else x
+    out = fn(y, axis=axis).astype(x.dtype)
+    if exclusive:
+        out = np.moveaxis(out, axis, 0)
+        out = np.concatenate([np.full_like(out[:1], identity), out[:-1]], axis=0)
+        out = np.moveaxis(out, 0, axis)
+    return np.flip(out, axis) if reverse else out
+
+
+@pytest.mark.parametrize("name", SCAN_OPS)
+@pytest.mark.parametrize(("reverse", "exclusive"), [(False, False), (True, False), (False, True),
+                                                    (True, True)])
+def test_scans(name: str, reverse: bool, exclusive: bool) -> None:
+    x = floats((4, 6), "f32", 0.5, 1.5)
+    i = ints((7,), -5, 6)
+    flags = (" reverse" if reverse else "") + (" exclusive" if exclusive else "")
+    text = ir("""func.func @forward(%x: tensor<4x?xf32>, %i: tensor<7xi32>) -> (tensor<4x?xf32>, tensor<4x?xf32>, tensor<7xi32>) {
+      %a = mlx.$OP %x axis 1$F : tensor<4x?xf32> -> tensor<4x?xf32>
+      %b = mlx.$OP %x axis -2$F : tensor<4x?xf32> -> tensor<4x?xf32>
+      %c = mlx.$OP %i axis 0$F : tensor<7xi32> -> tensor<7xi32>
+      func.return %a, %b, %c : tensor<4x?xf32>, tensor<4x?xf32>, tensor<7xi32>
+    }""", OP=name, F=flags)
+    a, b, c = run_ir(text, x, i)
+    check(a, _scan_ref(x, name, 1, reverse, exclusive))
+    check(b, _scan_ref(x, name, 0, reverse, exclusive))
+    check_exact(c, _scan_ref(i, name, 0, reverse, exclusive), np.int32)
+
+
+@pytest.mark.parametrize("ty", FLOATS)
+@pytest.mark.parametrize("precise", [False, True])
+def test_softmax(ty: str, precise: bool) -> None:
+    x = floats((2, 3, 6), ty, -4, 4)
+    flag = " precise" if precise else ""
+    text = ir("""func.func @forward(%x: tensor<2x?x6x$T>) -> (tensor<2x?x6x$T>, tensor<2x?x6x$T>) {
+      %a = mlx.softmax %x axes [-1]$F : tensor<2x?x6x$T> -> tensor<2x?x6x$T>
+      %b = mlx.softmax %x axes [0, 2]$F : tensor<2x?x6x$T> -> tensor<2x?x6x$T>
+      func.return %a, %b : tensor<2x?x6x$T>, tensor<2x?x6x$T>
+    }""", T=ty, F=flag)
+    a, b = run_ir(text, x)
+    check(a, softmax(x, -1), TOL[ty])
+    check(b, softmax(x, (0, 2)), TOL[ty])
+
+
+# --------------------------------------------------------------------------- indexing
+
+
+def test_take() -> None:
+    x = floats((5, 16))
+    idx = np.array([[0, 4, 1], [3, 3, 2]], np.int32)
+    flat = np.array([0, 79, 17, 3, 40], np.int64)
+    text = """func.func @forward(%x: tensor<?x16xf32>, %idx: tensor<2x3xi32>, %flat: tensor<5xi64>) -> (tensor<2x3x16xf32>, tensor<?x2x3xf32>, tensor<5xf32>) {
+      %rows = mlx.take %x, %idx axis 0 : tensor<?x16xf32>, tensor<2x3xi32> -> tensor<2x3x16xf32>
+      %cols = mlx.take %x, %idx axis -1 : tensor<?x16xf32>, tensor<2x3xi32> -> tensor<?x2x3xf32>
+      %elems = mlx.take %x, %flat : tensor<?x16xf32>, tensor<5xi64> -> tensor<5xf32>
+      func.return %rows, %cols, %elems : tensor<2x3x16xf32>, tensor<?x2x3xf32>, tensor<5xf32>
+    }"""
+    rows, cols, elems = run_ir(text, x, idx, flat)
+    check_exact(rows, x[idx].astype(np.float32))
+    check_exact(cols, x[:, idx].astype(np.float32))
+    check_exact(elems, x.reshape(-1)[flat].astype(np.float32))  # flattened input
+
+
+def test_take_along_axis() -> None:
+    x = floats((3, 4))
+    picked = np.array([[0], [3], [2]], np.uint32)
+    rows = np.array([[2, 0, 1, 1], [0, 0, 2, 1]], np.int64)
+    col = np.array([[1], [0]], np.int32)  # broadcasts against x's other dim
+    text = """func.func @forward(%x: tensor<?x4xf32>, %p: tensor<?x1xui32>, %r: tensor<2x4xi64>, %c: tensor<2x1xi32>) -> (tensor<?x1xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+      %a = mlx.take_along_axis %x, %p axis 1 : tensor<?x4xf32>, tensor<?x1xui32> -> tensor<?x1xf32>
+      %b = mlx.take_along_axis %x, %r axis 0 : tensor<?x4xf32>, tensor<2x4xi64> -> tensor<2x4xf32>
+      %c2 = mlx.take_along_axis %x, %c axis 0 : tensor<?x4xf32>, tensor<2x1xi32> -> tensor<2x4xf32>
+      func.return %a, %b, %c2 : tensor<?x1xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+    }"""
+    a, b, c = run_ir(text, x, picked, rows, col)
+    tx = torch.from_numpy(x)
+    check_exact(a, torch.gather(tx, 1, torch.from_numpy(picked.astype(np.int64))).float().numpy())
+    check_exact(b, np.take_along_axis(x, rows, 0).astype(np.float32))
+    check_exact(c, np.take_along_axis(x, np.broadcast_to(col, (2, 4)), 0).astype(np.float32))
+
+
+def gather_reference(x: np.ndarray, indices: Sequence[np.ndarray], axes: Sequence[int],
+                     sizes: Sequence[int]) -> np.ndarray:
+    """The definition, elementwise: `out[b, s] = x[idx_k[b] + s_a (indexed), s_d (else)]`."""
+    axes = [a % x.ndim for a in axes]
+    batch = np.broadcast_shapes(*(i.shape for i in indices)) if indices else ()
+    idx = [np.broadcast_to(i, batch) for i in indices]
+    out = np.empty((*batch, *sizes), x.dtype)
+    for b in np.ndindex(*batch):
+        for s in np.ndindex(*sizes):
+            where = [int(idx[axes.index(d)][b]) + s[d] if d in axes else s[d]
+                     for d in range(x.ndim)]
+            out[(*b, *s)] = x[tuple(where)]
+    return out
+
+
+def test_gather() -> None:
+    x = floats((6, 8, 16))
+    i = np.array([0, 5, 2, 1, 3], np.int32)
+    j = np.array([[0], [2], [4]], np.int64)
+    text = """func.func @forward(%x: tensor<?x8x16xf32>, %i: tensor<5xi32>, %j: tensor<3x1xi64>) -> (tensor<5x1x8x16xf32>, tensor<3x5x1x1x16xf32>, tensor<5x?x8x1xf32>, tensor<3x1x1x8x4xf32>) {
+      %n = mlx.dim %x axis 0 : tensor<?x8x16xf32>
+      %rows = mlx.gather %x[%i] axes [0] slice_sizes [1, 8, 16] : tensor<?x8x16xf32>, (tensor<5xi32>) -> tensor<5x1x8x16xf32>
+      %pairs = mlx.gather %x[%j, %i] axes [0, 1] slice_sizes [1, 1, 16] : tensor<?x8x16xf32>, (tensor<3x1xi64>, tensor<5xi32>) -> tensor<3x5x1x1x16xf32>
+      %cols = mlx.gather %x[%i] axes [-1] slice_sizes [%n, 8, 1] : tensor<?x8x16xf32>, (tensor<5xi32>) -> tensor<5x?x8x1xf32>
+      %part = mlx.gather %x[%j] axes [0] slice_sizes [1, 8, 4] : tensor<?x8x16xf32>, (tensor<3x1xi64>) -> tensor<3x1x1x8x4xf32>
+      func.return %rows, %pairs, %cols, %part : tensor<5x1x8x16xf32>, tensor<3x5x1x1x16xf32>, tensor<5x?x8x1xf32>, tensor<3x1x1x8x4xf32>
+    }"""
+    rows, pairs, cols, part = run_ir(text, x, i, j)
+    check_exact(rows, gather_reference(x, [i], [0], [1, 8, 16]))
+    check_exact(pairs, gather_reference(x, [j, i], [0, 1], [1, 1, 16]))
+    check_exact(cols, gather_reference(x, [i], [2], [6, 8, 1]))
+    check_exact(part, gather_reference(x, [j], [0], [1, 8, 4]))
+    # x[:, i, j] with the transpose of DESIGN.md section 2 starts from this gather
+    a = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    text = """func.func @forward(%x: tensor<2x3x4xf32>, %i: tensor<2xi64>, %j: tensor<2xi64>) -> tensor<2x2x1x1xf32> {
+      %g = mlx.gather %x[%i, %j] axes [1, 2] slice_sizes [2, 1, 1] : tensor<2x3x4xf32>, (tensor<2xi64>, tensor<2xi64>) -> tensor<2x2x1x1xf32>
+      func.return %g : tensor<2x2x1x1xf32>
+    }"""
+    (g,) = run_ir(text, a, np.array([0, 2]), np.array([1, 3]))
+    check_exact(g[:, :, 0, 0].T, [[1, 11], [13, 23]])
+
+
+def test_gather_wide_slices_on_indexed_axes() -> None:
+    """The general form: a slice of several elements starting at each index."""
+    x = floats((6, 7, 5))
+    i = np.array([[0, 3], [4, 1]], np.int32)
+    j = np.array([2, 0], np.int32)
+    text = """func.func @forward(%x: tensor<6x7x?xf32>, %i: tensor<2x2xi32>, %j: tensor<2xi32>, %w: index) -> (tensor<2x2x2x3x?xf32>, tensor<2x3x7x2xf32>) {
+      %a = mlx.gather %x[%i, %j] axes [0, 1] slice_sizes [2, 3, %w] : tensor<6x7x?xf32>, (tensor<2x2xi32>, tensor<2xi32>) -> tensor<2x2x2x3x?xf32>
+      %b = mlx.gather %x[%j] axes [2] slice_sizes [3, 7, 2] : tensor<6x7x?xf32>, (tensor<2xi32>) -> tensor<2x3x7x2xf32>
+      func.return %a, %b : tensor<2x2x2x3x?xf32>, tensor<2x3x7x2xf32>
+    }"""
+    a, b = run_ir(text, x, i, j, 4)
+    check_exact(a, gather_reference(x, [i, j], [0, 1], [2, 3, 4]))
+    check_exact(b, gather_reference(x, [j], [2], [3, 7, 2]))
+
+
+def scatter_reference(x: np.ndarray, indices: Sequence[np.ndarray], axes: Sequence[int],
+                      updates: np.ndarray, reduce: str) -> np.ndarray:
+    axes = [a % x.ndim for a in axes]
+    out = x.copy()
+    batch_rank = updates.ndim - x.ndim
+    batch = updates.shape[:batch_rank]
+    idx = [np.broadcast_to(i, batch) for i in indices]
+    combine = {"none": lambda old, new: new, "add": np.add, "prod": np.multiply,
+               "max": np.maximum, "min": np.minimum}[reduce]
+    for b in np.ndindex(*batch):
+        for s in np.ndindex(*updates.shape[batch_rank:]):
+            where = tuple(int(idx[axes.index(d)][b]) + s[d] if d in axes else s[d]
+                          for d in range(x.ndim))
+            out[where] = combine(out[where], updates[(*b, *s)])
+    return out
+
+
+@pytest.mark.parametrize("reduce", ["none", "add", "prod", "max", "min"])
+def test_scatter(reduce: str) -> None:
+    x = floats((6, 8), seed=1)
+    unique = reduce == "none"  # a plain write with duplicate indices is unordered
+    i = np.array([4, 0, 2, 5, 1] if unique else [4, 0, 4, 5, 0], np.int64)
+    j = np.array([7, 1, 3, 0, 6] if unique else [7, 1, 7, 0, 6], np.int64)
+    rows = floats((5, 1, 8), seed=2)
+    elems = floats((5, 1, 1), seed=3)
+    attr = "" if reduce == "none" else f' reduce "{reduce}"'
+    text = ir("""func.func @forward(%x: tensor<?x8xf32>, %i: tensor<5xi64>, %j: tensor<5xi64>, %rows: tensor<5x1x8xf32>, %elems: tensor<5x1x1xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) {
+      %a = mlx.scatter %x[%i] axes [0], %rows$R : tensor<?x8xf32>, (tensor<5xi64>), tensor<5x1x8xf32> -> tensor<?x8xf32>
+      %b = mlx.scatter %x[%i, %j] axes [0, -1], %elems$R : tensor<?x8xf32>, (tensor<5xi64>, tensor<5xi64>), tensor<5x1x1xf32> -> tensor<?x8xf32>
+      %c = mlx.scatter %x[%j] axes [1], %elems$R : tensor<?x8xf32>, (tensor<5xi64>), tensor<5x1x1xf32> -> tensor<?x8xf32>
+      func.return %a, %b, %c, %x : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+    }""", R=attr)
+    a, b, c, same = run_ir(text, x, i, j, rows, elems)
+    check(a, scatter_reference(x, [i], [0], rows, reduce))
+    check(b, scatter_reference(x, [i, j], [0, 1], elems, reduce))
+    check(c, scatter_reference(x, [j], [1], elems, reduce))
+    check_exact(same, x.astype(np.float32))  # the operand itself is untouched
+
+
+@pytest.mark.parametrize("reduce", ["none", "add"])
+def test_scatter_wide_slices(reduce: str) -> None:
+    """Slices wider than one element on an indexed axis, partial other axes, and an
+    indexed last axis (moved to the front and back)."""
+    x = floats((6, 7, 5), seed=1)
+    i = np.array([0, 3], np.int32)
+    j = np.array([[4], [1]], np.int32)
+    upd = floats((2, 2, 2, 3, 4), seed=2)
+    slab = floats((2, 1, 6, 2), seed=3)
+    unit = floats((2, 6, 7, 1), seed=4)
+    attr = "" if reduce == "none" else f' reduce "{reduce}"'
+    text = ir("""func.func @forward(%x: tensor<6x7x5xf32>, %i: tensor<2xi32>, %j: tensor<2x1xi32>, %u: tensor<2x2x2x3x4xf32>, %s: tensor<2x1x6x2xf32>, %unit: tensor<2x6x7x1xf32>) -> (tensor<6x7x5xf32>, tensor<6x7x5xf32>, tensor<6x7x5xf32>) {
+      %a = mlx.scatter %x[%j, %i] axes [0, 1], %u$R : tensor<6x7x5xf32>, (tensor<2x1xi32>, tensor<2xi32>), tensor<2x2x2x3x4xf32> -> tensor<6x7x5xf32>
+      %b = mlx.scatter %x[%i] axes [2], %s$R : tensor<6x7x5xf32>, (tensor<2xi32>), tensor<2x1x6x2xf32> -> tensor<6x7x5xf32>
+      %c = mlx.scatter %x[%i] axes [2], %unit$R : tensor<6x7x5xf32>, (tensor<2xi32>), tensor<2x6x7x1xf32> -> tensor<6x7x5xf32>
+      func.return %a, %b, %c : tensor<6x7x5xf32>, tensor<6x7x5xf32>, tensor<6x7x5xf32>
+    }""", R=attr)
+    a, b, c = run_ir(text, x, i, j, upd, slab, unit)
+    check(a, scatter_reference(x, [j, i], [0, 1], upd, reduce))
+    check(b, scatter_reference(x, [i], [2], slab, reduce))
+    check(c, scatter_reference(x, [i], [2], unit, reduce))  # unit slices, a 3-cycle perm
+
+
+def test_slice_update() -> None:
+    cache = floats((1, 2, 6, 4), seed=1)
+    new = floats((1, 2, 2, 4), seed=2)
+    text = """func.func @forward(%cache: tensor<1x2x?x4xf32>, %new: tensor<1x2x2x4xf32>, %pos: index) -> (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) {
+      %a = mlx.slice_update %cache, %new start [1] axes [2] : tensor<1x2x?x4xf32>, tensor<1x2x2x4xf32> -> tensor<1x2x?x4xf32>
+      %b = mlx.slice_update %cache, %new start [%pos, 0] axes [-2, 0] : tensor<1x2x?x4xf32>, tensor<1x2x2x4xf32> -> tensor<1x2x?x4xf32>
+      %c = mlx.slice_update %cache, %new start [-2] axes [2] : tensor<1x2x?x4xf32>, tensor<1x2x2x4xf32> -> tensor<1x2x?x4xf32>
+      func.return %a, %b, %c : tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>
+    }"""
+    program = Program(parse_module(text), {})
+
+    def written(start: int) -> np.ndarray:
+        out = cache.copy()
+        out[:, :, start:start + 2] = new
+        return out
+
+    for pos, clamped in [(3, 3), (4, 4), (0, 0), (5, 4), (100, 4), (-1, 4), (-6, 0), (-50, 0)]:
+        a, b, c = (dtypes.to_numpy(v) for v in program([cache, new, pos]))
+        check_exact(a, written(1).astype(np.float32))
+        check_exact(b, written(clamped).astype(np.float32))  # clamped inside, like XLA
+        check_exact(c, written(4).astype(np.float32))
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def test_reshape_broadcast_to() -> None:
+    x = floats((3, 4, 8))
+    col = floats((3, 1))
+    text = """func.func @forward(%x: tensor<?x4x8xf32>, %col: tensor<?x1xf32>) -> (tensor<?x32xf32>, tensor<?x8xf32>, tensor<1x?x1xf32>, tensor<2x?x8xf32>) {
+      %n = mlx.dim %x axis 0 : tensor<?x4x8xf32>
+      %flat = mlx.reshape %x [%n, 32] : tensor<?x4x8xf32> -> tensor<?x32xf32>
+      %c4 = arith.constant 4 : index
+      %n4 = arith.muli %n, %c4 : index
+      %rows = mlx.reshape %x [%n4, 8] : tensor<?x4x8xf32> -> tensor<?x8xf32>
+      %m = mlx.dim %col axis 0 : tensor<?x1xf32>
+      %r3 = mlx.reshape %col [1, %m, 1] : tensor<?x1xf32> -> tensor<1x?x1xf32>
+      %wide = mlx.broadcast_to %col [2, %m, 8] : tensor<?x1xf32> -> tensor<2x?x8xf32>
+      func.return %flat, %rows, %r3, %wide : tensor<?x32xf32>, tensor<?x8xf32>, tensor<1x?x1xf32>, tensor<2x?x8xf32>
+    }"""
+    flat, rows, r3, wide = run_ir(text, x, col)
+    check_exact(flat, x.reshape(3, 32).astype(np.float32))
+    check_exact(rows, x.reshape(12, 8).astype(np.float32))
+    check_exact(r3, col.reshape(1, 3, 1).astype(np.float32))
+    check_exact(wide, np.broadcast_to(col, (2, 3, 8)).astype(np.float32))
+
+
+def test_transpose_expand_squeeze() -> None:
+    x = floats((2, 3, 8))
+    text = """func.func @forward(%x: tensor<2x?x8xf32>) -> (tensor<8x2x?xf32>, tensor<1x2x?x8x1xf32>, tensor<2x?x8xf32>, tensor<2x8xf32>) {
+      %t = mlx.transpose %x [2, 0, 1] : tensor<2x?x8xf32> -> tensor<8x2x?xf32>
+      %e = mlx.expand_dims %x [0, -1] : tensor<2x?x8xf32> -> tensor<1x2x?x8x1xf32>
+      %s = mlx.squeeze %e [0, 4] : tensor<1x2x?x8x1xf32> -> tensor<2x?x8xf32>
+      %s1 = mlx.squeeze %x [-2] : tensor<2x?x8xf32> -> tensor<2x8xf32>
+      func.return %t, %e, %s, %s1 : tensor<8x2x?xf32>, tensor<1x2x?x8x1xf32>, tensor<2x?x8xf32>, tensor<2x8xf32>
+    }"""
+    with pytest.raises(ValueError):  # squeezing a dynamic dim that is not 1
+        run_ir(text, x)
+    x1 = floats((2, 1, 8))
+    t, e, s, s1 = run_ir(text, x1)
+    check_exact(t, x1.transpose(2, 0, 1).astype(np.float32))
+    check_exact(e, x1[None, ..., None].astype(np.float32))
+    check_exact(s, x1.astype(np.float32))
+    check_exact(s1, x1[:, 0].astype(np.float32))
+
+
+def test_concatenate_split() -> None:
+    a, b, c = floats((2, 5), seed=1), floats((3, 5), seed=2), floats((2, 4), seed=3)
+    text = """func.func @forward(%a: tensor<2x?xf32>, %b: tensor<3x?xf32>, %c: tensor<?x4xf32>) -> (tensor<5x?xf32>, tensor<?x4xf32>, tensor<?x2xf32>, tensor<?x6xf32>, tensor<1x4xf32>, tensor<?x4xf32>, tensor<2x?xf32>, tensor<?x0xf32>) {
+      %ab = mlx.concatenate %a, %b axis 0 : tensor<2x?xf32>, tensor<3x?xf32> -> tensor<5x?xf32>
+      %wide = mlx.concatenate %c, %c, %c axis -1 : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x12xf32>
+      %p:4 = mlx.split %wide at [4, 6, 20] axis 1 : tensor<?x12xf32> -> tensor<?x4xf32>, tensor<?x2xf32>, tensor<?x6xf32>, tensor<?x0xf32>
+      %q:2 = mlx.split %c at [1] axis 0 : tensor<?x4xf32> -> tensor<1x4xf32>, tensor<?x4xf32>
+      %whole = mlx.split %a at [] axis 1 : tensor<2x?xf32> -> tensor<2x?xf32>
+      func.return %ab, %p#0, %p#1, %p#2, %q#0, %q#1, %whole, %p#3 : tensor<5x?xf32>, tensor<?x4xf32>, tensor<?x2xf32>, tensor<?x6xf32>, tensor<1x4xf32>, tensor<?x4xf32>, tensor<2x?xf32>, tensor<?x0xf32>
+    }"""
+    ab, p0, p1, p2, q0, q1, whole, empty = run_ir(text, a, b, c)
+    wide = np.concatenate([c, c, c], axis=1).astype(np.float32)
+    check_exact(ab, np.concatenate([a, b]).astype(np.float32))
+    for got, ref in zip((p0, p1, p2, empty), np.split(wide, [4, 6, 20], axis=1), strict=True):
+        check_exact(got, ref)  # a split point past the end clamps, as in numpy
+    check_exact(q0, c[:1].astype(np.float32))
+    check_exact(q1, c[1:].astype(np.float32))
+    check_exact(whole, a.astype(np.float32))
+
+
+def test_slice() -> None:
+    x = floats((8, 6, 16))
+    text = """func.func @forward(%x: tensor<8x?x16xf32>, %lo: index) -> (tensor<4x5x8xf32>, tensor<4x?x8xf32>, tensor<8x4x4xf32>, tensor<0x?x8xf32>, tensor<8x?x16xf32>, tensor<3x?x2xf32>) {
+      %n = mlx.dim %x axis 1 : tensor<8x?x16xf32>
+      %c1 = arith.constant 1 : index
+      %hi = arith.subi %n, %c1 : index
+      %a = mlx.slice %x [0, 0, 0] to [8, 5, 16] step [2, 1, 2] : tensor<8x?x16xf32> -> tensor<4x5x8xf32>
+      %b = mlx.slice %x [0, %lo, 0] to [8, %hi, 16] step [2, 1, 2] : tensor<8x?x16xf32> -> tensor<4x?x8xf32>
+      %c = mlx.slice %x [-1, 0, 15] to [-9, 4, 0] step [-1, 1, -4] : tensor<8x?x16xf32> -> tensor<8x4x4xf32>
+      %d = mlx.slice %x [2, 1, 0] to [2, 9223372036854775807, -8] step [1, 1, 1] : tensor<8x?x16xf32> -> tensor<0x?x8xf32>
+      %e = mlx.slice %x [-9223372036854775807, 0, 0] to [9223372036854775807, %n, 16] step [1, 1, 1] : tensor<8x?x16xf32> -> tensor<8x?x16xf32>
+      %f = mlx.slice %x [6, %hi, 9] to [0, -100, 3] step [-2, -2, -3] : tensor<8x?x16xf32> -> tensor<3x?x2xf32>
+      func.return %a, %b, %c, %d, %e, %f : tensor<4x5x8xf32>, tensor<4x?x8xf32>, tensor<8x4x4xf32>, tensor<0x?x8xf32>, tensor<8x?x16xf32>, tensor<3x?x2xf32>
+    }"""
+    a, b, c, d, e, f = run_ir(text, x, 2)
+    x32 = x.astype(np.float32)
+    check_exact(a, x32[0:8:2, 0:5, 0:16:2])
+    check_exact(b, x32[0:8:2, 2:5, 0:16:2])
+    check_exact(c, x32[-1:-9:-1, 0:4, 15:0:-4])
+    check_exact(d, x32[2:2, 1:, 0:-8])
+    check_exact(e, x32)
+    check_exact(f, x32[6:0:-2, 5:-100:-2, 9:3:-3])
+
+
+@pytest.mark.parametrize("ty", ["f32", "i32", "i1"])
+def test_pad_tile(ty: str) -> None:
+    x = {"f32": floats((2, 3)), "i32": ints((2, 3)), "i1": rng().random((2, 3)) > 0.5}[ty]
+    text = ir("""func.func @forward(%x: tensor<2x?x$T>) -> (tensor<4x?x$T>, tensor<2x?x$T>, tensor<6x?x$T>, tensor<2x2x?x$T>) {
+      %p = mlx.pad %x low [1, 0] high [1, 3] value -1.500000e+00 : tensor<2x?x$T> -> tensor<4x?x$T>
+      %z = mlx.pad %x low [0, 0] high [0, 0] value 0.000000e+00 : tensor<2x?x$T> -> tensor<2x?x$T>
+      %t = mlx.tile %x [3, 2] : tensor<2x?x$T> -> tensor<6x?x$T>
+      %u = mlx.tile %x [2, 1, 2] : tensor<2x?x$T> -> tensor<2x2x?x$T>
+      func.return %p, %z, %t, %u : tensor<4x?x$T>, tensor<2x?x$T>, tensor<6x?x$T>, tensor<2x2x?x$T>
+    }""", T=ty)
+    p, z, t, u = run_ir(text, x)
+    np_type = {"f32": np.float32, "i32": np.int32, "i1": np.bool_}[ty]
+    value = torch.tensor(-1.5).to({"f32": torch.float32, "i32": torch.int32, "i1": torch.bool}[ty])
+    ref = torch.nn.functional.pad(torch.from_numpy(x.astype(np_type)), (0, 3, 1, 1),
+                                  value=float(value))
+    check_exact(p, ref.numpy().astype(np_type), np_type)  # -1.5 as i32 is -1 (toward zero)
+    check_exact(z, x.astype(np_type))
+    check_exact(t, np.tile(x, (3, 2)).astype(np_type))
+    check_exact(u, np.tile(x, (2, 1, 2)).astype(np_type))
+
+
+# --------------------------------------------------------------------------- linalg
+
+
+@pytest.mark.parametrize("ty", FLOATS)
+def test_matmul(ty: str) -> None:
+    x, w = floats((5, 16), ty, seed=1), floats((16, 8), ty, seed=2)
+    a, b = floats((2, 1, 3, 16), ty, seed=3), floats((4, 16, 6), ty, seed=4)
+    text = ir("""func.func @forward(%x: tensor<?x16x$T>, %w: tensor<16x8x$T>, %a: tensor<2x1x?x16x$T>, %b: tensor<4x16x6x$T>) -> (tensor<?x8x$T>, tensor<2x4x?x6x$T>) {
+      %y = mlx.matmul %x, %w : tensor<?x16x$T>, tensor<16x8x$T> -> tensor<?x8x$T>
+      %z = mlx.matmul %a, %b : tensor<2x1x?x16x$T>, tensor<4x16x6x$T> -> tensor<2x4x?x6x$T>
+      func.return %y, %z : tensor<?x8x$T>, tensor<2x4x?x6x$T>
+    }""", T=ty)
+    y, z = run_ir(text, x, w, a, b)
+    check(y, x @ w, TOL[ty])
+    check(z, a @ b, TOL[ty])
+
+
+def test_matmul_integer_is_exact() -> None:
+    a, b = ints((2, 3, 5), -50, 50, np.int32, 1), ints((5, 4), -50, 50, np.int32, 2)
+    text = """func.func @forward(%a: tensor<2x?x5xi32>, %b: tensor<5x4xi32>, %c: tensor<4xi32>) -> (tensor<2x?x4xi32>, tensor<2x?x4xi32>) {
+      %y = mlx.matmul %a, %b : tensor<2x?x5xi32>, tensor<5x4xi32> -> tensor<2x?x4xi32>
+      %z = mlx.addmm %c, %a, %b alpha 2.000000e+00 beta 3.000000e+00 : tensor<4xi32>, tensor<2x?x5xi32>, tensor<5x4xi32> -> tensor<2x?x4xi32>
+      func.return %y, %z : tensor<2x?x4xi32>, tensor<2x?x4xi32>
+    }"""
+    c = ints((4,), seed=3)
+    y, z = run_ir(text, a, b, c)
+    check_exact(y, a @ b, np.int32)
+    check_exact(z, 3 * c + 2 * (a @ b), np.int32)
+
+
+@pytest.mark.parametrize("ty", FLOATS)
+def test_addmm(ty: str) -> None:
+    bias, x, w = floats((8,), ty, seed=1), floats((5, 16), ty, seed=2), floats((16, 8), ty, seed=3)
+    c = floats((5, 8), ty, seed=4)
+    c_nan = c.copy()
+    c_nan[0, 0] = np.nan
+    text = ir("""func.func @forward(%bias: tensor<8x$T>, %x: tensor<?x16x$T>, %w: tensor<16x8x$T>, %c: tensor<?x8x$T>, %cn: tensor<?x8x$T>) -> (tensor<?x8x$T>, tensor<?x8x$T>, tensor<?x8x$T>, tensor<?x8x$T>) {
+      %plain = mlx.addmm %bias, %x, %w : tensor<8x$T>, tensor<?x16x$T>, tensor<16x8x$T> -> tensor<?x8x$T>
+      %alpha = mlx.addmm %bias, %x, %w alpha 5.000000e-01 : tensor<8x$T>, tensor<?x16x$T>, tensor<16x8x$T> -> tensor<?x8x$T>
+      %beta = mlx.addmm %c, %x, %w alpha 1.500000e+00 beta 2.000000e+00 : tensor<?x8x$T>, tensor<?x16x$T>, tensor<16x8x$T> -> tensor<?x8x$T>
+      %zero = mlx.addmm %cn, %x, %w alpha 2.000000e+00 beta 0.000000e+00 : tensor<?x8x$T>, tensor<?x16x$T>, tensor<16x8x$T> -> tensor<?x8x$T>
+      func.return %plain, %alpha, %beta, %zero : tensor<?x8x$T>, tensor<?x8x$T>, tensor<?x8x$T>, tensor<?x8x$T>
+    }""", T=ty)
+    plain, alpha, beta, zero = run_ir(text, bias, x, w, c, c_nan)
+    tol = TOL[ty]
+    check(plain, bias + x @ w, tol)
+    check(alpha, bias + 0.5 * (x @ w), tol)
+    check(beta, 2 * c + 1.5 * (x @ w), tol)
+    check(zero, 2 * (x @ w), tol)  # beta 0 ignores c, NaN included (PyTorch)
+
+
+def conv_reference(x: np.ndarray, w: np.ndarray, stride: Sequence[int], lo: Sequence[int],
+                   hi: Sequence[int], kernel_dilation: Sequence[int],
+                   input_dilation: Sequence[int], groups: int, flip: bool) -> np.ndarray:
+    """Channels-last conv through torch's channels-first conv in float64."""
+    spatial = x.ndim - 2
+    if any(d != 1 for d in input_dilation):
+        shape = [x.shape[0], *((s - 1) * d + 1 for s, d in zip(x.shape[1:-1], input_dilation)),
+                 x.shape[-1]]
+        dilated = np.zeros(shape, x.dtype)
+        dilated[(slice(None), *(slice(None, None, d) for d in input_dilation))] = x
+        x = dilated
+    x = np.pad(x, [(0, 0), *zip(lo, hi), (0, 0)])
+    if flip:
+        w = np.flip(w, axis=tuple(range(1, spatial + 1)))
+    conv = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d}[spatial]
+    out = conv(torch.from_numpy(np.ascontiguousarray(np.moveaxis(x, -1, 1))),
+               torch.from_numpy(np.ascontiguousarray(np.moveaxis(w, -1, 1))),
+               stride=list(stride), dilation=list(kernel_dilation), groups=groups)
+    return np.moveaxis(out.numpy(), 1, -1)
+
+
+@pytest.mark.parametrize("ty", FLOATS)
+def test_conv_general(ty: str) -> None:
+    img, k = floats((2, 9, 9, 6), ty, seed=1), floats((8, 3, 3, 3), ty, seed=2)
+    seq, k1 = floats((1, 7, 4), ty, seed=3), floats((4, 5, 1), ty, seed=4)
+    text = ir("""func.func @forward(%img: tensor<?x9x9x6x$T>, %k: tensor<8x3x3x3x$T>, %seq: tensor<1x?x4x$T>, %k1: tensor<4x5x1x$T>) -> (tensor<?x5x5x8x$T>, tensor<?x8x8x8x$T>, tensor<?x7x7x8x$T>, tensor<1x?x4x$T>) {
+      %c2d = mlx.conv_general %img, %k stride [2, 2] padding [1, 1] [1, 1] kernel_dilation [1, 1] input_dilation [1, 1] groups 2 : tensor<?x9x9x6x$T>, tensor<8x3x3x3x$T> -> tensor<?x5x5x8x$T>
+      %dil = mlx.conv_general %img, %k stride [1, 2] padding [1, 0] [2, 1] kernel_dilation [2, 1] input_dilation [1, 2] groups 2 : tensor<?x9x9x6x$T>, tensor<8x3x3x3x$T> -> tensor<?x8x8x8x$T>
+      %flip = mlx.conv_general %img, %k stride [1, 1] padding [0, 0] [0, 0] kernel_dilation [1, 1] input_dilation [1, 1] groups 2 flip : tensor<?x9x9x6x$T>, tensor<8x3x3x3x$T> -> tensor<?x7x7x8x$T>
+      %c1d = mlx.conv_general %seq, %k1 stride [1] padding [4] [0] kernel_dilation [1] input_dilation [1] groups 4 : tensor<1x?x4x$T>, tensor<4x5x1x$T> -> tensor<1x?x4x$T>
+      func.return %c2d, %dil, %flip, %c1d : tensor<?x5x5x8x$T>, tensor<?x8x8x8x$T>, tensor<?x7x7x8x$T>, tensor<1x?x4x$T>
+    }""", T=ty)
+    c2d, dil, flip, c1d = run_ir(text, img, k, seq, k1)
+    tol = TOL[ty]
+    check(c2d, conv_reference(img, k, [2, 2], [1, 1], [1, 1], [1, 1], [1, 1], 2, False), tol)
+    check(dil, conv_reference(img, k, [1, 2], [1, 0], [2, 1], [2, 1], [1, 2], 2, False), tol)
+    check(flip, conv_reference(img, k, [1, 1], [0, 0], [0, 0], [1, 1], [1, 1], 2, True), tol)
+    check(c1d, conv_reference(seq, k1, [1], [4], [0], [1], [1], 4, False), tol)
+
+
+# --------------------------------------------------------------------------- fast ops
+
+
+def sdpa_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float,
+                   mask: np.ndarray | None = None, causal: bool = False) -> np.ndarray:
+    groups = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, groups, axis=1), np.repeat(v, groups, axis=1)
+    scores = q @ np.swapaxes(k, -1, -2) * scale
+    length_q, length_k = scores.shape[-2:]
+    if causal:  # MLX's "causal" is aligned to the lower right
+        mask = np.tril(np.ones((length_q, length_k), bool), length_k - length_q)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf) if mask.dtype == bool else scores + mask
+    return softmax(scores, -1) @ v
+
+
+@pytest.mark.parametrize("ty", FLOATS)
+def test_scaled_dot_product_attention(ty: str) -> None:
+    q = floats((1, 4, 3, 8), ty, seed=1)
+    k, v = floats((1, 2, 5, 8), ty, seed=2), floats((1, 2, 5, 8), ty, seed=3)
+    keep = rng(4).random((3, 5)) > 0.4
+    keep[:, 0] = True  # no fully masked row (that is a canonicalization's business)
+    bias = quantize(np.where(rng(5).random((1, 1, 3, 5)) > 0.3, 0.0, -3.0), ty)
+    bias[..., 2] = -np.inf
+    text = ir("""func.func @forward(%q: tensor<1x4x?x8x$T>, %k: tensor<1x2x?x8x$T>, %v: tensor<1x2x?x8x$T>, %keep: tensor<?x?xi1>, %bias: tensor<1x1x?x?x$T>) -> (tensor<1x4x?x8x$T>, tensor<1x4x?x8x$T>, tensor<1x4x?x8x$T>, tensor<1x4x?x8x$T>) {
+      %plain = mlx.scaled_dot_product_attention %q, %k, %v scale 3.535534e-01 : tensor<1x4x?x8x$T>, tensor<1x2x?x8x$T>, tensor<1x2x?x8x$T> -> tensor<1x4x?x8x$T>
+      %causal = mlx.scaled_dot_product_attention %q, %k, %v scale 3.535534e-01 mask_mode "causal" : tensor<1x4x?x8x$T>, tensor<1x2x?x8x$T>, tensor<1x2x?x8x$T> -> tensor<1x4x?x8x$T>
+      %boolean = mlx.scaled_dot_product_attention %q, %k, %v mask %keep : tensor<?x?xi1> scale 1.000000e+00 : tensor<1x4x?x8x$T>, tensor<1x2x?x8x$T>, tensor<1x2x?x8x$T> -> tensor<1x4x?x8x$T>
+      %additive = mlx.scaled_dot_product_attention %q, %k, %v mask %bias : tensor<1x1x?x?x$T> scale 5.000000e-01 : tensor<1x4x?x8x$T>, tensor<1x2x?x8x$T>, tensor<1x2x?x8x$T> -> tensor<1x4x?x8x$T>
+      func.return %plain, %causal, %boolean, %additive : tensor<1x4x?x8x$T>, tensor<1x4x?x8x$T>, tensor<1x4x?x8x$T>, tensor<1x4x?x8x$T>
+    }""", T=ty)
+    plain, causal, boolean, additive = run_ir(text, q, k, v, keep, bias)
+    scale = float(np.float32(3.535534e-01))
+    # MLX rounds the scores to the type before the softmax: with bf16 and scale 1 that
+    # is up to one more ulp at the output.
+    tol = TOL[ty] * (2 if ty == "bf16" else 1)
+    check(plain, sdpa_reference(q, k, v, scale), tol)
+    check(causal, sdpa_reference(q, k, v, scale, causal=True), tol)
+    check(boolean, sdpa_reference(q, k, v, 1.0, mask=keep), tol)
+    check(additive, sdpa_reference(q, k, v, 0.5, mask=bias), tol)
+
+
+def norm_reference(x: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None,
+                   eps: float, rms: bool) -> np.ndarray:
+    if rms:
+        y = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    else:
+        mean = x.mean(axis=-1, keepdims=True)
+        y = (x - mean) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+@pytest.mark.parametrize("ty", FLOATS)
+def test_norms(ty: str) -> None:
+    x = floats((2, 3, 32), ty, -2, 2, seed=1)
+    w, b = floats((32,), ty, 0.5, 1.5, seed=2), floats((32,), ty, seed=3)
+    text = ir("""func.func @forward(%x: tensor<2x?x32x$T>, %w: tensor<32x$T>, %b: tensor<32x$T>) -> (tensor<2x?x32x$T>, tensor<2x?x32x$T>, tensor<2x?x32x$T>, tensor<2x?x32x$T>, tensor<2x?x32x$T>, tensor<2x?x32x$T>) {
+      %rms = mlx.rms_norm %x weight %w : tensor<32x$T> eps 1.000000e-05 : tensor<2x?x32x$T> -> tensor<2x?x32x$T>
+      %rms0 = mlx.rms_norm %x eps 1.000000e-06 : tensor<2x?x32x$T> -> tensor<2x?x32x$T>
+      %ln = mlx.layer_norm %x weight %w : tensor<32x$T> bias %b : tensor<32x$T> eps 1.000000e-05 : tensor<2x?x32x$T> -> tensor<2x?x32x$T>
+      %lnw = mlx.layer_norm %x weight %w : tensor<32x$T> eps 1.000000e-05 : tensor<2x?x32x$T> -> tensor<2x?x32x$T>
+      %lnb = mlx.layer_norm %x bias %b : tensor<32x$T> eps 1.000000e-05 : tensor<2x?x32x$T> -> tensor<2x?x32x$T>
+      %ln0 = mlx.layer_norm %x eps 1.000000e-05 : tensor<2x?x32x$T> -> tensor<2x?x32x$T>
+      func.return %rms, %rms0, %ln, %lnw, %lnb, %ln0 : tensor<2x?x32x$T>, tensor<2x?x32x$T>, tensor<2x?x32x$T>, tensor<2x?x32x$T>, tensor<2x?x32x$T>, tensor<2x?x32x$T>
+    }""", T=ty)
+    rms, rms0, ln, lnw, lnb, ln0 = run_ir(text, x, w, b)
+    tol = TOL[ty]
+    check(rms, norm_reference(x, w, None, 1e-5, True), tol)
+    check(rms0, norm_reference(x, None, None, 1e-6, True), tol)
+    check(ln, norm_reference(x, w, b, 1e-5, False), tol)
+    check(lnw, norm_reference(x, w, None, 1e-5, False), tol)
+    check(lnb, norm_reference(x, None, b, 1e-5, False), tol)
+    check(ln0, norm_reference(x, None, None, 1e-5, False), tol)
+
+
+def rope_reference(x: np.ndarray, dims: int, traditional: bool, base: float, scale: float,
+                   offset: int) -> np.ndarray:
+    """Rotary embedding of the first `dims` features at positions `offset + t` (axis -2)."""
+    half = dims // 2
+    inv_freq = base ** (-np.arange(half) * 2.0 / dims)
+    theta = ((offset + np.arange(x.shape[-2])) * scale)[:, None] * inv_freq[None, :]
+    cos, sin = np.cos(theta), np.sin(theta)
+    out = x.copy()
+    if traditional:
+        first, second = x[..., 0:dims:2], x[..., 1:dims:2]
+        out[..., 0:dims:2] = first * cos - second * sin
+        out[..., 1:dims:2] = first * sin + second * cos
+    else:
+        first, second = x[..., :half], x[..., half:dims]
+        out[..., :half] = first * cos - second * sin
+        out[..., half:dims] = first * sin + second * cos
+    return out
+
+
+@pytest.mark.parametrize("ty", FLOATS)
+def test_rope(ty: str) -> None:
+    q = floats((1, 2, 5, 16), ty, seed=1)
+    flat = floats((5, 8), ty, seed=2)
+    text = ir("""func.func @forward(%q: tensor<1x2x?x16x$T>, %flat: tensor<?x8x$T>, %pos: index) -> (tensor<1x2x?x16x$T>, tensor<1x2x?x16x$T>, tensor<?x8x$T>) {
+      %r = mlx.rope %q dims 16 base 1.000000e+04 scale 1.000000e+00 offset [%pos] : tensor<1x2x?x16x$T> -> tensor<1x2x?x16x$T>
+      %t = mlx.rope %q dims 8 traditional base 5.000000e+02 scale 2.500000e-01 offset [3] : tensor<1x2x?x16x$T> -> tensor<1x2x?x16x$T>
+      %f = mlx.rope %flat dims 8 base 1.000000e+04 scale 1.000000e+00 offset [%pos] : tensor<?x8x$T> -> tensor<?x8x$T>
+      func.return %r, %t, %f : tensor<1x2x?x16x$T>, tensor<1x2x?x16x$T>, tensor<?x8x$T>
+    }""", T=ty)
+    for pos in (0, 7, 1000):
+        r, t, f = run_ir(text, q, flat, pos)
+        # f32 angles of position 1000 are off by up to 1000 * 2^-24 rad.
+        tol = 5e-5 if ty == "f32" and pos > 100 else TOL[ty]
+        check(r, rope_reference(q, 16, False, 1e4, 1.0, pos), tol)
+        check(t, rope_reference(q, 8, True, 500.0, 0.25, 3), tol)
+        check(f, rope_reference(flat, 8, False, 1e4, 1.0, pos), tol)
+
+
+# --------------------------------------------------------------------------- creation
+
+
+def test_full_zeros_ones() -> None:
+    x = floats((3, 16))
+    text = """func.func @forward(%x: tensor<?x16xf32>) -> (tensor<?x16xf32>, tensor<4x4xi1>, tensor<?x16xf32>, tensor<i64>, tensor<2x3xbf16>, tensor<?x?xi1>, tensor<?x2xf16>) {
+      %n = mlx.dim %x axis 0 : tensor<?x16xf32>
+      %v = mlx.constant dense<-1.000000e+09> : tensor<f32>
+      %full = mlx.full [%n, 16], %v : tensor<f32> -> tensor<?x16xf32>
+      %t = mlx.constant dense<true> : tensor<i1>
+      %mask = mlx.full [4, 4], %t : tensor<i1> -> tensor<4x4xi1>
+      %z = mlx.zeros [%n, 16] : tensor<?x16xf32>
+      %z0 = mlx.zeros [] : tensor<i64>
+      %o = mlx.ones [2, 3] : tensor<2x3xbf16>
+      %o1 = mlx.ones [%n, %n] : tensor<?x?xi1>
+      %h = mlx.constant dense<2.500000e-01> : tensor<f16>
+      %fh = mlx.full [%n, 2], %h : tensor<f16> -> tensor<?x2xf16>
+      func.return %full, %mask, %z, %z0, %o, %o1, %fh : tensor<?x16xf32>, tensor<4x4xi1>, tensor<?x16xf32>, tensor<i64>, tensor<2x3xbf16>, tensor<?x?xi1>, tensor<?x2xf16>
+    }"""
+    full, mask, z, z0, o, o1, fh = run_ir(text, x)
+    check_exact(full, np.full((3, 16), -1e9, np.float32), np.float32)
+    check_exact(mask, np.ones((4, 4), bool), np.bool_)
+    check_exact(z, np.zeros((3, 16), np.float32), np.float32)
+    check_exact(z0, np.zeros((), np.int64), np.int64)
+    check_exact(o, np.ones((2, 3), np.float32))  # bf16 comes back as float32, exactly
+    check_exact(o1, np.ones((3, 3), bool), np.bool_)
+    check_exact(fh, np.full((3, 2), 0.25, np.float16), np.float16)
+
+
+def test_arange() -> None:
+    x = floats((7, 16))
+    text = """func.func @forward(%x: tensor<?x16xf32>) -> (tensor<?xi64>, tensor<4xi32>, tensor<4xi64>, tensor<?xi64>, tensor<0xf32>, tensor<?xf32>) {
+      %n = mlx.dim %x axis -2 : tensor<?x16xf32>
+      %c2 = arith.constant 2 : index
+      %a = mlx.arange [0, %n, 1] : tensor<?xi64>
+      %b = mlx.arange [0, 10, 3] : tensor<4xi32>
+      %c = mlx.arange [10, 0, -3] : tensor<4xi64>
+      %d = mlx.arange [%c2, %n, %c2] : tensor<?xi64>
+      %e = mlx.arange [5, 5, 1] : tensor<0xf32>
+      %f = mlx.arange [%n, -1, -2] : tensor<?xf32>
+      func.return %a, %b, %c, %d, %e, %f : tensor<?xi64>, tensor<4xi32>, tensor<4xi64>, tensor<?xi64>, tensor<0xf32>, tensor<?xf32>
+    }"""
+    a, b, c, d, e, f = run_ir(text, x)
+    check_exact(a, np.arange(7), np.int64)
+    check_exact(b, np.arange(0, 10, 3), np.int32)
+    check_exact(c, np.arange(10, 0, -3), np.int64)
+    check_exact(d, np.arange(2, 7, 2), np.int64)
+    check_exact(e, np.zeros(0, np.float32), np.float32)
+    check_exact(f, np.arange(7, -1, -2).astype(np.float32), np.float32)
+
+
+def test_tril_triu() -> None:
+    x = floats((2, 4, 5))
+    text = """func.func @forward(%x: tensor<2x?x5xf32>) -> (tensor<2x?x5xf32>, tensor<2x?x5xf32>, tensor<2x?x5xf32>) {
+      %l = mlx.tril %x k 0 : tensor<2x?x5xf32> -> tensor<2x?x5xf32>
+      %m = mlx.tril %x k -1 : tensor<2x?x5xf32> -> tensor<2x?x5xf32>
+      %u = mlx.triu %x k 2 : tensor<2x?x5xf32> -> tensor<2x?x5xf32>
+      func.return %l, %m, %u : tensor<2x?x5xf32>, tensor<2x?x5xf32>, tensor<2x?x5xf32>
+    }"""
+    lower, lower1, upper = run_ir(text, x)
+    x32 = x.astype(np.float32)
+    check_exact(lower, np.tril(x32, 0))
+    check_exact(lower1, np.tril(x32, -1))
+    check_exact(upper, np.triu(x32, 2))
+
+
+def test_constant() -> None:
+    text = """func.func @forward() -> (tensor<2x3xf32>, tensor<2xbf16>, tensor<3xi1>, tensor<2x2xi8>, tensor<2xui8>, tensor<2xf16>, tensor<i64>) {
+      %a = mlx.constant dense<[[1.0, -2.5, 3.0], [0.0, 1.0e+10, -0.0]]> : tensor<2x3xf32>
+      %b = mlx.constant dense<[1.5, -3.140625]> : tensor<2xbf16>
+      %c = mlx.constant dense<[true, false, true]> : tensor<3xi1>
+      %d = mlx.constant dense<-3> : tensor<2x2xi8>
+      %e = mlx.constant dense<[200, 3]> : tensor<2xui8>
+      %f = mlx.constant dense<[6.550400e+04, 1.000000e-01]> : tensor<2xf16>
+      %g = mlx.constant dense<-9223372036854775807> : tensor<i64>
+      func.return %a, %b, %c, %d, %e, %f, %g : tensor<2x3xf32>, tensor<2xbf16>, tensor<3xi1>, tensor<2x2xi8>, tensor<2xui8>, tensor<2xf16>, tensor<i64>
+    }"""
+    a, b, c, d, e, f, g = run_ir(text)
+    check_exact(a, np.array([[1.0, -2.5, 3.0], [0.0, 1e10, -0.0]], np.float32), np.float32)
+    check_exact(b, [1.5, -3.140625])
+    check_exact(c, [True, False, True], np.bool_)
+    check_exact(d, np.full((2, 2), -3, np.int8), np.int8)
+    check_exact(e, np.array([200, 3], np.uint8), np.uint8)
+    check_exact(f, np.array([65504, 0.1], np.float16), np.float16)
+    check_exact(g, np.array(-9223372036854775807, np.int64), np.int64)
+
+
+def test_dim_from_index() -> None:
+    x = floats((3, 4, 5))
+    text = """func.func @forward(%x: tensor<?x4x?xf32>) -> (index, index, index, tensor<i64>, tensor<f32>, tensor<bf16>) {
+      %a = mlx.dim %x axis 0 : tensor<?x4x?xf32>
+      %b = mlx.dim %x axis 1 : tensor<?x4x?xf32>
+      %c = mlx.dim %x axis -1 : tensor<?x4x?xf32>
+      %ab = arith.muli %a, %b : index
+      %n = arith.muli %ab, %c : index
+      %i = mlx.from_index %n : tensor<i64>
+      %f = mlx.from_index %n : tensor<f32>
+      %h = mlx.from_index %c : tensor<bf16>
+      func.return %a, %b, %c, %i, %f, %h : index, index, index, tensor<i64>, tensor<f32>, tensor<bf16>
+    }"""
+    a, b, c, i, f, h = run_ir(text, x)
+    assert (a, b, c) == (3, 4, 5) and all(type(v) is int for v in (a, b, c))
+    check_exact(i, np.array(60), np.int64)
+    check_exact(f, np.array(60.0, np.float32), np.float32)
+    check_exact(h, np.array(5.0, np.float32))
+
+
+# --------------------------------------------------------------------------- arith
+
+
+ARITH_TEXT = """func.func @forward(%a: index, %b: index) -> (index, index, index, index, index, index, index, index, i64, index, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1) {
+  %c = arith.constant 100 : index
+  %add = arith.addi %a, %b : index
+  %sub = arith.subi %a, %b : index
+  %mul = arith.muli %a, %b : index
+  %fdiv = arith.floordivsi %a, %b : index
+  %rem = arith.remsi %a, %b : index
+  %min = arith.minsi %a, %b : index
+  %max = arith.maxsi %a, %b : index
+  %cast = arith.index_cast %a : index to i64
+  %eq = arith.cmpi eq, %a, %b : index
+  %ne = arith.cmpi ne, %a, %b : index
+  %slt = arith.cmpi slt, %a, %b : index
+  %sle = arith.cmpi sle, %a, %b : index
+  %sgt = arith.cmpi sgt, %a, %b : index
+  %sge = arith.cmpi sge, %a, %b : index
+  %ult = arith.cmpi ult, %a, %b : index
+  %ule = arith.cmpi ule, %a, %b : index
+  %ugt = arith.cmpi ugt, %a, %b : index
+  %uge = arith.cmpi uge, %a, %b : index
+  %sel = arith.select %slt, %c, %a : index
+  func.return %c, %add, %sub, %mul, %fdiv, %rem, %min, %max, %cast, %sel, %eq, %ne, %slt, %sle, %sgt, %sge, %ult, %ule, %ugt, %uge : index, index, index, index, index, index, index, index, i64, index, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1
+}"""
+
+
+@pytest.mark.parametrize(("a", "b"), [(7, 2), (-7, 2), (7, -2), (-7, -2), (0, 3), (6, 3), (-1, 5),
+                                      (5, 5)])
+def test_arith(a: int, b: int) -> None:
+    got = run_ir(ARITH_TEXT, a, b)
+    u = (1 << 64) - 1
+    ua, ub = a & u, b & u
+    remsi = int(math.fmod(a, b))  # truncated: the dividend's sign
+    expected = [100, a + b, a - b, a * b, a // b, remsi, min(a, b), max(a, b), a,
+                100 if a < b else a, a == b, a != b, a < b, a <= b, a > b, a >= b,
+                ua < ub, ua <= ub, ua > ub, ua >= ub]
+    assert got == expected
+    assert all(isinstance(v, int) for v in got)
+
+
+# --------------------------------------------------------------------------- runtime pieces
+
+
+def test_weights_and_state() -> None:
+    """mlx.weight reads payloads (or inline values); state is read, written in program
+    order, and handed back to the caller; a KV-cache write at a runtime position."""
+    text = """mlx.global @w "parameter" : tensor<4x3xbf16>
+    mlx.global @bias "buffer" : tensor<3xf32> = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+    mlx.global @cache "state" : tensor<1x6x3xf32>
+    mlx.global @step "state" : tensor<i64> = dense<0> : tensor<i64>
+    func.func @forward(%x: tensor<1x?x4xbf16>, %pos: index) -> (tensor<1x?x3xf32>, tensor<i64>, tensor<i64>) {
+      %w = mlx.weight @w : tensor<4x3xbf16>
+      %y = mlx.matmul %x, %w : tensor<1x?x4xbf16>, tensor<4x3xbf16> -> tensor<1x?x3xbf16>
+      %y32 = mlx.astype %y : tensor<1x?x3xbf16> -> tensor<1x?x3xf32>
+      %b = mlx.weight @bias : tensor<3xf32>
+      %out = mlx.add %y32, %b : tensor<1x?x3xf32>, tensor<3xf32> -> tensor<1x?x3xf32>
+      %cache = mlx.load_state @cache : tensor<1x6x3xf32>
+      %new = mlx.slice_update %cache, %out start [%pos] axes [1] : tensor<1x6x3xf32>, tensor<1x?x3xf32> -> tensor<1x6x3xf32>
+      mlx.store_state %new to @cache : tensor<1x6x3xf32>
+      %s0 = mlx.load_state @step : tensor<i64>
+      %one = mlx.constant dense<1> : tensor<i64>
+      %next = mlx.add %s0, %one : tensor<i64>, tensor<i64> -> tensor<i64>
+      mlx.store_state %next to @step : tensor<i64>
+      %s1 = mlx.load_state @step : tensor<i64>
+      func.return %out, %s0, %s1 : tensor<1x?x3xf32>, tensor<i64>, tensor<i64>
+    }"""
+    w = torch.randn(4, 3, generator=torch.Generator().manual_seed(0)).to(torch.bfloat16)
+    program = Program(parse_module(text), {"w": w, "cache": np.zeros((1, 6, 3), np.float32)})
+    state: dict[str, Any] = {}
+    x = torch.randn(1, 2, 4, generator=torch.Generator().manual_seed(1)).to(torch.bfloat16)
+    out, s0, s1 = program([x, 0], state)
+    ref = (x.double() @ w.double()).to(torch.bfloat16).float() + torch.tensor([1.0, 2.0, 3.0])
+    check(dtypes.to_numpy(out), ref.numpy(), TOL["bf16"])
+    assert (s0.item(), s1.item()) == (0, 1)  # a load after a store sees the store
+    out2, s0, s1 = program([x[:, :1], 2], state)
+    assert (s0.item(), s1.item()) == (1, 2)
+    cache = dtypes.to_numpy(state["cache"])
+    check_exact(cache[:, :2], dtypes.to_numpy(out))
+    check_exact(cache[:, 2:3], dtypes.to_numpy(out2))
+    check_exact(cache[:, 3:], np.zeros((1, 3, 3), np.float32))
+
+
+def test_python_props() -> None:
+    text = """func.func @forward(%x: tensor<?x4xf32>, %n: index) -> tensor<?x4xf32> {
+      %s = mlx.slice %x [0, 1] to [%n, 4] step [1, 1] : tensor<?x4xf32> -> tensor<?x3xf32>
+      %p = mlx.pad %x low [0, 0] high [1, 0] value 2.500000e-01 : tensor<?x4xf32> -> tensor<?x4xf32>
+      %m = mlx.max %x axes [1] keepdims : tensor<?x4xf32> -> tensor<?x1xf32>
+      %c = mlx.constant dense<[[1, 2]]> : tensor<1x2xi32>
+      %t = arith.constant true
+      %sc = mlx.scatter %x[%c] axes [0], %x reduce "add" : tensor<?x4xf32>, (tensor<1x2xi32>), tensor<?x4xf32> -> tensor<?x4xf32>
+      func.return %x : tensor<?x4xf32>
+    }"""
+    ops = {op.name: op for op in parse_module_unverified(text).walk()}
+    sl = python_props(ops["mlx.slice"])
+    assert sl["static_start"] == (0, 1) and sl["strides"] == (1, 1)
+    assert sl["static_stop"] == (DYNAMIC, 4) and sl["operandSegmentSizes"] == (1, 0, 1)
+    assert python_props(ops["mlx.pad"])["value"] == 0.25
+    assert python_props(ops["mlx.max"]) == {"axes": (1,), "keepdims": True}
+    value = python_props(ops["mlx.constant"])["value"]
+    assert isinstance(value, np.ndarray) and value.dtype == np.int32 and value.shape == (1, 2)
+    assert python_props(ops["arith.constant"])["value"] is True
+    assert python_props(ops["mlx.scatter"])["reduce"] == "add"
+    assert python_value(SymbolRefAttr("cache.k")) == "cache.k"
+    assert python_value(UnitAttr()) is True
+    assert python_value(IntegerAttr(-3, i64)) == -3
+    assert python_value(FloatAttr(1.5, f64)) == 1.5
+    assert python_value(StringAttr("x")) == "x"
+    assert python_value(DenseArrayBase.from_list(i32, [4, 5])) == (4, 5)
+    splat = python_value(DenseIntOrFPElementsAttr.from_list(TensorType(bf16, [2, 2]), [1.5]))
+    assert isinstance(splat, np.ndarray) and splat.shape == (2, 2) and (splat == 1.5).all()
+    boolean = python_value(DenseIntOrFPElementsAttr.from_list(TensorType(i1, [2]), [1, 0]))
+    assert isinstance(boolean, np.ndarray) and boolean.tolist() == [True, False]
+    other = ArrayAttr([StringAttr("a")])
+    assert python_value(other) is other  # unknown kinds pass through
+
+
+def parse_module_unverified(text: str) -> Any:
+    from xdsl.parser import Parser
+
+    from mlxir.tools.mlx_opt import make_context
+
+    return Parser(make_context(), text).parse_module()
+
+
+def test_dtypes_round_trip() -> None:
+    for name in dtypes.DTYPE_NAMES:
+        element_type = dtypes.element_type_from_name(name)
+        assert dtypes.element_type_name(element_type) == name
+        assert dtypes.mx_dtype_name(dtypes.element_type_to_mx(element_type)) == name
+        assert dtypes.mx_to_element_type(dtypes.mx_dtype(name)) == element_type
+    assert dtypes.element_type_name(f32) == "float32"
+    bits = torch.tensor([0x7F80, 0xFF80, 0x7FC1, 0x0001, 0x3F80, 0x8000], dtype=torch.int32)
+    special = bits.to(torch.int16).view(torch.bfloat16)  # inf, -inf, a NaN payload, subnormal
+    back = dtypes.to_torch(dtypes.to_mx(special))
+    assert torch.equal(back.view(torch.int16), special.view(torch.int16))
+    as_numpy = dtypes.to_numpy(dtypes.to_mx(special))
+    assert as_numpy.dtype == np.float32
+    assert np.array_equal(as_numpy.view(np.uint32) >> 16, bits.numpy().astype(np.uint32))
+    assert dtypes.to_mx(np.array([0.1], np.float64)).dtype == mx.float64  # not narrowed
+    assert dtypes.to_mx(np.float32(0.1), mx.bfloat16).dtype == mx.bfloat16
+    for name in ("float16", "int8", "uint8", "int64", "bool", "float64"):
+        t = torch.ones(3, dtype=dtypes.torch_dtype(name))
+        assert dtypes.mx_dtype_name(dtypes.to_mx(t).dtype) == name
+        assert dtypes.to_torch(dtypes.to_mx(t)).dtype == t.dtype
