@@ -178,13 +178,16 @@ def to_mx(value: object, dtype: mx.Dtype | None = None) -> mx.array:
     The source dtype is kept exactly (numpy float64 stays float64, which plain
     `mx.array` would narrow to float32); `dtype`, when given, is then applied with
     `astype` (a bfloat16 target from float32 data rounds once, exactly for data that
-    came from bfloat16)."""
+    came from bfloat16; from float64 data MLX rounds through float32, so a tie can
+    round twice: hand bfloat16 over as a torch tensor or float32 for bit-exactness)."""
     if isinstance(value, mx.array):
         array = value
     elif _is_torch_tensor(value):
         array = _torch_to_mx(value)
     else:
         data = np.asarray(value)
+        if not data.dtype.isnative:
+            data = data.astype(data.dtype.newbyteorder("="))
         array = mx.array(data, dtype=MX_DTYPES[numpy_dtype_name(data.dtype)])
     if dtype is not None and array.dtype != dtype:
         array = array.astype(dtype)
