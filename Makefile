@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv demo test pytest lit lint bench clean
+.PHONY: venv demo test pytest lit lint bench clean fbs
 
 venv: $(STAMP)
 
@@ -33,6 +33,11 @@ lint: venv
 
 bench: venv
 	$(BIN)/python benchmarks/ir_scale.py
+
+# Regenerates codegen/fb/ (flatc bindings + layout table) from codegen/schema.fbs.
+# Needs flatc (`apt-get install flatbuffers-compiler`); the output is checked in.
+fbs: venv
+	$(BIN)/python codegen/generate.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

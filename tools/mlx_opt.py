@@ -14,15 +14,20 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import IO, Any
 
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mlxir.tools.registry import PASSES, register_dialects, registered_passes
 
 TOOL_NAME = "mlx-opt"
+MLXFB_FRONTEND = "mlxfb"  # = mlxir.codegen.tooling.FRONTEND (not imported: --help stays fast)
+MLXFB_TARGET = "mlx-fb"  # = mlxir.codegen.tooling.TARGET
 
 
 class MlxOptMain(xDSLOptMain):
@@ -42,11 +47,43 @@ class MlxOptMain(xDSLOptMain):
         from xdsl.universe import Universe
 
         self.available_targets["mlir"] = Universe.get_multiverse().all_targets["mlir"]
+        self.available_targets[MLXFB_TARGET] = self._emit_mlxfb
 
     def register_all_frontends(self) -> None:
         from xdsl.universe import Universe
 
         self.available_frontends["mlir"] = Universe.get_multiverse().all_frontends["mlir"]
+        self.available_frontends[MLXFB_FRONTEND] = self._parse_mlxfb
+
+    # -- .mlxfb programs: binary in and out, payloads carried from frontend to target --
+
+    def _mlxfb(self) -> Any:
+        from mlxir.codegen.tooling import MlxfbSession
+
+        if not hasattr(self, "_mlxfb_session"):
+            self._mlxfb_session = MlxfbSession()
+        return self._mlxfb_session
+
+    def _parse_mlxfb(self, stream: IO[bytes]) -> ModuleOp:
+        return self._mlxfb().parse(self.ctx, stream, self.get_input_name())
+
+    def _emit_mlxfb(self, module: ModuleOp, output: IO[Any]) -> None:
+        output.write(self._mlxfb().emit(module))
+
+    def _writes_mlxfb(self) -> bool:
+        return parse_spec(self.args.target).name == MLXFB_TARGET
+
+    def prepare_output(self) -> IO[Any]:
+        if self._writes_mlxfb():
+            from mlxir.codegen.tooling import BinaryOutput
+
+            return BinaryOutput(self.args.output_file)  # type: ignore[return-value]
+        return super().prepare_output()
+
+    def output_resulting_program(self, prog: ModuleOp) -> Any:
+        if self._writes_mlxfb():
+            return self._mlxfb().emit(prog)
+        return super().output_resulting_program(prog)
 
 
 def pass_help() -> str:

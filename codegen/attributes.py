@@ -1,0 +1,487 @@
+"""Op properties as typed, named attributes: the one table that encodes every mlx op.
+
+Each IRDL op declares its properties, so an instruction stores them generically:
+one `NamedAttr` per property, its value one member of the schema's `AttrValue`
+union. `CODECS` says, per member, which attributes it holds, how it is written,
+what plain Python value the runtime sees and how the attribute is rebuilt:
+
+| member        | attribute                             | runtime value           |
+|---------------|---------------------------------------|-------------------------|
+| `IntValue`    | `IntegerAttr` (iN, uiN, index)        | `int`                   |
+| `FloatValue`  | `FloatAttr`                           | `float`                 |
+| `StringValue` | `StringAttr`                          | `str`                   |
+| `UnitValue`   | `UnitAttr`                            | `True`                  |
+| `IntArray`    | `DenseArrayBase` of integers          | `tuple[int, ...]`       |
+| `FloatArray`  | `DenseArrayBase` of floats            | `tuple[float, ...]`     |
+| `SymbolValue` | `SymbolRefAttr`                       | `str`, the symbol name  |
+| `DenseValue`  | `DenseIntOrFPElementsAttr` on tensors | read-only NumPy array   |
+| `TextValue`   | anything else, in MLIR syntax         | `str`, that text        |
+
+A new op needs no entry; a new kind of attribute falls back to `TextValue` until it
+earns a member of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from flatbuffers.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute
+from xdsl.parser import Parser
+
+from mlxir.codegen import dtypes
+from mlxir.codegen.errors import ProgramError
+from mlxir.codegen.fb import (
+    DenseValue,
+    FloatArray,
+    FloatValue,
+    IntArray,
+    IntValue,
+    NamedAttr,
+    StringValue,
+    SymbolValue,
+    TextValue,
+    UnitValue,
+)
+from mlxir.codegen.fb.AttrValue import AttrValue
+from mlxir.codegen.flatbuffer import Table
+
+PropValue = int | float | str | bool | tuple[int, ...] | tuple[float, ...] | np.ndarray
+"""What an instruction's property looks like to the runtime."""
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+PAYLOAD_ALIGNMENT = 64
+
+
+@dataclass(frozen=True, slots=True)
+class AttrRecord:
+    """One decoded attribute: its `AttrValue` member, plain value and element type."""
+
+    kind: str
+    """The `AttrValue` member: "IntValue", "FloatValue", ..., "TextValue"."""
+    value: Any
+    """The runtime value (see the module's table)."""
+    dtype: str | None = None
+    """The element type of an int, float, array or dense value ("int64", "float32"...)."""
+    path: tuple[str, ...] = ()
+    """A `SymbolValue`'s references, root first (`@root::@a::@b` is ("root", "a", "b"))."""
+
+
+class Writer:
+    """What encoding needs besides the builder: shared strings and the payload segment."""
+
+    def __init__(self, builder: Builder):
+        self.builder = builder
+        self.segment: list[bytes] = []
+        """The payload segment, in chunks (joined once, into the file)."""
+        self.segment_size = 0
+
+    def string(self, text: str) -> int:
+        return self.builder.CreateSharedString(text)
+
+    def payload(self, data: bytes) -> int:
+        """Appends `data` to the segment at the next aligned offset; returns the offset."""
+        offset = self.segment_size
+        padding = -len(data) % PAYLOAD_ALIGNMENT
+        self.segment += (data, bytes(padding)) if padding else (data,)
+        self.segment_size += len(data) + padding
+        return offset
+
+    def longs(self, values: list[int] | tuple[int, ...]) -> int:
+        return self.builder.CreateNumpyVector(np.asarray(values, dtype="<i8").reshape(-1))
+
+    def uints(self, values: list[int] | tuple[int, ...]) -> int:
+        return self.builder.CreateNumpyVector(np.asarray(values, dtype="<u4").reshape(-1))
+
+    def doubles(self, values: list[float] | tuple[float, ...]) -> int:
+        return self.builder.CreateNumpyVector(np.asarray(values, dtype="<f8").reshape(-1))
+
+    def offsets(self, offsets: list[int]) -> int:
+        self.builder.StartVector(4, len(offsets), 4)
+        for offset in reversed(offsets):
+            self.builder.PrependUOffsetTRelative(offset)
+        return self.builder.EndVector()
+
+    def strings(self, values: list[str] | tuple[str, ...]) -> int:
+        return self.offsets([self.string(v) for v in values])
+
+
+# ---------------------------------------------------------------------------
+# Payload bytes
+# ---------------------------------------------------------------------------
+
+
+def element_bytes(array: np.ndarray, dtype: dtypes.DType) -> bytes:
+    """The payload bytes of `array` for `dtype`: little-endian, C order, bools as 0/1."""
+    if dtype.name == "bool":
+        array = array != 0
+    return np.ascontiguousarray(array, dtype=dtype.numpy).tobytes()
+
+
+def dense_data(attr: DenseIntOrFPElementsAttr, dtype: dtypes.DType) -> bytes:
+    """The payload bytes of an inline `dense<...>` value (xDSL stores `true` as 0xFF)."""
+    raw = attr.data.data
+    if dtype.name == "bool":
+        return (np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8).tobytes()
+    return raw
+
+
+def dense_attr(
+    array: np.ndarray, dtype: dtypes.DType, shape: tuple[int, ...]
+) -> DenseIntOrFPElementsAttr:
+    """The `dense<...>` attribute holding `array` (the inverse of `dense_data`)."""
+    raw = array.tobytes()
+    if dtype.name == "bool":
+        raw = ((np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8) * 0xFF).tobytes()
+    type_: Any = TensorType(dtype.ir, shape)
+    return DenseIntOrFPElementsAttr(type_, BytesAttr(raw))
+
+
+def payload_array(
+    segment: memoryview,
+    offset: int,
+    length: int,
+    dtype: dtypes.DType,
+    shape: tuple[int, ...],
+    what: str,
+) -> np.ndarray:
+    """A read-only view of a payload, checked against the segment and its type."""
+    if offset % PAYLOAD_ALIGNMENT:
+        raise ProgramError(
+            f"{what}: payload offset {offset} is not a multiple of {PAYLOAD_ALIGNMENT}"
+        )
+    if offset + length > len(segment):
+        raise ProgramError(
+            f"{what}: payload [{offset}, {offset + length}) lies outside the segment of "
+            f"{len(segment)} bytes"
+        )
+    if any(d < 0 for d in shape):
+        raise ProgramError(f"{what}: payload shape {list(shape)} has a negative dim")
+    count = int(np.prod(shape, dtype=object)) if shape else 1
+    if count * dtype.itemsize != length:
+        raise ProgramError(
+            f"{what}: payload of {length} bytes does not hold {count} {dtype.name} "
+            f"elements of shape {list(shape)}"
+        )
+    array = np.frombuffer(segment, dtype=dtype.numpy, count=count, offset=offset).reshape(shape)
+    if dtype.name == "bool" and count and array.view(np.uint8).max() > 1:
+        raise ProgramError(f"{what}: bool payload holds a byte other than 0 or 1")
+    array.flags.writeable = False
+    return array
+
+
+# ---------------------------------------------------------------------------
+# The codecs
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Codec:
+    kind: str
+    """The `AttrValue` member."""
+    encode: Callable[[Writer, Attribute], int | None]
+    """Writes the member's table for `attr`; None when the member cannot hold it."""
+    decode: Callable[[Table, memoryview], AttrRecord]
+    """Reads and checks the member's table (`segment`: the payload segment)."""
+    rebuild: Callable[[AttrRecord, Context], Attribute]
+    """The attribute a record stands for."""
+
+
+def _dtype_field(
+    table: Table, allowed: Callable[[dtypes.DType], bool], field: str = "type"
+) -> dtypes.DType:
+    code = table.int(field)
+    dtype = dtypes.BY_CODE.get(code)
+    if dtype is None or not allowed(dtype):
+        raise ProgramError(f"{table.what}.{field}: element type {code} is not valid here")
+    return dtype
+
+
+def _is_int(d: dtypes.DType) -> bool:
+    return isinstance(d.ir, IntegerType) or d.name == "index"
+
+
+def _is_float(d: dtypes.DType) -> bool:
+    return not _is_int(d)
+
+
+# IntValue ------------------------------------------------------------------
+
+
+def _encode_int(w: Writer, attr: Attribute) -> int | None:
+    if not isinstance(attr, IntegerAttr):
+        return None
+    dtype = dtypes.of_ir(attr.type)
+    value = attr.value.data
+    if dtype is None or not INT64_MIN <= value <= INT64_MAX:
+        return None
+    b = w.builder
+    IntValue.Start(b)
+    IntValue.AddValue(b, value)
+    IntValue.AddType(b, dtype.code)
+    return IntValue.End(b)
+
+
+def _decode_int(t: Table, segment: memoryview) -> AttrRecord:
+    dtype = _dtype_field(t, _is_int)
+    return AttrRecord("IntValue", t.int("value"), dtype.name)
+
+
+# FloatValue ----------------------------------------------------------------
+
+
+def _encode_float(w: Writer, attr: Attribute) -> int | None:
+    if not isinstance(attr, FloatAttr):
+        return None
+    dtype = dtypes.of_ir(attr.type)
+    if dtype is None:
+        return None
+    b = w.builder
+    FloatValue.Start(b)
+    FloatValue.AddValue(b, attr.value.data)
+    FloatValue.AddType(b, dtype.code)
+    return FloatValue.End(b)
+
+
+def _decode_float(t: Table, segment: memoryview) -> AttrRecord:
+    dtype = _dtype_field(t, _is_float)
+    return AttrRecord("FloatValue", float(t.scalar("value")), dtype.name)
+
+
+# StringValue / UnitValue / TextValue -------------------------------------------
+
+
+def _encode_string(w: Writer, attr: Attribute) -> int | None:
+    if not isinstance(attr, StringAttr):
+        return None
+    text = w.string(attr.data)
+    StringValue.Start(w.builder)
+    StringValue.AddValue(w.builder, text)
+    return StringValue.End(w.builder)
+
+
+def _decode_string(t: Table, segment: memoryview) -> AttrRecord:
+    return AttrRecord("StringValue", t.string("value"))
+
+
+def _encode_unit(w: Writer, attr: Attribute) -> int | None:
+    if not isinstance(attr, UnitAttr):
+        return None
+    UnitValue.Start(w.builder)
+    return UnitValue.End(w.builder)
+
+
+def _decode_unit(t: Table, segment: memoryview) -> AttrRecord:
+    return AttrRecord("UnitValue", True)
+
+
+def _encode_text(w: Writer, attr: Attribute) -> int | None:
+    text = w.string(str(attr))
+    TextValue.Start(w.builder)
+    TextValue.AddText(w.builder, text)
+    return TextValue.End(w.builder)
+
+
+def _decode_text(t: Table, segment: memoryview) -> AttrRecord:
+    return AttrRecord("TextValue", t.string("text"))
+
+
+def _rebuild_text(record: AttrRecord, ctx: Context) -> Attribute:
+    parser = Parser(ctx, record.value, "<mlxfb attribute>")
+    attr = parser.parse_attribute()
+    if parser.pos != len(record.value):
+        raise ProgramError(f"attribute text '{record.value}' has trailing characters")
+    return attr
+
+
+# IntArray / FloatArray -------------------------------------------------------
+
+
+def _encode_int_array(w: Writer, attr: Attribute) -> int | None:
+    if not isinstance(attr, DenseArrayBase) or not isinstance(attr.elt_type, IntegerType):
+        return None
+    dtype = dtypes.of_ir(attr.elt_type)
+    values = [int(v) for v in attr.get_values()]
+    if dtype is None or any(not INT64_MIN <= v <= INT64_MAX for v in values):
+        return None
+    vector = w.longs(values)
+    IntArray.Start(w.builder)
+    IntArray.AddValues(w.builder, vector)
+    IntArray.AddType(w.builder, dtype.code)
+    return IntArray.End(w.builder)
+
+
+def _decode_int_array(t: Table, segment: memoryview) -> AttrRecord:
+    dtype = _dtype_field(t, lambda d: isinstance(d.ir, IntegerType))
+    return AttrRecord("IntArray", t.ints("values"), dtype.name)
+
+
+def _encode_float_array(w: Writer, attr: Attribute) -> int | None:
+    if not isinstance(attr, DenseArrayBase) or isinstance(attr.elt_type, IntegerType):
+        return None
+    dtype = dtypes.of_ir(attr.elt_type)
+    if dtype is None:
+        return None
+    vector = w.doubles([float(v) for v in attr.get_values()])
+    FloatArray.Start(w.builder)
+    FloatArray.AddValues(w.builder, vector)
+    FloatArray.AddType(w.builder, dtype.code)
+    return FloatArray.End(w.builder)
+
+
+def _decode_float_array(t: Table, segment: memoryview) -> AttrRecord:
+    dtype = _dtype_field(t, _is_float)
+    values = tuple(float(v) for v in t.scalars("values"))
+    return AttrRecord("FloatArray", values, dtype.name)
+
+
+def _rebuild_array(record: AttrRecord, ctx: Context) -> Attribute:
+    element: Any = dtypes.BY_NAME[record.dtype or ""].ir
+    return DenseArrayBase.from_list(element, record.value)
+
+
+# SymbolValue -------------------------------------------------------------------
+
+
+def _encode_symbol(w: Writer, attr: Attribute) -> int | None:
+    if not isinstance(attr, SymbolRefAttr):
+        return None
+    root = w.string(attr.root_reference.data)
+    nested = w.strings([n.data for n in attr.nested_references]) if attr.nested_references else None
+    SymbolValue.Start(w.builder)
+    SymbolValue.AddRoot(w.builder, root)
+    if nested is not None:
+        SymbolValue.AddNested(w.builder, nested)
+    return SymbolValue.End(w.builder)
+
+
+def _decode_symbol(t: Table, segment: memoryview) -> AttrRecord:
+    root = t.string("root") or ""
+    nested = t.strings("nested")
+    return AttrRecord("SymbolValue", "::".join((root, *nested)), None, (root, *nested))
+
+
+def _rebuild_symbol(record: AttrRecord, ctx: Context) -> Attribute:
+    return SymbolRefAttr(record.path[0], list(record.path[1:]))
+
+
+# DenseValue --------------------------------------------------------------------
+
+
+def _encode_dense(w: Writer, attr: Attribute) -> int | None:
+    if not isinstance(attr, DenseIntOrFPElementsAttr) or not isinstance(attr.type, TensorType):
+        return None
+    dtype = dtypes.of_ir(attr.get_element_type())
+    shape = attr.get_shape()
+    count = int(np.prod(shape)) if shape else 1
+    if dtype is None or len(attr.data.data) != count * dtype.itemsize:
+        return None
+    data = dense_data(attr, dtype)
+    offset = w.payload(data)
+    shape_vector = w.longs(list(shape))
+    b = w.builder
+    DenseValue.Start(b)
+    DenseValue.AddDtype(b, dtype.code)
+    DenseValue.AddShape(b, shape_vector)
+    DenseValue.AddOffset(b, offset)
+    DenseValue.AddLength(b, len(data))
+    return DenseValue.End(b)
+
+
+def _decode_dense(t: Table, segment: memoryview) -> AttrRecord:
+    dtype = _dtype_field(t, lambda d: True, "dtype")
+    shape = t.ints("shape")
+    array = payload_array(segment, t.int("offset"), t.int("length"), dtype, shape, t.what)
+    return AttrRecord("DenseValue", array, dtype.name)
+
+
+def _rebuild_dense(record: AttrRecord, ctx: Context) -> Attribute:
+    dtype = dtypes.BY_NAME[record.dtype or ""]
+    return dense_attr(record.value, dtype, tuple(record.value.shape))
+
+
+def _rebuild_scalar(record: AttrRecord, ctx: Context) -> Attribute:
+    ir = dtypes.BY_NAME[record.dtype or ""].ir
+    if record.kind == "IntValue":
+        return IntegerAttr(record.value, ir)  # type: ignore[arg-type]
+    return FloatAttr(record.value, ir)  # type: ignore[arg-type]
+
+
+CODECS: tuple[Codec, ...] = (
+    Codec("IntValue", _encode_int, _decode_int, _rebuild_scalar),
+    Codec("FloatValue", _encode_float, _decode_float, _rebuild_scalar),
+    Codec("StringValue", _encode_string, _decode_string, lambda r, c: StringAttr(r.value)),
+    Codec("UnitValue", _encode_unit, _decode_unit, lambda r, c: UnitAttr()),
+    Codec("IntArray", _encode_int_array, _decode_int_array, _rebuild_array),
+    Codec("FloatArray", _encode_float_array, _decode_float_array, _rebuild_array),
+    Codec("SymbolValue", _encode_symbol, _decode_symbol, _rebuild_symbol),
+    Codec("DenseValue", _encode_dense, _decode_dense, _rebuild_dense),
+    Codec("TextValue", _encode_text, _decode_text, _rebuild_text),  # last: takes anything
+)
+"""Tried in order; the first that holds an attribute writes it."""
+
+_BY_KIND: dict[str, Codec] = {c.kind: c for c in CODECS}
+assert set(_BY_KIND) == {k for k in vars(AttrValue) if not k.startswith("_")} - {"NONE"}
+
+
+def encode_named(w: Writer, name: str, attr: Attribute) -> int:
+    """Writes one `NamedAttr`."""
+    for codec in CODECS:
+        value = codec.encode(w, attr)
+        if value is not None:
+            break
+    else:  # pragma: no cover - TextValue takes anything
+        raise AssertionError(attr)
+    name_offset = w.string(name)
+    b = w.builder
+    NamedAttr.Start(b)
+    NamedAttr.AddName(b, name_offset)
+    NamedAttr.AddValueType(b, getattr(AttrValue, codec.kind))
+    NamedAttr.AddValue(b, value)
+    return NamedAttr.End(b)
+
+
+def encode_dict(w: Writer, attrs: Mapping[str, Attribute]) -> int:
+    """Writes a vector of `NamedAttr`, sorted by name."""
+    return w.offsets([encode_named(w, name, attrs[name]) for name in sorted(attrs)])
+
+
+def decode_named(table: Table, segment: memoryview) -> tuple[str, AttrRecord]:
+    name = table.string("name") or ""
+    found = table.union("value")
+    assert found is not None  # a required union
+    kind, member = found
+    return name, _BY_KIND[kind].decode(member, segment)
+
+
+def decode_dict(tables: list[Table], segment: memoryview, what: str) -> dict[str, AttrRecord]:
+    records: dict[str, AttrRecord] = {}
+    previous = None
+    for table in tables:
+        name, record = decode_named(table, segment)
+        if previous is not None and name <= previous:
+            raise ProgramError(f"{what}: '{name}' is out of order or repeated")
+        records[name] = record
+        previous = name
+    return records
+
+
+def rebuild(record: AttrRecord, ctx: Context) -> Attribute:
+    """The attribute `record` stands for."""
+    return _BY_KIND[record.kind].rebuild(record, ctx)

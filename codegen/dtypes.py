@@ -1,0 +1,75 @@
+"""Element types of the program format: one table, used by the serializer, the
+reader, the deserializer and (through `SlotInfo.dtype`) the runtime."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+)
+from xdsl.ir import Attribute
+
+from mlxir.codegen.fb.DType import DType as FbDType
+
+
+@dataclass(frozen=True)
+class DType:
+    """One element type."""
+
+    code: int
+    """The schema's `DType` enum value."""
+    name: str
+    """The name the runtime sees: "float32", "bfloat16", "bool", "int64", "index", ..."""
+    numpy: np.dtype
+    """How a payload's elements read in NumPy (little-endian): `bfloat16` reads as its
+    raw `uint16` bits, `bool` as one byte per element, `index` as `int64`."""
+    ir: Attribute
+    """The builtin type."""
+
+    @property
+    def itemsize(self) -> int:
+        return self.numpy.itemsize
+
+
+def _dtype(code: int, name: str, numpy: str, ir: Attribute) -> DType:
+    return DType(code, name, np.dtype(numpy).newbyteorder("<"), ir)
+
+
+DTYPES: tuple[DType, ...] = (
+    _dtype(FbDType.Bool, "bool", "bool", IntegerType(1)),
+    _dtype(FbDType.Uint8, "uint8", "u1", IntegerType(8, Signedness.UNSIGNED)),
+    _dtype(FbDType.Uint16, "uint16", "u2", IntegerType(16, Signedness.UNSIGNED)),
+    _dtype(FbDType.Uint32, "uint32", "u4", IntegerType(32, Signedness.UNSIGNED)),
+    _dtype(FbDType.Uint64, "uint64", "u8", IntegerType(64, Signedness.UNSIGNED)),
+    _dtype(FbDType.Int8, "int8", "i1", IntegerType(8)),
+    _dtype(FbDType.Int16, "int16", "i2", IntegerType(16)),
+    _dtype(FbDType.Int32, "int32", "i4", IntegerType(32)),
+    _dtype(FbDType.Int64, "int64", "i8", IntegerType(64)),
+    _dtype(FbDType.Float16, "float16", "f2", Float16Type()),
+    _dtype(FbDType.BFloat16, "bfloat16", "u2", BFloat16Type()),
+    _dtype(FbDType.Float32, "float32", "f4", Float32Type()),
+    _dtype(FbDType.Float64, "float64", "f8", Float64Type()),
+    _dtype(FbDType.Index, "index", "i8", IndexType()),
+)
+
+BY_CODE: dict[int, DType] = {d.code: d for d in DTYPES}
+BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}
+BY_IR: dict[Attribute, DType] = {d.ir: d for d in DTYPES}
+
+SCALAR_DTYPES = frozenset({"index", "int64", "bool"})
+"""Element types of a scalar (integer value) slot: `index`, `i64` and `i1` values."""
+
+TENSOR_DTYPES = frozenset(d.name for d in DTYPES if d.name != "index")
+"""Element types of a tensor slot or payload."""
+
+
+def of_ir(type_: Attribute) -> DType | None:
+    return BY_IR.get(type_)

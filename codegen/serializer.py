@@ -1,0 +1,394 @@
+"""mlx IR → `.mlxfb` bytes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from flatbuffers.builder import Builder
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FileLineColLoc,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from mlxir.codegen import dtypes
+from mlxir.codegen.allocation import CONSTANT, STATE, SlotSpec, allocate, slot_type
+from mlxir.codegen.attributes import (
+    PAYLOAD_ALIGNMENT,
+    Writer,
+    dense_data,
+    element_bytes,
+    encode_dict,
+)
+from mlxir.codegen.errors import ProgramError
+from mlxir.codegen.fb import (
+    Global,
+    InputDims,
+    Instruction,
+    Location,
+    Program,
+    Slot,
+    StateEntry,
+    SymbolRange,
+)
+from mlxir.codegen.fb.GlobalKind import GlobalKind
+from mlxir.codegen.fb.SlotKind import SlotKind
+from mlxir.codegen.ops import (
+    FILE_IDENTIFIER,
+    GLOBAL_KINDS,
+    INPUT_DIMS_ATTR,
+    SCHEMA_VERSION,
+    SYMBOL_RANGES_ATTR,
+    WEIGHT_OP,
+    is_program_op,
+    program_op_rule,
+)
+from mlxir.dialects.mlx import GlobalOp
+
+Payload = Any
+"""A `torch.Tensor` or `numpy.ndarray` (a bfloat16 global also takes `uint16` raw bits)."""
+
+_SLOT_KINDS = {
+    "temporary": SlotKind.Temporary,
+    "input": SlotKind.Input,
+    "constant": SlotKind.Constant,
+    "state": SlotKind.State,
+}
+_GLOBAL_KINDS = {
+    "parameter": GlobalKind.Parameter,
+    "buffer": GlobalKind.Buffer,
+    "constant": GlobalKind.Constant,
+    "state": GlobalKind.State,
+}
+assert set(_GLOBAL_KINDS) == set(GLOBAL_KINDS)
+
+
+def serialize(
+    module: ModuleOp, payloads: Mapping[str, Payload] | None = None, *, verify: bool = True
+) -> bytes:
+    """The `.mlxfb` program of `module`: its `mlx.global`s and its one function.
+
+    `payloads` maps global names to their values; a global without one uses its inline
+    `dense<...>` value. The function's body may hold `mlx` ops, the `arith` ops of
+    `PROGRAM_ARITH_OPS` on `index`/`i64`/`i1` values and `func.return`. The same module
+    and payloads always give the same bytes. Raises `ProgramError` for IR the format
+    cannot hold."""
+    if verify:
+        try:
+            module.verify()
+        except (VerifyException, DiagnosticException) as error:
+            raise ProgramError(f"cannot serialize invalid IR: {error}") from error
+    payloads = payloads or {}
+    globals_: list[GlobalOp] = []
+    funcs: list[FuncOp] = []
+    for op in module.ops:
+        if isinstance(op, GlobalOp):
+            globals_.append(op)
+        elif isinstance(op, FuncOp):
+            funcs.append(op)
+        else:
+            raise ProgramError(
+                f"cannot serialize '{op.name}' at module level: a program holds mlx.global "
+                "ops and one func.func"
+            )
+    if len(funcs) != 1:
+        raise ProgramError(f"a program holds exactly one func.func, the module has {len(funcs)}")
+    func = funcs[0]
+    if len(func.body.blocks) != 1:
+        raise ProgramError(
+            f"@{func.sym_name.data}: a program function has one block, not {len(func.body.blocks)}"
+        )
+    return _Serializer(globals_, func, payloads).run()
+
+
+class _Serializer:
+    def __init__(self, globals_: list[GlobalOp], func: FuncOp, payloads: Mapping[str, Payload]):
+        self.globals = globals_
+        self.func = func
+        self.payloads = payloads
+        self.writer = Writer(Builder(1 << 16))
+        self.b = self.writer.builder
+
+    # -- IR walk ---------------------------------------------------------------
+
+    def run(self) -> bytes:
+        func, w, b = self.func, self.writer, self.b
+        global_slots: list[SlotSpec] = []
+        global_index: dict[str, int] = {}
+        for g in self.globals:
+            name = g.sym_name.data
+            if name in global_index:
+                raise ProgramError(f"global @{name} is defined twice")
+            kind = STATE if g.kind.data == "state" else CONSTANT
+            type_ = slot_type(g.type, f"global @{name}")
+            if type_.scalar or -1 in type_.shape:
+                raise ProgramError(f"global @{name} must have a static tensor type, got {g.type}")
+            global_index[name] = len(global_slots)
+            global_slots.append(SlotSpec(kind, type_, name))
+
+        block = func.body.block
+        body = list(block.ops)
+        terminator = body.pop() if body else None
+        if not isinstance(terminator, ReturnOp):
+            raise ProgramError(f"@{func.sym_name.data} must end with func.return")
+        weight_slot: dict[Operation, int] = {}
+        for op in body:
+            if not is_program_op(op.name):
+                raise ProgramError(
+                    f"cannot serialize '{op.name}': a program holds mlx ops, the arith ops "
+                    "constant, addi, subi, muli, floordivsi, remsi, minsi, maxsi, cmpi and "
+                    "select on index/i64/i1 values, and func.return" + _where(op)
+                )
+            if op.regions or op.successors:
+                raise ProgramError(f"cannot serialize '{op.name}' with regions or successors")
+            if op.name == WEIGHT_OP:
+                ref = op.properties["global_name"]
+                name = getattr(ref, "root_reference", StringAttr("")).data
+                if name not in global_index:
+                    raise ProgramError(f"'{op.name}' reads @{name}, which is no mlx.global")
+                weight_slot[op] = global_index[name]
+            program_op_rule(op.name)  # checks the op is known
+
+        arguments = [(arg, arg.name_hint) for arg in block.args]
+        alloc = allocate(global_slots, arguments, body, list(terminator.operands), weight_slot)
+
+        # Payloads first: the segment is laid out in global order.
+        global_records = [
+            self._global_payload(g, global_index[g.sym_name.data]) for g in self.globals
+        ]
+
+        op_names = sorted({op.name for op in body})
+        op_index = {name: i for i, name in enumerate(op_names)}
+        instructions = []
+        for i, op in enumerate(body):
+            instructions.append(
+                self._instruction(
+                    op_index[op.name],
+                    [alloc.slot_of[v] for v in op.operands],
+                    [alloc.slot_of[v] for v in op.results],
+                    op,
+                    alloc.free[i],
+                )
+            )
+
+        slots = [self._slot(spec) for spec in alloc.slots]
+        globals_vec = []
+        for name, kind, slot, offset, length in global_records:
+            name_off = w.string(name)
+            Global.Start(b)
+            Global.AddName(b, name_off)
+            Global.AddKind(b, _GLOBAL_KINDS[kind])
+            Global.AddSlot(b, slot)
+            Global.AddOffset(b, offset)
+            Global.AddLength(b, length)
+            globals_vec.append(Global.End(b))
+        state_vec = []
+        for name, kind, slot, _, _ in global_records:
+            if kind != "state":
+                continue
+            name_off = w.string(name)
+            StateEntry.Start(b)
+            StateEntry.AddName(b, name_off)
+            StateEntry.AddSlot(b, slot)
+            state_vec.append(StateEntry.End(b))
+        ranges = self._symbol_ranges()
+        input_dims = self._input_dims(len(block.args))
+
+        fields = {
+            "name": w.string(func.sym_name.data),
+            "slots": w.offsets(slots),
+            "op_names": w.strings(op_names),
+            "instructions": w.offsets(instructions),
+            "inputs": w.uints([alloc.slot_of[a] for a in block.args]),
+            "outputs": w.uints([alloc.slot_of[v] for v in terminator.operands]),
+            "globals": w.offsets(globals_vec),
+            "state": w.offsets(state_vec),
+            "symbol_ranges": w.offsets(ranges),
+            "input_dims": w.offsets(input_dims),
+        }
+        Program.Start(b)
+        Program.AddVersion(b, SCHEMA_VERSION)
+        Program.AddName(b, fields["name"])
+        Program.AddSlots(b, fields["slots"])
+        Program.AddOpNames(b, fields["op_names"])
+        Program.AddInstructions(b, fields["instructions"])
+        Program.AddInputs(b, fields["inputs"])
+        Program.AddOutputs(b, fields["outputs"])
+        Program.AddGlobals(b, fields["globals"])
+        Program.AddState(b, fields["state"])
+        Program.AddSymbolRanges(b, fields["symbol_ranges"])
+        Program.AddInputDims(b, fields["input_dims"])
+        Program.AddSegmentSize(b, w.segment_size)
+        program = Program.End(b)
+        b.FinishSizePrefixed(program, FILE_IDENTIFIER.encode())
+        flatbuffer = b.Output()
+        padding = bytes(-len(flatbuffer) % PAYLOAD_ALIGNMENT)
+        return b"".join([flatbuffer, padding, *w.segment])
+
+    # -- pieces ------------------------------------------------------------------
+
+    def _slot(self, spec: SlotSpec) -> int:
+        w, b = self.writer, self.b
+        shape = None if spec.type.scalar else w.longs(list(spec.type.shape))
+        name = None if spec.name is None else w.string(spec.name)
+        Slot.Start(b)
+        Slot.AddKind(b, _SLOT_KINDS[spec.kind])
+        Slot.AddDtype(b, spec.type.dtype.code)
+        if spec.type.scalar:
+            Slot.AddScalar(b, True)
+        if shape is not None:
+            Slot.AddShape(b, shape)
+        if name is not None:
+            Slot.AddName(b, name)
+        return Slot.End(b)
+
+    def _instruction(
+        self, op_index: int, operands: list[int], results: list[int], op: Operation, free: list[int]
+    ) -> int:
+        w, b = self.writer, self.b
+        props = encode_dict(w, op.properties)
+        attrs = encode_dict(w, op.attributes) if op.attributes else None
+        location = self._location(op.location)
+        names = [r.name_hint or "" for r in op.results]
+        result_names = w.strings(names) if any(names) else None
+        operand_vec = w.uints(operands)
+        result_vec = w.uints(results)
+        free_vec = w.uints(free) if free else None
+        Instruction.Start(b)
+        Instruction.AddOp(b, op_index)
+        Instruction.AddOperands(b, operand_vec)
+        Instruction.AddResults(b, result_vec)
+        Instruction.AddProperties(b, props)
+        if attrs is not None:
+            Instruction.AddAttributes(b, attrs)
+        if free_vec is not None:
+            Instruction.AddFree(b, free_vec)
+        if location is not None:
+            Instruction.AddLocation(b, location)
+        if result_names is not None:
+            Instruction.AddResultNames(b, result_names)
+        return Instruction.End(b)
+
+    def _location(self, loc: Attribute) -> int | None:
+        if not isinstance(loc, FileLineColLoc):
+            return None
+        line, column = loc.line.data, loc.column.data
+        if not (0 <= line < 2**32 and 0 <= column < 2**32):
+            return None
+        file = self.writer.string(loc.filename.data)
+        Location.Start(self.b)
+        Location.AddFile(self.b, file)
+        Location.AddLine(self.b, line)
+        Location.AddColumn(self.b, column)
+        return Location.End(self.b)
+
+    def _global_payload(self, g: GlobalOp, slot: int) -> tuple[str, str, int, int, int]:
+        name = g.sym_name.data
+        type_ = g.type
+        assert isinstance(type_, TensorType)
+        dtype = dtypes.of_ir(type_.get_element_type())
+        assert dtype is not None
+        shape = tuple(type_.get_shape())
+        if name in self.payloads:
+            data = payload_bytes(self.payloads[name], dtype, shape, f"payload of @{name}")
+        elif isinstance(g.value, DenseIntOrFPElementsAttr):
+            data = dense_data(g.value, dtype)
+        else:
+            raise ProgramError(
+                f"global @{name} has no payload: pass it in the payloads or give the "
+                "global an inline dense<...> value"
+            )
+        offset = self.writer.payload(data)
+        return name, g.kind.data, slot, offset, len(data)
+
+    def _symbol_ranges(self) -> list[int]:
+        attr = self.func.attributes.get(SYMBOL_RANGES_ATTR)
+        if attr is None:
+            return []
+        if not isinstance(attr, DictionaryAttr):
+            raise ProgramError(f"{SYMBOL_RANGES_ATTR} must be a dictionary, got {attr}")
+        out = []
+        for symbol in sorted(attr.data):
+            bounds = attr.data[symbol]
+            values = bounds.get_values() if isinstance(bounds, DenseArrayBase) else ()
+            if len(values) != 2:
+                raise ProgramError(
+                    f"{SYMBOL_RANGES_ATTR}: the range of '{symbol}' must be array<i64: lo, hi>"
+                )
+            name = self.writer.string(symbol)
+            SymbolRange.Start(self.b)
+            SymbolRange.AddSymbol(self.b, name)
+            SymbolRange.AddLo(self.b, int(values[0]))
+            SymbolRange.AddHi(self.b, int(values[1]))
+            out.append(SymbolRange.End(self.b))
+        return out
+
+    def _input_dims(self, num_inputs: int) -> list[int]:
+        attr = self.func.attributes.get(INPUT_DIMS_ATTR)
+        if attr is None:
+            return []
+        if not isinstance(attr, ArrayAttr) or len(attr.data) != num_inputs:
+            raise ProgramError(
+                f"{INPUT_DIMS_ATTR} must be an array with one entry per input ({num_inputs})"
+            )
+        out = []
+        for i, dims in enumerate(attr.data):
+            if not isinstance(dims, ArrayAttr) or not all(
+                isinstance(d, StringAttr) for d in dims.data
+            ):
+                raise ProgramError(f"{INPUT_DIMS_ATTR}[{i}] must be an array of strings")
+            vec = self.writer.strings([d.data for d in dims.data])  # type: ignore[union-attr]
+            InputDims.Start(self.b)
+            InputDims.AddDims(self.b, vec)
+            out.append(InputDims.End(self.b))
+        return out
+
+
+def _where(op: Operation) -> str:
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f" (at {loc.filename.data}:{loc.line.data}:{loc.column.data})"
+    return ""
+
+
+def payload_bytes(value: Payload, dtype: dtypes.DType, shape: tuple[int, ...], what: str) -> bytes:
+    """The segment bytes of a global's payload, checked against its dtype and shape."""
+    array = _as_numpy(value, what)
+    got = array.dtype.name
+    if dtype.name == "bfloat16" and got in ("uint16", "bfloat16"):
+        array = array.view(np.uint16) if got == "bfloat16" else array
+    elif got != dtype.name:
+        raise ProgramError(f"{what}: element type {got} does not match the global's {dtype.name}")
+    if tuple(array.shape) != shape:
+        raise ProgramError(
+            f"{what}: shape {list(array.shape)} does not match the global's {list(shape)}"
+        )
+    return element_bytes(array, dtype)
+
+
+def _as_numpy(value: Payload, what: str) -> np.ndarray:
+    if isinstance(value, np.ndarray):
+        return value
+    if type(value).__module__.split(".")[0] == "torch":
+        import torch
+
+        if isinstance(value, torch.Tensor):
+            tensor = value.detach().to("cpu").contiguous()
+            if tensor.dtype == torch.bfloat16:
+                return tensor.view(torch.int16).numpy().view(np.uint16)
+            return tensor.numpy()
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    raise ProgramError(
+        f"{what}: expected a torch.Tensor or numpy.ndarray, got {type(value).__name__}"
+    )
