@@ -1755,7 +1755,7 @@ class LowerCreation(AtenLowering):
                 op_cls, operands = mlx.OnesOp, [dynamic]
             else:
                 assert fill is not None
-                op_cls, operands = mlx.FullOp, [dynamic, e.as_tensor(fill, dtype)]
+                op_cls, operands = mlx.FullOp, [e.as_tensor(fill, dtype), dynamic]
             return e.emit(
                 op_cls.build(
                     operands=operands,

@@ -533,7 +533,7 @@ def _multi_result_types(node: Node) -> list[Attribute]:
 def _split(state: ImportState, node: Node) -> list[SSAValue]:
     op = aten.SplitOp.build(
         operands=[state.value(node.args[0])],
-        result_types=_multi_result_types(node),
+        result_types=[_multi_result_types(node)],
         properties={"split_size": _i64(node.args[1]), "dim": _i64(_arg(node, 2, "dim", 0))},
     )
     state.insert(op)
@@ -543,7 +543,7 @@ def _split(state: ImportState, node: Node) -> list[SSAValue]:
 def _split_with_sizes(state: ImportState, node: Node) -> list[SSAValue]:
     op = aten.SplitWithSizesOp.build(
         operands=[state.value(node.args[0])],
-        result_types=_multi_result_types(node),
+        result_types=[_multi_result_types(node)],
         properties={
             "split_sizes": int_array(node.args[1]),
             "dim": _i64(_arg(node, 2, "dim", 0)),
@@ -811,7 +811,7 @@ def _creation(op_cls: type[Operation], fill: bool) -> Handler:
         static, dynamic = index_operands(state.sizes(node.args[0]))
         operands: list[SSAValue | list[SSAValue]] = [dynamic]
         if fill:
-            operands.append(state.value(node.args[1]))
+            operands.insert(0, state.value(node.args[1]))
         return op_cls.build(
             operands=operands,
             result_types=[_type_of_node(node)],
@@ -823,7 +823,7 @@ def _creation(op_cls: type[Operation], fill: bool) -> Handler:
 
 def _full_like(state: ImportState, node: Node) -> Operation:
     return aten.FullLikeOp.build(
-        operands=[state.value(node.args[0]), state.value(node.args[1])],
+        operands=[state.value(node.args[1]), state.value(node.args[0])],
         result_types=[_type_of_node(node)],
     )
 

@@ -96,7 +96,7 @@ def run_case(case: Case, dtype: torch.dtype, dynamic: bool) -> None:
     export_inputs = case.make(EXPORT_SIZE, dtype)
     shapes = _dynamic_shapes(case, len(export_inputs), case.min_size) if dynamic else None
     with torch.no_grad():
-        ep = export(module, export_inputs, dynamic_shapes=shapes)
+        ep = export(module, export_inputs, dynamic_shapes=(shapes,) if shapes else None)
     program = mlxir.compile(ep)
     sizes = RUN_SIZES if dynamic else (EXPORT_SIZE,)
     for n in sizes:
