@@ -22,36 +22,52 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from torch.export import ExportedProgram
 
-__all__ = ["compile", "import_program", "lower", "payloads_of"]
+    from mlxir.runtime.program import Program
+
+__all__ = [
+    "InputError",
+    "Program",
+    "ProgramError",
+    "compile",
+    "deserialize",
+    "import_program",
+    "load",
+    "lower",
+    "payloads_of",
+    "serialize",
+]
 
 
-def compile(ep: ExportedProgram, pipeline: str | None = None) -> Any:
-    """Compiles an ExportedProgram into a program that runs on MLX."""
+def compile(ep: ExportedProgram, pipeline: str | None = None) -> Program:
+    """Compiles an ExportedProgram into a program that runs on MLX: import, lower
+    (default pipeline `lower-to-mlx`), serialize to `.mlxfb` bytes and load them."""
+    from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program, payloads_of
-    from mlxir.runtime.ir_interpreter import Program as _InterpretedProgram
-    from mlxir.runtime.dtypes import to_torch
+    from mlxir.runtime.program import Program
 
     module = import_program(ep)
     payloads = payloads_of(module)
     lower(module, pipeline)
-    interpreted = _InterpretedProgram(module, payloads)
+    return Program(serialize(module, payloads))
 
-    def run(*inputs: Any) -> Any:
-        outputs = interpreted(list(inputs))
-        converted = [to_torch(o) if not isinstance(o, int) else o for o in outputs]
-        return converted[0] if len(converted) == 1 else tuple(converted)
 
-    return run
+_LAZY = {
+    "import_program": "mlxir.conversions.torch_to_aten",
+    "payloads_of": "mlxir.conversions.torch_to_aten",
+    "lower": "mlxir.conversions.aten_to_mlx",
+    "load": "mlxir.runtime.program",
+    "Program": "mlxir.runtime.program",
+    "InputError": "mlxir.runtime.program",
+    "ProgramError": "mlxir.codegen.errors",
+    "serialize": "mlxir.codegen",
+    "deserialize": "mlxir.codegen",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("import_program", "payloads_of"):
-        from mlxir.conversions import torch_to_aten
+    if name in _LAZY:
+        import importlib
 
-        return getattr(torch_to_aten, name)
-    if name == "lower":
-        from mlxir.conversions.aten_to_mlx import lower
-
-        return lower
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'mlxir' has no attribute '{name}'")
