@@ -5,17 +5,23 @@ one `NamedAttr` per property, its value one member of the schema's `AttrValue`
 union. `CODECS` says, per member, which attributes it holds, how it is written,
 what plain Python value the runtime sees and how the attribute is rebuilt:
 
-| member        | attribute                             | runtime value           |
-|---------------|---------------------------------------|-------------------------|
-| `IntValue`    | `IntegerAttr` (iN, uiN, index)        | `int`                   |
-| `FloatValue`  | `FloatAttr`                           | `float`                 |
-| `StringValue` | `StringAttr`                          | `str`                   |
-| `UnitValue`   | `UnitAttr`                            | `True`                  |
-| `IntArray`    | `DenseArrayBase` of integers          | `tuple[int, ...]`       |
-| `FloatArray`  | `DenseArrayBase` of floats            | `tuple[float, ...]`     |
-| `SymbolValue` | `SymbolRefAttr`                       | `str`, the symbol name  |
-| `DenseValue`  | `DenseIntOrFPElementsAttr` on tensors | read-only NumPy array   |
-| `TextValue`   | anything else, in MLIR syntax         | `str`, that text        |
+| member        | attribute                             | runtime value                  |
+|---------------|---------------------------------------|--------------------------------|
+| `IntValue`    | `IntegerAttr` (iN, uiN, index)        | `int` (`bool` for an `i1`)     |
+| `FloatValue`  | `FloatAttr`                           | `float`                        |
+| `StringValue` | `StringAttr`                          | `str`                          |
+| `UnitValue`   | `UnitAttr`                            | `True`                         |
+| `IntArray`    | `DenseArrayBase` of integers          | `tuple[int, ...]`              |
+| `FloatArray`  | `DenseArrayBase` of floats            | `tuple[float, ...]`            |
+| `SymbolValue` | `SymbolRefAttr`                       | `str`, the name ("a::b" nested)|
+| `DenseValue`  | `DenseIntOrFPElementsAttr` on tensors | read-only NumPy array (1)      |
+| `TextValue`   | anything else, in MLIR syntax         | the xDSL attribute             |
+
+(1) A view into the program's buffer, of the element type's NumPy dtype and the
+attribute's shape; bfloat16 (which NumPy lacks) is widened to float32, exactly.
+
+These are the values `mlxir.runtime.props.python_props` gives for the same op, so
+kernels read an op the same way from IR and from a program.
 
 A new op needs no entry; a new kind of attribute falls back to `TextValue` until it
 earns a member of its own.
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -62,7 +69,7 @@ from mlxir.codegen.fb import (
 from mlxir.codegen.fb.AttrValue import AttrValue
 from mlxir.codegen.flatbuffer import Table
 
-PropValue = int | float | str | bool | tuple[int, ...] | tuple[float, ...] | np.ndarray
+PropValue = int | float | str | bool | tuple[int, ...] | tuple[float, ...] | np.ndarray | Attribute
 """What an instruction's property looks like to the runtime."""
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -76,11 +83,12 @@ class AttrRecord:
     kind: str
     """The `AttrValue` member: "IntValue", "FloatValue", ..., "TextValue"."""
     value: Any
+    """The value as stored: an int, float, str, tuple, the symbol's references root
+    first, a dense value's raw array (bfloat16 as `uint16` bits), an attribute's text."""
+    python: Any
     """The runtime value (see the module's table)."""
     dtype: str | None = None
     """The element type of an int, float, array or dense value ("int64", "float32"...)."""
-    path: tuple[str, ...] = ()
-    """A `SymbolValue`'s references, root first (`@root::@a::@b` is ("root", "a", "b"))."""
 
 
 class Writer:
@@ -240,7 +248,8 @@ def _encode_int(w: Writer, attr: Attribute) -> int | None:
 
 def _decode_int(t: Table, segment: memoryview) -> AttrRecord:
     dtype = _dtype_field(t, _is_int)
-    return AttrRecord("IntValue", t.int("value"), dtype.name)
+    value = t.int("value")
+    return AttrRecord("IntValue", value, value != 0 if dtype.name == "bool" else value, dtype.name)
 
 
 # FloatValue ----------------------------------------------------------------
@@ -261,7 +270,8 @@ def _encode_float(w: Writer, attr: Attribute) -> int | None:
 
 def _decode_float(t: Table, segment: memoryview) -> AttrRecord:
     dtype = _dtype_field(t, _is_float)
-    return AttrRecord("FloatValue", float(t.scalar("value")), dtype.name)
+    value = float(t.scalar("value"))
+    return AttrRecord("FloatValue", value, value, dtype.name)
 
 
 # StringValue / UnitValue / TextValue -------------------------------------------
@@ -277,7 +287,8 @@ def _encode_string(w: Writer, attr: Attribute) -> int | None:
 
 
 def _decode_string(t: Table, segment: memoryview) -> AttrRecord:
-    return AttrRecord("StringValue", t.string("value"))
+    value = t.string("value")
+    return AttrRecord("StringValue", value, value)
 
 
 def _encode_unit(w: Writer, attr: Attribute) -> int | None:
@@ -288,7 +299,7 @@ def _encode_unit(w: Writer, attr: Attribute) -> int | None:
 
 
 def _decode_unit(t: Table, segment: memoryview) -> AttrRecord:
-    return AttrRecord("UnitValue", True)
+    return AttrRecord("UnitValue", True, True)
 
 
 def _encode_text(w: Writer, attr: Attribute) -> int | None:
@@ -299,14 +310,36 @@ def _encode_text(w: Writer, attr: Attribute) -> int | None:
 
 
 def _decode_text(t: Table, segment: memoryview) -> AttrRecord:
-    return AttrRecord("TextValue", t.string("text"))
+    text = t.string("text") or ""
+    try:
+        attr = parse_attribute(text)
+    except ProgramError as error:
+        raise ProgramError(f"{t.what}: {error}") from None
+    return AttrRecord("TextValue", text, attr)
 
 
-def _rebuild_text(record: AttrRecord, ctx: Context) -> Attribute:
-    parser = Parser(ctx, record.value, "<mlxfb attribute>")
-    attr = parser.parse_attribute()
-    if parser.pos != len(record.value):
-        raise ProgramError(f"attribute text '{record.value}' has trailing characters")
+@cache
+def _text_context() -> Context:
+    from mlxir.tools.registry import register_dialects
+
+    ctx = Context()
+    register_dialects(ctx)
+    return ctx
+
+
+@lru_cache(maxsize=4096)
+def parse_attribute(text: str) -> Attribute:
+    """The attribute written as `text` (MLIR syntax); raises `ProgramError`."""
+    try:
+        parser = Parser(_text_context(), text, "<attribute>")
+        attr = parser.parse_attribute()
+        if parser.pos != len(text):
+            raise ProgramError(f"attribute '{text[:80]}' has trailing characters")
+    except ProgramError:
+        raise
+    except Exception as error:  # xDSL's parser raises ParseError, VerifyException, ...
+        last = (str(error).strip().splitlines() or [type(error).__name__])[-1].strip()
+        raise ProgramError(f"attribute '{text[:80]}' does not parse: {last}") from None
     return attr
 
 
@@ -329,7 +362,8 @@ def _encode_int_array(w: Writer, attr: Attribute) -> int | None:
 
 def _decode_int_array(t: Table, segment: memoryview) -> AttrRecord:
     dtype = _dtype_field(t, lambda d: isinstance(d.ir, IntegerType))
-    return AttrRecord("IntArray", t.ints("values"), dtype.name)
+    values = t.ints("values")
+    return AttrRecord("IntArray", values, values, dtype.name)
 
 
 def _encode_float_array(w: Writer, attr: Attribute) -> int | None:
@@ -348,7 +382,7 @@ def _encode_float_array(w: Writer, attr: Attribute) -> int | None:
 def _decode_float_array(t: Table, segment: memoryview) -> AttrRecord:
     dtype = _dtype_field(t, _is_float)
     values = tuple(float(v) for v in t.scalars("values"))
-    return AttrRecord("FloatArray", values, dtype.name)
+    return AttrRecord("FloatArray", values, values, dtype.name)
 
 
 def _rebuild_array(record: AttrRecord, ctx: Context) -> Attribute:
@@ -374,11 +408,11 @@ def _encode_symbol(w: Writer, attr: Attribute) -> int | None:
 def _decode_symbol(t: Table, segment: memoryview) -> AttrRecord:
     root = t.string("root") or ""
     nested = t.strings("nested")
-    return AttrRecord("SymbolValue", "::".join((root, *nested)), None, (root, *nested))
+    return AttrRecord("SymbolValue", (root, *nested), "::".join((root, *nested)))
 
 
 def _rebuild_symbol(record: AttrRecord, ctx: Context) -> Attribute:
-    return SymbolRefAttr(record.path[0], list(record.path[1:]))
+    return SymbolRefAttr(record.value[0], list(record.value[1:]))
 
 
 # DenseValue --------------------------------------------------------------------
@@ -408,7 +442,11 @@ def _decode_dense(t: Table, segment: memoryview) -> AttrRecord:
     dtype = _dtype_field(t, lambda d: True, "dtype")
     shape = t.ints("shape")
     array = payload_array(segment, t.int("offset"), t.int("length"), dtype, shape, t.what)
-    return AttrRecord("DenseValue", array, dtype.name)
+    python = array
+    if dtype.name == "bfloat16":  # widened exactly: NumPy has no bfloat16
+        python = (array.astype(np.uint32) << 16).view(np.float32)
+        python.flags.writeable = False
+    return AttrRecord("DenseValue", array, python, dtype.name)
 
 
 def _rebuild_dense(record: AttrRecord, ctx: Context) -> Attribute:
@@ -432,7 +470,7 @@ CODECS: tuple[Codec, ...] = (
     Codec("FloatArray", _encode_float_array, _decode_float_array, _rebuild_array),
     Codec("SymbolValue", _encode_symbol, _decode_symbol, _rebuild_symbol),
     Codec("DenseValue", _encode_dense, _decode_dense, _rebuild_dense),
-    Codec("TextValue", _encode_text, _decode_text, _rebuild_text),  # last: takes anything
+    Codec("TextValue", _encode_text, _decode_text, lambda r, c: r.python),  # last: takes anything
 )
 """Tried in order; the first that holds an attribute writes it."""
 

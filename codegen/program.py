@@ -387,18 +387,17 @@ class _Reader:
         bound_result: int | None = None
         if op in GLOBAL_ACCESS_OPS:
             ref = props.get("global_name")
-            if ref is None or ref.kind != "SymbolValue" or len(ref.path) != 1:
+            if ref is None or ref.kind != "SymbolValue" or len(ref.value) != 1:
                 raise ProgramError(f"{what}: global_name must name a global")
-            target = by_name.get(ref.value)
+            name = ref.python
+            target = by_name.get(name)
             if target is None:
-                raise ProgramError(f"{what}: there is no global @{ref.value}")
+                raise ProgramError(f"{what}: there is no global @{name}")
             if (target.kind == "state") != GLOBAL_ACCESS_OPS[op]:
-                raise ProgramError(f"{what}: @{ref.value} is a {target.kind} global")
+                raise ProgramError(f"{what}: @{name} is a {target.kind} global")
             if op == WEIGHT_OP:
                 if results != (target.slot,):
-                    raise ProgramError(
-                        f"{what}: the result must be @{ref.value}'s slot {target.slot}"
-                    )
+                    raise ProgramError(f"{what}: the result must be @{name}'s slot {target.slot}")
                 bound_result = target.slot
         if len(set(results)) != len(results):
             raise ProgramError(f"{what}: results {list(results)} repeat a slot")
@@ -430,11 +429,11 @@ class _Reader:
             op=op,
             operands=operands,
             results=results,
-            props=MappingProxyType({k: r.value for k, r in props.items()}),
+            props=MappingProxyType({k: r.python for k, r in props.items()}),
             location=location,
             free=free,
             result_names=names,
-            attributes=MappingProxyType({k: r.value for k, r in attrs.items()}),
+            attributes=MappingProxyType({k: r.python for k, r in attrs.items()}),
             typed_props=MappingProxyType(props),
             typed_attributes=MappingProxyType(attrs),
             source=source,

@@ -79,6 +79,8 @@ func.func @forward(%ids: tensor<1x?xi64>, %pos: index) -> (tensor<1x?x8xf32>, te
   %shape = mlx.weight @lifted_tensor_0 : tensor<2xi64>
   %mk = mlx.weight @mask : tensor<4xi1>
   %one = mlx.constant dense<1> : tensor<i64>
+  %cb = mlx.constant dense<[1.5, -2.0]> : tensor<2xbf16>
+  %ct = mlx.constant dense<[[true, false], [false, true]]> : tensor<2x2xi1>
   %st = mlx.load_state @step : tensor<i64>
   %next = mlx.add %st, %one : tensor<i64>, tensor<i64> -> tensor<i64>
   mlx.store_state %next to @step : tensor<i64>
@@ -314,9 +316,38 @@ def test_instructions_and_props(info: ProgramInfo) -> None:
     one = by_name["one"].props["value"]
     assert isinstance(one, np.ndarray) and one.dtype == np.int64 and one.shape == ()
     assert one.tolist() == 1 and not one.flags.writeable
+    cb = by_name["cb"].props["value"]
+    assert cb.dtype == np.float32 and cb.tolist() == [1.5, -2.0]  # bfloat16, widened
+    ct = by_name["ct"].props["value"]
+    assert ct.dtype == np.bool_ and ct.tolist() == [[True, False], [False, True]]
     assert info.op_names == tuple(sorted(set(ins.op for ins in info.instructions)))
     assert info.symbol_ranges == {"s0": (1, 32), "s1": (0, -1)}
     assert info.input_dims == (("", "s0"), ())
+
+
+def test_props_are_what_the_runtime_reads_from_ir() -> None:
+    """Each instruction's props equal `runtime.props.python_props` of its op, so kernels
+    read an op the same way from IR and from a program."""
+    python_props = pytest.importorskip("mlxir.runtime.props").python_props
+    texts = [MODEL] + [p.read_text() for p in sorted(FILECHECK_MLX.glob("roundtrip_*.mlir"))]
+    for text in texts:
+        module = parse(text)
+        globals_ = [op for op in module.ops if isinstance(op, GlobalOp)]
+        for func in [op for op in module.ops if isinstance(op, FuncOp)]:
+            single = ModuleOp([g.clone() for g in globals_] + [func.clone()])
+            payloads = {g.sym_name.data: np.zeros(g.type.get_shape(), _np_dtype(g)) for g in globals_}  # type: ignore[union-attr]
+            info = read_program(serialize(single, payloads))
+            ops = list(function(single).body.block.ops)[:-1]
+            for op, ins in zip(ops, info.instructions, strict=True):
+                expected = python_props(op)
+                assert set(ins.props) == set(expected), op.name
+                for name, value in expected.items():
+                    got = ins.props[name]
+                    if isinstance(value, np.ndarray):
+                        assert isinstance(got, np.ndarray) and got.dtype == value.dtype, op.name
+                        np.testing.assert_array_equal(got, value)
+                    else:
+                        assert got == value and type(got) is type(value), (op.name, name)
 
 
 def test_info_is_immutable(info: ProgramInfo) -> None:
@@ -528,12 +559,28 @@ def test_every_truncation_is_an_error(program: bytes) -> None:
             read_program(program[:size])
 
 
-def test_ir_level_corruption_is_caught_by_deserialize(program: bytes) -> None:
-    # A payload byte flip is a valid program; a changed attribute becomes invalid IR.
+def test_bad_attribute_text(program: bytes) -> None:
     bad = corrupt(program, b"#arith.overflow<none>", b"#arith.overflow<nonx>")
-    read_program(bad)
-    with pytest.raises(ProgramError, match="overflow"):
-        deserialize(bad)
+    with pytest.raises(ProgramError, match=r"'#arith.overflow<nonx>' does not parse: Expected"):
+        read_program(bad)
+
+
+def test_invalid_ir_is_caught_by_deserialize() -> None:
+    """A well-formed program whose IR does not verify reads, but does not deserialize."""
+    text = """
+    func.func @forward(%x: tensor<2xf32>) -> tensor<3xf32> {
+      %y = mlx.exp %x : tensor<2xf32> -> tensor<3xf32>
+      func.return %y : tensor<3xf32>
+    }
+    """
+    with pytest.raises(ProgramError, match="cannot serialize invalid IR"):
+        serialize(parse(text))
+    data = serialize(parse(text), verify=False)
+    assert read_program(data).instructions[0].op == "mlx.exp"
+    with pytest.raises(
+        ProgramError, match=r"not valid mlx IR: 'mlx.exp' op result shape \[3\] does not match"
+    ):
+        deserialize(data)
 
 
 def _mutations(program: bytes, seed: int, count: int):
