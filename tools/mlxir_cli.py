@@ -1,7 +1,10 @@
 """The `mlxir` command.
 
-    mlxir demo                               export the built-in model, show each IR level
-    mlxir compile model.pt2 --emit aten      import a saved ExportedProgram, print its IR
+    mlxir demo                                   export, compile and run the built-in model
+    mlxir compile model.pt2 -o model.mlxfb       compile a saved ExportedProgram
+    mlxir compile model.pt2 --emit aten|mlx      print the IR at a level instead
+    mlxir run model.mlxfb --input x.npy ...      run a program on .npy inputs
+    mlxir inspect model.mlxfb                    instructions, slots, constants, signature
 
 Errors in the user's input are one line on stderr and exit status 1, never a traceback.
 """
@@ -15,19 +18,24 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
+
+
+class CliError(Exception):
+    """A problem with the user's input, reported as one line."""
 
 
 def op_counts(module: ModuleOp) -> Counter[str]:
     return Counter(op.name for op in module.walk() if op is not module)
 
 
-def format_counts(counts: Counter[str], width: int = 4) -> str:
+def format_counts(counts: Counter[str], width: int = 3) -> str:
     items = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     cells = [f"{name} {count}" for name, count in items]
     rows = [cells[i : i + width] for i in range(0, len(cells), width)]
-    return "\n".join("    " + "   ".join(f"{c:<34}" for c in row).rstrip() for row in rows)
+    return "\n".join("    " + "  ".join(f"{c:<38}" for c in row).rstrip() for row in rows)
 
 
 def _step(message: str) -> float:
@@ -35,11 +43,31 @@ def _step(message: str) -> float:
     return time.perf_counter()
 
 
+def _load_exported(path: Path) -> Any:
+    import torch
+
+    if not path.exists():
+        raise CliError(f"cannot open '{path}': no such file")
+    try:
+        return torch.export.load(str(path))
+    except Exception as error:  # torch raises many types for a bad archive
+        raise CliError(f"'{path}' is not a torch.export archive (.pt2): {error}") from error
+
+
+# ---------------------------------------------------------------------------
+# demo
+# ---------------------------------------------------------------------------
+
+
 def demo(args: argparse.Namespace) -> int:
     import torch
 
-    from mlxir.conversions.torch_to_aten import import_program
+    import mlxir
+    from mlxir.codegen import serialize
+    from mlxir.conversions.aten_to_mlx import ConvertAtenToMlxPass
     from mlxir.tools import demo_model
+    from mlxir.tools.mlx_opt import make_context
+    from mlxir.tools.registry import PASSES
 
     start = _step(
         f"building the built-in TinyDecoder ({demo_model.LAYERS} layers, hidden "
@@ -47,100 +75,217 @@ def demo(args: argparse.Namespace) -> int:
         f"{demo_model.VOCAB}), random weights, seed {args.seed}"
     )
     model = demo_model.build_model(args.seed)
-    params = sum(p.numel() for p in model.parameters())
-    print(f"    {params:,} parameters")
+    print(f"    {sum(p.numel() for p in model.parameters()):,} parameters")
 
     start = _step("torch.export with a dynamic sequence length (2..64)")
     ep = demo_model.export_model(model)
-    exported_ops = Counter(
-        str(n.target) for n in ep.graph.nodes if n.op == "call_function"
-    )
-    print(f"    {sum(exported_ops.values())} ATen nodes in {time.perf_counter() - start:.2f} s")
+    exported = sum(1 for n in ep.graph.nodes if n.op == "call_function")
+    print(f"    {exported} ATen nodes in {time.perf_counter() - start:.2f} s")
 
-    start = _step("importing into the aten dialect (decomposing to core ATen except native ops)")
-    module = import_program(ep)
-    module.verify()
+    start = _step("importing into the aten dialect (core ATen, native ops kept)")
+    module = mlxir.import_program(ep)
+    payloads = mlxir.payloads_of(module)
     counts = op_counts(module)
-    print(
-        f"    {sum(counts.values())} ops in {time.perf_counter() - start:.2f} s; by op:\n"
-        + format_counts(counts)
-    )
+    print(f"    {sum(counts.values())} ops in {time.perf_counter() - start:.2f} s:")
+    print(format_counts(counts))
+
+    ctx = make_context()
+    for name in ("convert-aten-to-mlx", "canonicalize", "cse", "dce"):
+        start = _step(f"pass {name}")
+        if name == "convert-aten-to-mlx":
+            ConvertAtenToMlxPass().apply(ctx, module)
+        else:
+            PASSES[name].factory()().apply(ctx, module)
+        counts = op_counts(module)
+        print(f"    {sum(counts.values())} ops in {time.perf_counter() - start:.2f} s")
+    print("    mlx level, by op:")
+    print(format_counts(counts))
     if args.print_ir:
         print(module)
-    else:
-        text = str(module).splitlines()
-        print("    first lines of the IR (use --print-ir for all of it):")
-        for line in text[:24]:
-            print("    " + line)
 
-    with torch.no_grad():
-        tokens = torch.randint(0, demo_model.VOCAB, (1, 11))
-        reference = model(tokens)
-        replay = ep.module()(tokens)
+    start = _step("serializing the FlatBuffer program and loading it")
+    data = serialize(module, payloads)
+    program = mlxir.Program(data)
     print(
-        f"==> eager torch vs. the exported program at seq 11 (export used 8): "
-        f"max |diff| {float((reference - replay).abs().max()):.2e}"
+        f"    {len(data):,} bytes, {len(program.info.instructions)} instructions, "
+        f"{len(program.info.slots)} slots, in {time.perf_counter() - start:.2f} s"
     )
-    print(
-        "==> next levels: lowering to the mlx dialect, the FlatBuffer program and the MLX "
-        "runtime are not built yet (issue 3); this demo grows with them."
-    )
+
+    _step("running on MLX at sequence lengths the export never saw, against eager torch")
+    for seq in (3, 11, 40):
+        tokens = torch.randint(0, demo_model.VOCAB, (1, seq), generator=torch.Generator().manual_seed(seq))
+        with torch.no_grad():
+            start = time.perf_counter()
+            expected = model(tokens)
+            torch_ms = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        got = program(tokens)
+        mlx_ms = (time.perf_counter() - start) * 1e3
+        diff = float((got - expected).abs().max())
+        same = bool((got.argmax(-1) == expected.argmax(-1)).all())
+        print(
+            f"    seq {seq:>3}: max |mlx - torch| {diff:.2e}, same argmax tokens: {same}; "
+            f"mlx {mlx_ms:.1f} ms, torch {torch_ms:.1f} ms (one run each)"
+        )
+        if diff > 1e-3 or not same:
+            print("    MISMATCH against eager torch", file=sys.stderr)
+            return 1
+    if args.output:
+        Path(args.output).write_bytes(data)
+        print(f"==> wrote {args.output}")
     return 0
+
+
+# ---------------------------------------------------------------------------
+# compile / run / inspect
+# ---------------------------------------------------------------------------
 
 
 def compile_(args: argparse.Namespace) -> int:
-    import torch
+    import mlxir
 
-    from mlxir.conversions.torch_to_aten import import_program
-
-    path = Path(args.input)
-    if not path.exists():
-        return _fail(f"cannot open '{path}': no such file")
-    try:
-        ep = torch.export.load(str(path))
-    except Exception as error:  # torch raises many types for a bad archive
-        return _fail(f"'{path}' is not a torch.export archive (.pt2): {error}")
-    module = import_program(ep)
-    module.verify()
-    if args.emit != "aten":
-        return _fail(f"--emit {args.emit}: only 'aten' exists so far (lowering is issue 3)")
-    text = str(module) + "\n"
-    if args.output:
-        Path(args.output).write_text(text)
-    else:
-        sys.stdout.write(text)
+    ep = _load_exported(Path(args.input))
+    module = mlxir.import_program(ep)
+    payloads = mlxir.payloads_of(module)
+    if args.emit == "aten":
+        return _write_text(str(module), args.output)
+    mlxir.lower(module, args.pipeline)
+    if args.emit == "mlx":
+        return _write_text(str(module), args.output)
+    if not args.output:
+        raise CliError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
+    data = mlxir.serialize(module, payloads)
+    Path(args.output).write_bytes(data)
+    print(f"wrote {args.output} ({len(data):,} bytes)")
     return 0
 
 
-def _fail(message: str) -> int:
-    print(f"mlxir: error: {message}", file=sys.stderr)
-    return 1
+def _write_text(text: str, output: str | None) -> int:
+    if output:
+        Path(output).write_text(text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def _load_program(path: str) -> Any:
+    import mlxir
+
+    return mlxir.load(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    program = _load_program(args.program)
+    inputs: list[Any] = []
+    for item in args.input:
+        if item.endswith(".npy"):
+            try:
+                inputs.append(np.load(item, allow_pickle=False))
+            except (OSError, ValueError) as error:
+                raise CliError(f"cannot read input '{item}': {error}") from error
+        else:
+            try:
+                inputs.append(int(item))
+            except ValueError:
+                raise CliError(f"input '{item}' is neither a .npy file nor an integer") from None
+    outputs = program(*inputs)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    for i, value in enumerate(outputs):
+        array = np.asarray(value)
+        if args.output_dir:
+            path = Path(args.output_dir) / f"output_{i}.npy"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            np.save(path, array)
+            print(f"output {i}: {array.dtype}{list(array.shape)} -> {path}")
+        else:
+            print(f"output {i}: {array.dtype}{list(array.shape)}")
+            print(np.array2string(array, threshold=64, precision=5))
+    return 0
+
+
+def inspect(args: argparse.Namespace) -> int:
+    program = _load_program(args.program)
+    info = program.info
+    counts = Counter(i.op for i in info.instructions)
+    kinds = Counter(s.kind for s in info.slots)
+    constant_bytes = sum(int(a.nbytes) for a in info.constants.values())
+    print(f"program {args.program}: schema version {info.version}, function @{info.name}")
+    print(f"  {len(info.instructions)} instructions:")
+    print(format_counts(counts))
+    print(
+        "  slots: "
+        + ", ".join(f"{kinds[k]} {k}" for k in ("input", "constant", "state", "temporary"))
+        + f" ({len(info.slots)} in all)"
+    )
+    print(f"  constants: {len(info.globals)} globals, {constant_bytes:,} bytes")
+    for spec in program.inputs:
+        print(f"  input  {spec.name}: {spec.describe()}")
+    for i, slot in enumerate(info.outputs):
+        s = info.slots[slot]
+        shape = ", ".join("?" if d is None else str(d) for d in s.shape)
+        print(f"  output {i}: {'integer' if s.scalar else f'{s.dtype}[{shape}]'}")
+    for name in info.state:
+        s = info.slots[info.state[name]]
+        print(f"  state  {name}: {s.dtype}{list(s.shape)}")
+    if info.symbol_ranges:
+        ranges = ", ".join(
+            f"{sym} in [{lo}, {hi if hi >= 0 else 'inf'}]" for sym, (lo, hi) in info.symbol_ranges.items()
+        )
+        print(f"  dynamic dims: {ranges}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# The command line
+# ---------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mlxir", description="PyTorch → MLX compiler")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo_parser = sub.add_parser("demo", help="export the built-in model and show each IR level")
+
+    demo_parser = sub.add_parser("demo", help="export, compile and run the built-in model")
     demo_parser.add_argument("--seed", type=int, default=0)
-    demo_parser.add_argument("--print-ir", action="store_true", help="print the whole IR")
+    demo_parser.add_argument("--print-ir", action="store_true", help="print the mlx-level IR")
+    demo_parser.add_argument("-o", "--output", help="also write the program here")
     demo_parser.set_defaults(run=demo)
+
     compile_parser = sub.add_parser("compile", help="compile a saved ExportedProgram (.pt2)")
     compile_parser.add_argument("input")
     compile_parser.add_argument("-o", "--output")
-    compile_parser.add_argument("--emit", choices=["aten", "mlx"], default="aten")
+    compile_parser.add_argument("--emit", choices=["aten", "mlx", "program"], default="program")
+    compile_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
     compile_parser.set_defaults(run=compile_)
+
+    run_parser = sub.add_parser("run", help="run a program on .npy inputs (ints for SymInts)")
+    run_parser.add_argument("program")
+    run_parser.add_argument("--input", action="append", default=[], help="a .npy file or an integer")
+    run_parser.add_argument("--output-dir", help="write output_<i>.npy files here")
+    run_parser.set_defaults(run=run)
+
+    inspect_parser = sub.add_parser("inspect", help="describe a program")
+    inspect_parser.add_argument("program")
+    inspect_parser.set_defaults(run=inspect)
     return parser
 
 
-def run(argv: Sequence[str] | None = None) -> int:
-    from mlxir.conversions.torch_to_aten import ImportError_
-
+def main_with(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from mlxir.codegen.errors import ProgramError
+    from mlxir.conversions.torch_to_aten import ImportError_
+    from mlxir.runtime.program import InputError
+
     try:
         return args.run(args)
-    except ImportError_ as error:
+    except (CliError, ImportError_, ProgramError, InputError) as error:
         return _fail(str(error))
     except Exception as error:
+        from xdsl.utils.exceptions import DiagnosticException
+
+        if isinstance(error, DiagnosticException):
+            return _fail(str(error))
         if os.environ.get("MLXIR_TRACEBACK"):
             raise
         return _fail(
@@ -149,5 +294,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         )
 
 
+def _fail(message: str) -> int:
+    print(f"mlxir: error: {message}", file=sys.stderr)
+    return 1
+
+
 def main() -> None:
-    sys.exit(run())
+    sys.exit(main_with())
