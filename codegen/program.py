@@ -53,9 +53,9 @@ from mlxir.codegen.ops import (
     program_op_rule,
 )
 
-SLOT_KINDS: tuple[str, ...] = tuple(k.lower() for k in ENUMS["SlotKind"][1])
+SLOT_KINDS: dict[int, str] = {v: k.lower() for k, v in ENUMS["SlotKind"][1].items()}
 """Slot kinds by enum value: "temporary", "input", "constant", "state"."""
-GLOBAL_KINDS: tuple[str, ...] = tuple(k.lower() for k in ENUMS["GlobalKind"][1])
+GLOBAL_KINDS: dict[int, str] = {v: k.lower() for k, v in ENUMS["GlobalKind"][1].items()}
 """Global kinds by enum value: "parameter", "buffer", "constant", "state"."""
 
 HEADER_SIZE = 12

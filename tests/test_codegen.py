@@ -189,6 +189,23 @@ def test_inline_values_are_payloads() -> None:
     assert serialize(parse(text), explicit) == data
 
 
+def test_empty_tensors() -> None:
+    text = """
+    mlx.global @e "parameter" : tensor<0x3xf32>
+    func.func @forward() -> (tensor<0x3xf32>, tensor<0xi64>) {
+      %w = mlx.weight @e : tensor<0x3xf32>
+      %c = mlx.constant dense<> : tensor<0xi64>
+      func.return %w, %c : tensor<0x3xf32>, tensor<0xi64>
+    }
+    """
+    data = serialize(parse(text), {"e": np.zeros((0, 3), np.float32)})
+    info = read_program(data)
+    assert info.constants[0].shape == (0, 3)
+    assert info.instructions[1].props["value"].shape == (0,)
+    module, payloads = deserialize(data)
+    assert serialize(module, payloads) == data
+
+
 def test_mlx_round_trip_suite_serializes() -> None:
     """Every function of the mlx dialect's round-trip FileCheck files (every mlx op)
     serializes and round-trips byte for byte: the generic encoding needs no per-op code."""
@@ -335,7 +352,9 @@ def test_props_are_what_the_runtime_reads_from_ir() -> None:
         globals_ = [op for op in module.ops if isinstance(op, GlobalOp)]
         for func in [op for op in module.ops if isinstance(op, FuncOp)]:
             single = ModuleOp([g.clone() for g in globals_] + [func.clone()])
-            payloads = {g.sym_name.data: np.zeros(g.type.get_shape(), _np_dtype(g)) for g in globals_}  # type: ignore[union-attr]
+            payloads = {
+                g.sym_name.data: np.zeros(g.type.get_shape(), _np_dtype(g)) for g in globals_
+            }  # type: ignore[union-attr]
             info = read_program(serialize(single, payloads))
             ops = list(function(single).body.block.ops)[:-1]
             for op, ins in zip(ops, info.instructions, strict=True):
