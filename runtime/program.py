@@ -327,5 +327,8 @@ def load(source: str | Path | bytes | bytearray | memoryview) -> Program:
             data = Path(source).read_bytes()
         except OSError as error:
             raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
-        return Program(data)
+        try:
+            return Program(data)
+        except ProgramError as error:
+            raise ProgramError(f"{source}: {error}") from None
     return Program(source)

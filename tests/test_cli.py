@@ -1,0 +1,89 @@
+"""The `mlxir` command: compile, run and inspect on a saved `.pt2`, and its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.export import Dim, export
+
+from mlxir.tools.mlxir_cli import main_with
+
+
+class Affine(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.linear(x))
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Affine]:
+    torch.manual_seed(0)
+    model = Affine().eval()
+    ep = export(model, (torch.randn(2, 4),), dynamic_shapes={"x": {0: Dim("batch", min=1, max=16)}})
+    path = tmp_path_factory.mktemp("cli") / "affine.pt2"
+    torch.export.save(ep, str(path))
+    return path, model
+
+
+def test_compile_run_inspect(saved: tuple[Path, Affine], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pt2, model = saved
+    program = tmp_path / "affine.mlxfb"
+    assert main_with(["compile", str(pt2), "-o", str(program)]) == 0
+    assert program.stat().st_size > 0
+
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out_dir = tmp_path / "out"
+    assert main_with(["run", str(program), "--input", str(tmp_path / "x.npy"), "--output-dir", str(out_dir)]) == 0
+    got = np.load(out_dir / "output_0.npy")
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+    capsys.readouterr()
+    assert main_with(["inspect", str(program)]) == 0
+    text = capsys.readouterr().out
+    assert "mlx.matmul 1" in text and "mlx.tanh 1" in text
+    assert "input  x: float32[s" in text
+    assert "output 0: float32[?, 3]" in text
+    assert "constants: 2 globals, 60 bytes" in text
+
+
+def test_emit_levels(saved: tuple[Path, Affine], capsys: pytest.CaptureFixture[str]) -> None:
+    pt2, _ = saved
+    assert main_with(["compile", str(pt2), "--emit", "aten"]) == 0
+    assert "aten.linear" in capsys.readouterr().out
+    assert main_with(["compile", str(pt2), "--emit", "mlx"]) == 0
+    out = capsys.readouterr().out
+    assert "mlx.matmul" in out and "aten." not in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["compile", "missing.pt2", "-o", "x.mlxfb"], "cannot open 'missing.pt2'"),
+        (["run", "missing.mlxfb"], "cannot read 'missing.mlxfb'"),
+        (["inspect", "README.md"], "README.md"),
+    ],
+)
+def test_errors_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main_with(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mlxir: error: ") and message in err
+    assert "Traceback" not in err
+
+
+def test_run_with_wrong_input_names_it(saved: tuple[Path, Affine], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pt2, _ = saved
+    program = tmp_path / "affine.mlxfb"
+    main_with(["compile", str(pt2), "-o", str(program)])
+    np.save(tmp_path / "bad.npy", np.zeros((2, 5), dtype=np.float32))
+    capsys.readouterr()
+    assert main_with(["run", str(program), "--input", str(tmp_path / "bad.npy")]) == 1
+    assert "input 'x': dim 1 must be 4" in capsys.readouterr().err
