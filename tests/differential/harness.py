@@ -81,7 +81,7 @@ def _compare(expected: Any, got: Any, dtype: torch.dtype, where: str) -> None:
     assert got.shape == expected.shape, f"{where}: shape {tuple(got.shape)} != {tuple(expected.shape)}"
     assert got.dtype == expected.dtype, f"{where}: dtype {got.dtype} != {expected.dtype}"
     if expected.dtype.is_floating_point:
-        rtol, atol = TOLERANCES.get(expected.dtype, TOLERANCES[dtype])
+        rtol, atol = TOLERANCES.get(expected.dtype, TOLERANCES[torch.float32])
         torch.testing.assert_close(
             got.float(), expected.float(), rtol=rtol, atol=atol, equal_nan=True, msg=lambda m: f"{where}: {m}"
         )
