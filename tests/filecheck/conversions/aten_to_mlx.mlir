@@ -1,0 +1,68 @@
+// The lowering of representative aten ops, op by op (before canonicalization).
+// RUN: mlx-opt %s -p convert-aten-to-mlx | filecheck %s
+
+func.func @elementwise(%x: tensor<2x?xf16>, %i: tensor<2x?xi32>) -> (tensor<2x?xf16>, tensor<2x?xf32>, tensor<2x?xi1>) {
+  %c = arith.constant 2.500000e+00 : f64
+  %a = aten.add %x, %c alpha 2.000000e+00 : tensor<2x?xf16>, f64 -> tensor<2x?xf16>
+  %d = aten.div %i, %c : tensor<2x?xi32>, f64 -> tensor<2x?xf32>
+  %l = aten.lt %i, %c : tensor<2x?xi32>, f64 -> tensor<2x?xi1>
+  func.return %a, %d, %l : tensor<2x?xf16>, tensor<2x?xf32>, tensor<2x?xi1>
+}
+func.func @shapes(%x: tensor<2x?x3xf32>) -> (tensor<2x?xf32>, tensor<2x?x3xf32>) {
+  %v = aten.view %x [2, -1] : tensor<2x?x3xf32> -> tensor<2x?xf32>
+  %s = aten.slice %x dim 1 [1, 9223372036854775807, 1] : tensor<2x?x3xf32> -> tensor<2x?x3xf32>
+  func.return %v, %s : tensor<2x?xf32>, tensor<2x?x3xf32>
+}
+func.func @index(%x: tensor<2x3x4xf32>, %i: tensor<2xi64>, %j: tensor<2xi64>) -> tensor<2x2xf32> {
+  %r = aten.index %x[%i, %j] at [1, 2] : tensor<2x3x4xf32>, (tensor<2xi64>, tensor<2xi64>) -> tensor<2x2xf32>
+  func.return %r : tensor<2x2xf32>
+}
+func.func @causal(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x?x8xf32>) -> tensor<1x2x3x8xf32> {
+  %o = aten.scaled_dot_product_attention %q, %k, %k is_causal : tensor<1x2x3x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x3x8xf32>
+  func.return %o : tensor<1x2x3x8xf32>
+}
+
+// CHECK-LABEL: func.func @elementwise(%x: tensor<2x?xf16>, %i: tensor<2x?xi32>) -> (tensor<2x?xf16>, tensor<2x?xf32>, tensor<2x?xi1>) {
+// CHECK-NEXT: %c = arith.constant 2.500000e+00 : f64
+// CHECK-NEXT: %a = mlx.constant dense<2.500000e+00> : tensor<f16>
+// CHECK-NEXT: %a_1 = mlx.constant dense<2.000000e+00> : tensor<f16>
+// CHECK-NEXT: %a_2 = mlx.multiply %a, %a_1 : tensor<f16>, tensor<f16> -> tensor<f16>
+// CHECK-NEXT: %a_3 = mlx.add %x, %a_2 : tensor<2x?xf16>, tensor<f16> -> tensor<2x?xf16>
+// CHECK-NEXT: %d = mlx.astype %i : tensor<2x?xi32> -> tensor<2x?xf32>
+// CHECK-NEXT: %d_1 = mlx.constant dense<2.500000e+00> : tensor<f32>
+// CHECK-NEXT: %d_2 = mlx.divide %d, %d_1 : tensor<2x?xf32>, tensor<f32> -> tensor<2x?xf32>
+// CHECK-NEXT: %l = mlx.astype %i : tensor<2x?xi32> -> tensor<2x?xf32>
+// CHECK-NEXT: %l_1 = mlx.constant dense<2.500000e+00> : tensor<f32>
+// CHECK-NEXT: %l_2 = mlx.less %l, %l_1 : tensor<2x?xf32>, tensor<f32> -> tensor<2x?xi1>
+// CHECK-NEXT: func.return %a_3, %d_2, %l_2 : tensor<2x?xf16>, tensor<2x?xf32>, tensor<2x?xi1>
+// CHECK-LABEL: func.func @shapes(%x: tensor<2x?x3xf32>) -> (tensor<2x?xf32>, tensor<2x?x3xf32>) {
+// CHECK-NEXT: %v = mlx.dim %x axis 1 : tensor<2x?x3xf32>
+// CHECK-NEXT: %v_1 = arith.constant 2 : index
+// CHECK-NEXT: %v_2 = arith.muli %v_1, %v : index
+// CHECK-NEXT: %v_3 = arith.constant 3 : index
+// CHECK-NEXT: %v_4 = arith.muli %v_2, %v_3 : index
+// CHECK-NEXT: %v_5 = arith.constant 2 : index
+// CHECK-NEXT: %v_6 = arith.floordivsi %v_4, %v_5 : index
+// CHECK-NEXT: %v_7 = mlx.reshape %x [2, %v_6] : tensor<2x?x3xf32> -> tensor<2x?xf32>
+// CHECK-NEXT: %s = mlx.dim %x axis 1 : tensor<2x?x3xf32>
+// CHECK-NEXT: %s_1 = mlx.dim %x axis 1 : tensor<2x?x3xf32>
+// CHECK-NEXT: %s_2 = mlx.slice %x [0, 1, 0] to [2, %s, 3] step [1, 1, 1] : tensor<2x?x3xf32> -> tensor<2x?x3xf32>
+// CHECK-NEXT: func.return %v_7, %s_2 : tensor<2x?xf32>, tensor<2x?x3xf32>
+// CHECK-LABEL: func.func @index(%x: tensor<2x3x4xf32>, %i: tensor<2xi64>, %j: tensor<2xi64>) -> tensor<2x2xf32> {
+// CHECK-NEXT: %r = mlx.gather %x[%i, %j] axes [1, 2] slice_sizes [2, 1, 1] : tensor<2x3x4xf32>, (tensor<2xi64>, tensor<2xi64>) -> tensor<2x2x1x1xf32>
+// CHECK-NEXT: %r_1 = mlx.transpose %r [1, 0, 2, 3] : tensor<2x2x1x1xf32> -> tensor<2x2x1x1xf32>
+// CHECK-NEXT: %r_2 = mlx.reshape %r_1 [2, 2] : tensor<2x2x1x1xf32> -> tensor<2x2xf32>
+// CHECK-NEXT: func.return %r_2 : tensor<2x2xf32>
+// CHECK-LABEL: func.func @causal(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x?x8xf32>) -> tensor<1x2x3x8xf32> {
+// CHECK-NEXT: %o = mlx.dim %k axis 2 : tensor<1x2x?x8xf32>
+// CHECK-NEXT: %o_1 = mlx.arange [0, 3, 1] : tensor<3xi64>
+// CHECK-NEXT: %o_2 = mlx.arange [0, %o, 1] : tensor<?xi64>
+// CHECK-NEXT: %o_3 = mlx.expand_dims %o_1 [1] : tensor<3xi64> -> tensor<3x1xi64>
+// CHECK-NEXT: %o_4 = mlx.expand_dims %o_2 [0] : tensor<?xi64> -> tensor<1x?xi64>
+// CHECK-NEXT: %o_5 = mlx.less_equal %o_4, %o_3 : tensor<1x?xi64>, tensor<3x1xi64> -> tensor<3x?xi1>
+// CHECK-NEXT: %o_6 = mlx.scaled_dot_product_attention %q, %k, %k mask %o_5 : tensor<3x?xi1> scale 0.35355339059327373 : tensor<1x2x3x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x3x8xf32>
+// CHECK-NEXT: func.return %o_6 : tensor<1x2x3x8xf32>
+
+// The same module through the default pipeline: no aten op is left.
+// RUN: mlx-opt %s -p lower-to-mlx | filecheck %s --check-prefix=PIPELINE
+// PIPELINE-NOT: aten.

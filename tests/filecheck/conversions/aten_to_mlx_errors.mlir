@@ -1,0 +1,16 @@
+// Ops the lowering cannot handle fail the pass with a message naming the op.
+// RUN: mlx-opt %s --split-input-file --verify-diagnostics -p convert-aten-to-mlx | filecheck %s
+
+func.func @bool_mask(%x: tensor<4x3xf32>, %m: tensor<4xi1>) -> tensor<?x3xf32> {
+  %r = aten.index %x[%m] at [0] : tensor<4x3xf32>, (tensor<4xi1>) -> tensor<?x3xf32>
+  func.return %r : tensor<?x3xf32>
+}
+// CHECK: aten.index: a bool mask index selects a data-dependent number of elements
+
+// -----
+
+func.func @transposed_conv(%x: tensor<1x2x5x5xf32>, %w: tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32> {
+  %r = aten.convolution %x, %w stride [1, 1] padding [0, 0] dilation [1, 1] transposed groups 1 : tensor<1x2x5x5xf32>, tensor<2x3x3x3xf32> -> tensor<1x3x7x7xf32>
+  func.return %r : tensor<1x3x7x7xf32>
+}
+// CHECK: aten.convolution: transposed convolution is not supported yet
