@@ -1161,14 +1161,19 @@ def _name_hint(name: str) -> str | None:
     return name if re.fullmatch(r"[A-Za-z_][\w.$-]*", name) else None
 
 
+def _bound(value: Any, unbounded: int) -> int:
+    """A range bound as an int; torch's (and sympy's) infinities become `unbounded`."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        return unbounded
+
+
 def _shape_attributes(ep: ExportedProgram, user_inputs: Sequence[Node]) -> dict[str, Attribute]:
     """The export's dynamic dims and their ranges, for the runtime's input checks."""
     ranges: dict[str, Attribute] = {}
     for symbol, value_range in ep.range_constraints.items():
-        lower = int(value_range.lower)
-        upper = value_range.upper
-        upper_int = int(upper) if upper.is_finite else -1  # type: ignore[union-attr]
-        ranges[str(symbol)] = int_array([lower, upper_int])
+        ranges[str(symbol)] = int_array([_bound(value_range.lower, 0), _bound(value_range.upper, -1)])
     dims: list[Attribute] = []
     for node in user_inputs:
         val = node.meta["val"]

@@ -87,3 +87,32 @@ def test_run_with_wrong_input_names_it(saved: tuple[Path, Affine], tmp_path: Pat
     capsys.readouterr()
     assert main_with(["run", str(program), "--input", str(tmp_path / "bad.npy")]) == 1
     assert "input 'x': dim 1 must be 4" in capsys.readouterr().err
+
+
+def test_mlx_opt_reads_pt2_and_writes_programs(
+    saved: tuple[Path, Affine], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mlxir.tools.mlx_opt import run as mlx_opt
+
+    pt2, model = saved
+    assert mlx_opt([str(pt2)]) == 0
+    assert "aten.linear" in capsys.readouterr().out
+    program = tmp_path / "affine.mlxfb"
+    assert mlx_opt([str(pt2), "-p", "lower-to-mlx", "-t", "mlx-fb", "-o", str(program)]) == 0
+    assert mlx_opt([str(program)]) == 0
+    assert "mlx.tanh" in capsys.readouterr().out
+    import mlxir
+
+    x = torch.randn(3, 4)
+    with torch.no_grad():
+        torch.testing.assert_close(mlxir.load(program)(x), model(x))
+
+
+def test_mlx_opt_rejects_a_non_archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mlxir.tools.mlx_opt import run as mlx_opt
+
+    bogus = tmp_path / "bogus.pt2"
+    bogus.write_text("not a zip")
+    assert mlx_opt([str(bogus)]) == 1
+    err = capsys.readouterr().err
+    assert "is not a torch.export archive" in err and "Traceback" not in err

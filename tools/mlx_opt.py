@@ -11,9 +11,11 @@ pass or option is a one-line error; each exits with status 1.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from xdsl.context import Context
@@ -54,6 +56,24 @@ class MlxOptMain(xDSLOptMain):
 
         self.available_frontends["mlir"] = Universe.get_multiverse().all_frontends["mlir"]
         self.available_frontends[MLXFB_FRONTEND] = self._parse_mlxfb
+        self.available_frontends["pt2"] = self._import_pt2
+
+    def _import_pt2(self, stream: IO[bytes]) -> ModuleOp:
+        """A saved ExportedProgram, imported to the aten level (payloads kept beside)."""
+        import io
+
+        import torch
+
+        from mlxir.conversions.torch_to_aten import import_program
+
+        try:
+            with quiet_torch_export_logs():
+                ep = torch.export.load(io.BytesIO(stream.read()))
+        except Exception as error:  # torch raises many types for a bad archive
+            raise ValueError(
+                f"{self.get_input_name()} is not a torch.export archive: {error}"
+            ) from error
+        return import_program(ep)
 
     # -- .mlxfb programs: binary in and out, payloads carried from frontend to target --
 
@@ -84,6 +104,19 @@ class MlxOptMain(xDSLOptMain):
         if self._writes_mlxfb():
             return self._mlxfb().emit(prog)
         return super().output_resulting_program(prog)
+
+
+@contextlib.contextmanager
+def quiet_torch_export_logs() -> Iterator[None]:
+    """torch.export.load logs a traceback before raising on a bad archive; the error
+    we raise says it in one line."""
+    logger = logging.getLogger("torch.export")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def pass_help() -> str:

@@ -48,8 +48,11 @@ def _load_exported(path: Path) -> Any:
 
     if not path.exists():
         raise CliError(f"cannot open '{path}': no such file")
+    from mlxir.tools.mlx_opt import quiet_torch_export_logs
+
     try:
-        return torch.export.load(str(path))
+        with quiet_torch_export_logs():
+            return torch.export.load(str(path))
     except Exception as error:  # torch raises many types for a bad archive
         raise CliError(f"'{path}' is not a torch.export archive (.pt2): {error}") from error
 
