@@ -109,5 +109,25 @@ PASSES: dict[str, PassEntry] = {
 """Pass name → factory (imported lazily so `mlx-opt --help` stays fast) and summary."""
 
 
+def _canonicalization_pattern_passes() -> dict[str, PassEntry]:
+    from mlxir.dialects.canonicalization.catalog import CANONICALIZATION_PATTERNS
+
+    def factory(name: str) -> Callable[[], type[ModulePass]]:
+        def make() -> type[ModulePass]:
+            from mlxir.dialects.canonicalization.passes import pattern_pass
+
+            return pattern_pass(name)
+
+        return make
+
+    return {
+        name: PassEntry(factory(name), summary)
+        for name, (_, summary) in CANONICALIZATION_PATTERNS.items()
+    }
+
+
+PASSES.update(_canonicalization_pattern_passes())
+
+
 def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: entry.factory for name, entry in PASSES.items()}
