@@ -684,6 +684,20 @@ def test_gather_wide_slices_on_indexed_axes() -> None:
     check_exact(b, gather_reference(x, [j], [2], [3, 7, 2]))
 
 
+def test_gather_unsorted_axes() -> None:
+    """Index tensors listed against axes out of order (`[2, 0]`), both forms."""
+    x = floats((4, 5, 6))
+    i, j = np.array([[1, 3]], np.int32), np.array([0, 2], np.int32)
+    text = """func.func @forward(%x: tensor<4x5x6xf32>, %i: tensor<1x2xi32>, %j: tensor<2xi32>) -> (tensor<1x2x1x5x1xf32>, tensor<1x2x2x5x1xf32>) {
+      %a = mlx.gather %x[%i, %j] axes [2, 0] slice_sizes [1, 5, 1] : tensor<4x5x6xf32>, (tensor<1x2xi32>, tensor<2xi32>) -> tensor<1x2x1x5x1xf32>
+      %b = mlx.gather %x[%i, %j] axes [2, 0] slice_sizes [2, 5, 1] : tensor<4x5x6xf32>, (tensor<1x2xi32>, tensor<2xi32>) -> tensor<1x2x2x5x1xf32>
+      func.return %a, %b : tensor<1x2x1x5x1xf32>, tensor<1x2x2x5x1xf32>
+    }"""
+    a, b = run_ir(text, x, i, j)
+    check_exact(a, gather_reference(x, [i, j], [2, 0], [1, 5, 1]))
+    check_exact(b, gather_reference(x, [i, j], [2, 0], [2, 5, 1]))
+
+
 def scatter_reference(x: np.ndarray, indices: Sequence[np.ndarray], axes: Sequence[int],
                       updates: np.ndarray, reduce: str) -> np.ndarray:
     axes = [a % x.ndim for a in axes]
