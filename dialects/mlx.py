@@ -1630,4 +1630,4 @@ MLX_OPS: list[type[IRDLOperation]] = [
     StoreStateOp,
 ]
 
-MLX = Dialect("mlx", MLX_OPS, [])
+MLX = Dialect("mlx", [*MLX_OPS], [])

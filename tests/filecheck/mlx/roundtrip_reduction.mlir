@@ -2,11 +2,17 @@
 // RUN: mlx-opt %s | mlx-opt | filecheck %s
 // RUN: mlx-opt %s --print-op-generic | mlx-opt | filecheck %s
 // RUN: mlx-opt %s -p canonicalize,cse | filecheck %s --check-prefix=CANON
+// RUN: mlx-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
+
+// An absent axes property and an empty one are different ops.
+// GENERIC: %sum_all = "mlx.sum"(%i) : (tensor<4x4xi32>) -> tensor<i32>
+// GENERIC: %none = "mlx.sum"(%x) <{axes = array<i64>}> : (tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
 
 // CANON-LABEL: func.func @moments(
 // CANON-NEXT:    %var = mlx.var %x axes [2] ddof 0 keepdims
 // CANON-NEXT:    func.return %var
 
+// `axes []` reduces nothing; no `axes` reduces every axis: the round trip keeps them apart.
 // CHECK-LABEL: func.func @reductions(
 // CHECK-SAME: %x: tensor<2x?x8xf32>, %i: tensor<4x4xi32>) -> tensor<2x1x8xf32> {
 // CHECK-NEXT: %sum = mlx.sum %x axes [1] keepdims : tensor<2x?x8xf32> -> tensor<2x1x8xf32>
@@ -17,6 +23,7 @@
 // CHECK-NEXT: %mean = mlx.mean %x axes [0, 2] : tensor<2x?x8xf32> -> tensor<?xf32>
 // CHECK-NEXT: %mean_i = mlx.mean %i axes [1] : tensor<4x4xi32> -> tensor<4xf32>
 // CHECK-NEXT: %lse = mlx.logsumexp %x axes [2] keepdims : tensor<2x?x8xf32> -> tensor<2x?x1xf32>
+// CHECK-NEXT: %none = mlx.sum %x axes [] : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT: func.return %sum : tensor<2x1x8xf32>
 // CHECK-NEXT: }
 func.func @reductions(%x: tensor<2x?x8xf32>, %i: tensor<4x4xi32>) -> tensor<2x1x8xf32> {
@@ -28,6 +35,7 @@ func.func @reductions(%x: tensor<2x?x8xf32>, %i: tensor<4x4xi32>) -> tensor<2x1x
   %mean = mlx.mean %x axes [0, 2] : tensor<2x?x8xf32> -> tensor<?xf32>
   %mean_i = mlx.mean %i axes [1] : tensor<4x4xi32> -> tensor<4xf32>
   %lse = mlx.logsumexp %x axes [2] keepdims : tensor<2x?x8xf32> -> tensor<2x?x1xf32>
+  %none = mlx.sum %x axes [] : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   func.return %sum : tensor<2x1x8xf32>
 }
 
