@@ -444,7 +444,8 @@ def _decode_dense(t: Table, segment: memoryview) -> AttrRecord:
     array = payload_array(segment, t.int("offset"), t.int("length"), dtype, shape, t.what)
     python = array
     if dtype.name == "bfloat16":  # widened exactly: NumPy has no bfloat16
-        python = (array.astype(np.uint32) << 16).view(np.float32)
+        # np.asarray: on a 0-d array the shift gives a NumPy scalar, which has no flags.
+        python = np.asarray(array.astype(np.uint32) << 16).view(np.float32)
         python.flags.writeable = False
     return AttrRecord("DenseValue", array, python, dtype.name)
 

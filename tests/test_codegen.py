@@ -189,6 +189,22 @@ def test_inline_values_are_payloads() -> None:
     assert serialize(parse(text), explicit) == data
 
 
+def test_zero_d_bfloat16_dense_property() -> None:
+    """A 0-d bf16 `mlx.constant` (what the lowering emits for a Scalar) round-trips."""
+    text = """
+    func.func @forward(%x: tensor<2xbf16>) -> tensor<2xbf16> {
+      %c = mlx.constant dense<2.500000e+00> : tensor<bf16>
+      %y = mlx.multiply %x, %c : tensor<2xbf16>, tensor<bf16> -> tensor<2xbf16>
+      func.return %y : tensor<2xbf16>
+    }
+    """
+    data = serialize(parse(text))
+    (constant,) = [i for i in read_program(data).instructions if i.op == "mlx.constant"]
+    value = constant.props["value"]
+    assert isinstance(value, np.ndarray) and value.shape == () and float(value) == 2.5
+    assert serialize(deserialize(data)[0]) == data
+
+
 def test_empty_tensors() -> None:
     text = """
     mlx.global @e "parameter" : tensor<0x3xf32>
