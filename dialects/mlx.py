@@ -12,6 +12,7 @@ read them with `mlx.weight` / `mlx.load_state` and write state with `mlx.store_s
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from enum import Enum
 
@@ -47,8 +48,14 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
-from xdsl.traits import Pure, SymbolOpInterface, SymbolTable
+from xdsl.traits import (
+    HasCanonicalizationPatternsTrait,
+    Pure,
+    SymbolOpInterface,
+    SymbolTable,
+)
 from xdsl.utils.exceptions import VerifyException
 
 from mlxir.dialects.common import (
@@ -226,6 +233,25 @@ def verify_elementwise_kind(
                     raise VerifyException(f"operands and result must be i1, got {dtype}")
 
 
+class MlxCanonicalization(HasCanonicalizationPatternsTrait):
+    """Attaches an op's canonicalization patterns, kept in
+    `dialects/canonicalization/mlx.py` (`patterns_by_op`), by op name."""
+
+    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+        return _canonicalization_patterns().get(op.name, ())
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return ()
+
+
+@functools.cache
+def _canonicalization_patterns() -> dict[str, tuple[RewritePattern, ...]]:
+    from mlxir.dialects.canonicalization.mlx import patterns_by_op
+
+    return patterns_by_op()
+
+
 class UnaryOp(MlxirOp):
     input = operand_def(TensorType)
     result = result_def(TensorType)
@@ -247,7 +273,7 @@ class BinaryOp(MlxirOp):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
     assembly_format = (
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
@@ -293,7 +319,7 @@ class AstypeOp(MlxirOp):
     name = "mlx.astype"
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, result_type: Attribute):
@@ -531,7 +557,7 @@ class ShapedResultOp(MlxirOp):
     shape = var_operand_def(IndexType)
     static_shape = prop_def(I64Array)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
     assembly_format = (
         "$input custom<DynamicIndexList>($shape, $static_shape) attr-dict `:` type($input) "
         "`->` type($result)"
@@ -583,7 +609,7 @@ class TransposeOp(MlxirOp):
     input = operand_def(TensorType)
     axes = prop_def(I64Array)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
     assembly_format = "$input custom<IntList>($axes) attr-dict `:` type($input) `->` type($result)"
     custom_directives = (IntList,)
 
@@ -725,7 +751,7 @@ class SliceOp(MlxirOp):
     static_stop = prop_def(I64Array)
     strides = prop_def(I64Array)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
         "$input custom<DynamicIndexList>($start, $static_start) `to` "
@@ -974,7 +1000,7 @@ class ScaledDotProductAttentionOp(MlxirOp):
     scale = prop_def(F64Attr)
     mask_mode = opt_prop_def(StringAttr)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
     assembly_format = (
         "$query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? `scale` $scale "
         "(`mask_mode` $mask_mode^)? attr-dict `:` type($query) `,` type($key) `,` "

@@ -34,7 +34,8 @@ class Fn(torch.nn.Module):
 
 
 def compile_fn(fn, *args, dynamic_shapes=None):
-    return mlxir.compile(export(Fn(fn), args, dynamic_shapes=dynamic_shapes))
+    shapes = (dynamic_shapes,) if dynamic_shapes is not None else None
+    return mlxir.compile(export(Fn(fn), args, dynamic_shapes=shapes))
 
 
 # --------------------------------------------------------------------------- casts
@@ -194,7 +195,9 @@ def _index_case(rng: random.Random):
     indices = []
     for d in dims:
         # broadcasting index shapes: drop or shrink leading dims at random
-        own = [b if rng.random() < 0.7 else 1 for b in batch][rng.randint(0, len(batch)) :] if batch else []
+        # torch.export's fake index.Tensor gets the shape wrong when 0-d and 1-d+ index
+        # tensors mix (eager [3], exported []): keep every index at rank >= 1 then.
+        own = [b if rng.random() < 0.7 else 1 for b in batch][rng.randint(0, len(batch) - 1) :] if batch else []
         indices.append(torch.randint(-shape[d], shape[d], own, generator=torch.Generator().manual_seed(rng.randint(0, 10**6))))
     return shape, dims, indices
 
