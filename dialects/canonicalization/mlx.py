@@ -173,6 +173,8 @@ def _constant_tensor(value: SSAValue) -> torch.Tensor | None:
 
 
 def _constant_op(tensor: torch.Tensor, result_type: Attribute) -> mlx.ConstantOp | None:
+    import torch
+
     assert isinstance(result_type, TensorType)
     flat = tensor.reshape(-1)
     if tensor.dtype.is_floating_point:
