@@ -861,6 +861,33 @@ def _sym_size(state: ImportState, node: Node) -> Operation:
     return aten.SymSizeOp(state.value(node.args[0]), node.args[1])
 
 
+def _copy(state: ImportState, node: Node) -> Operation | SSAValue:
+    """`aten.copy(self, src)`, the functional form of `self.copy_(src)`: `src` cast to
+    `self`'s dtype and broadcast to `self`'s shape (a static cache's `copy_`)."""
+    self_node, src_node = node.args[0], node.args[1]
+    assert isinstance(self_node, Node) and isinstance(src_node, Node)
+    target, source = self_node.meta["val"], src_node.meta["val"]
+    value = state.value(src_node)
+    if source.dtype != target.dtype:
+        cast_type = TensorType(element_type(target.dtype), [_static_dim(d) for d in source.shape])
+        value = state.insert(aten.ToCopyOp(value, cast_type)).results[0]
+    if list(source.shape) == list(target.shape):
+        return value
+    sizes: list[SSAValue | int] = []
+    for axis, dim in enumerate(target.shape):
+        size = _static_dim(dim)
+        if size == DYNAMIC_INDEX:
+            sizes.append(state.insert(aten.SymSizeOp(state.value(self_node), axis)).results[0])
+        else:
+            sizes.append(size)
+    static, dynamic = index_operands(sizes)
+    return aten.ExpandOp.build(
+        operands=[value, dynamic],
+        result_types=[_type_of_node(node)],
+        properties={"static_sizes": int_array(static)},
+    )
+
+
 def _dropped(state: ImportState, node: Node) -> list[SSAValue]:
     return []
 
@@ -880,6 +907,7 @@ IMPORTERS: dict[str, Handler] = {
     "aten.clamp": _clamp,
     "aten.hardtanh": _hardtanh,
     "aten._to_copy": _to_copy,
+    "aten.copy": _copy,
     "aten.alias": _identity,
     "aten.detach": _identity,
     "aten.lift_fresh_copy": _identity,

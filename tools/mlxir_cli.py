@@ -5,6 +5,7 @@
     mlxir compile model.pt2 --emit aten|mlx      print the IR at a level instead
     mlxir run model.mlxfb --input x.npy ...      run a program on .npy inputs
     mlxir inspect model.mlxfb                    instructions, slots, constants, signature
+    mlxir generate llm.mlxfb --ids 1,15,27       generate token ids (mlxir.tools.llm programs)
 
 Errors in the user's input are one line on stderr and exit status 1, never a traceback.
 """
@@ -271,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect_parser = sub.add_parser("inspect", help="describe a program")
     inspect_parser.add_argument("program")
     inspect_parser.set_defaults(run=inspect)
+    add_generate_parser(sub)
     return parser
 
 
@@ -304,3 +306,60 @@ def _fail(message: str) -> int:
 
 def main() -> None:
     sys.exit(main_with())
+
+
+# ---------------------------------------------------------------------------
+# generate (mlxir.tools.llm)
+# ---------------------------------------------------------------------------
+
+
+def generate(args: argparse.Namespace) -> int:
+    """Generates tokens with an LLM step program (`mlxir.tools.llm`); token ids in and out."""
+    import numpy as np
+
+    from mlxir.tools import llm
+
+    try:
+        ids = np.array([[int(t) for t in args.ids.replace(",", " ").split()]], dtype=np.int64)
+    except ValueError:
+        raise CliError(f"--ids must be integers separated by commas or spaces, got '{args.ids}'") from None
+    if ids.size == 0:
+        raise CliError("--ids needs at least one token id")
+    try:
+        compiled = llm.CompiledLLM.from_program(_load_program(args.program))
+    except ValueError as error:
+        raise CliError(f"{args.program}: {error}") from None
+    times: list[float] = []
+    start = time.perf_counter()
+    out = llm.generate(
+        compiled,
+        ids,
+        max_new_tokens=args.max_new_tokens,
+        do_sample=args.sample,
+        temperature=args.temperature,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        seed=args.seed,
+        eos_token_id=args.eos,
+        on_token=lambda _: times.append(time.perf_counter()),
+    )
+    print(" ".join(str(int(t)) for t in out[0, ids.shape[1] :]))
+    if times:
+        decode = np.diff([start, *times])
+        rest = f", decode {1e3 * float(np.median(decode[1:])):.2f} ms/token" if len(times) > 1 else ""
+        print(f"{len(times)} tokens: prefill {1e3 * float(decode[0]):.1f} ms{rest}", file=sys.stderr)
+    return 0
+
+
+def add_generate_parser(sub: Any) -> None:
+    parser = sub.add_parser("generate", help="generate token ids with an LLM step program")
+    parser.add_argument("program", help="an .mlxfb built by mlxir.tools.llm")
+    parser.add_argument("--ids", required=True, help="prompt token ids, e.g. 1,15,27")
+    parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--sample", action="store_true", help="sample (default: greedy)")
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--top-k", type=int, default=0)
+    parser.add_argument("--top-p", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--eos", type=int, help="stop at this token id")
+    parser.set_defaults(run=generate)

@@ -1,0 +1,377 @@
+"""Hugging Face causal LMs end to end: `mlxir.tools.llm` exports one step program per
+model (prefill and decode, dynamic batch, prompt and past lengths), compiles it, and
+generates; everything is compared with eager transformers.
+
+Tiny models with random weights built from configs (no downloads): 2 layers, hidden 64,
+4 query / 2 KV heads, vocab 256. Per model:
+
+- prefill logits of a prompt (batch 1) and of a left-padded batch of 3 prompts of
+  lengths 7, 4 and 2, at the real (non-padded) positions: PyTorch's SDPA zeros the fully
+  masked query rows of padding, MLX's does not, and those rows are never used;
+- 16 decode steps teacher-forced with transformers' greedy tokens (the logits of every
+  step), and free-running `llm.generate` against `model.generate` (the tokens).
+
+Tolerances: float32 logits within 1e-4 absolute and identical greedy tokens. bfloat16
+logits within 3% of the largest reference logit magnitude (1 bf16 ulp at the logits'
+scale is 0.4%; measured up to 1.5%), greedy tokens identical wherever transformers'
+top-2 margin exceeds twice that tolerance; random tiny models have nearly flat logits,
+so a free-running bf16 run may part from transformers only at such a near tie (the test
+checks that it does, and nowhere else).
+
+Gemma 3 and Mistral run with a sliding window of 4 (shorter than prompt + 16 tokens),
+Gemma 3 with one sliding and one full-attention layer.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import mlx.core as mx
+import numpy as np
+import pytest
+import torch
+
+transformers = pytest.importorskip("transformers")
+
+from mlxir.tools import llm  # noqa: E402
+
+MODELS = ["llama", "qwen3", "mistral", "phi3", "qwen2", "gemma3"]
+NEW_TOKENS = 16
+F32_ATOL = 1e-4
+BF16_RTOL_OF_SCALE = 0.03
+
+
+def build_model(name: str, dtype: torch.dtype = torch.float32) -> Any:
+    t = transformers
+    common: dict[str, Any] = dict(
+        vocab_size=256,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        pad_token_id=0,
+    )
+    configs = {
+        "llama": (t.LlamaConfig, t.LlamaForCausalLM, {}),
+        "qwen3": (t.Qwen3Config, t.Qwen3ForCausalLM, {"head_dim": 16}),
+        "mistral": (t.MistralConfig, t.MistralForCausalLM, {"sliding_window": 4}),
+        "phi3": (t.Phi3Config, t.Phi3ForCausalLM, {}),
+        "qwen2": (t.Qwen2Config, t.Qwen2ForCausalLM, {}),
+        "gemma3": (
+            t.Gemma3TextConfig,
+            t.Gemma3ForCausalLM,
+            {
+                "head_dim": 16,
+                "sliding_window": 4,
+                "layer_types": ["sliding_attention", "full_attention"],
+            },
+        ),
+    }
+    config_cls, model_cls, extra = configs[name]
+    config = config_cls(**common, **extra)
+    config._attn_implementation = "sdpa"
+    torch.manual_seed(0)
+    model = model_cls(config).eval().to(dtype)
+    model.generation_config.eos_token_id = None  # random weights: never stop early
+    model.generation_config.pad_token_id = 0
+    return model
+
+
+@functools.cache
+def model_for(name: str, dtype: torch.dtype) -> Any:
+    return build_model(name, dtype)
+
+
+@functools.cache
+def compiled_for(name: str, dtype: torch.dtype, with_mask: bool = True) -> llm.CompiledLLM:
+    return llm.compile_llm(
+        model_for(name, dtype), attention_mask=with_mask, max_seq=64, max_past=64, max_batch=4
+    )
+
+
+def prompts(batch: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Batch 1: one prompt of 7 tokens. Batch 3: prompts of 7, 4 and 2 tokens, left-padded
+    with token 0 (mask 0)."""
+    generator = torch.Generator().manual_seed(1)
+    lengths = [7, 4, 2][:batch]
+    ids = torch.zeros(batch, 7, dtype=torch.long)
+    mask = torch.zeros(batch, 7, dtype=torch.long)
+    for row, n in enumerate(lengths):
+        ids[row, 7 - n :] = torch.randint(3, 256, (n,), generator=generator)
+        mask[row, 7 - n :] = 1
+    return ids, mask
+
+
+def positions_of(mask: torch.Tensor) -> torch.Tensor:
+    return (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
+
+
+def to_torch(array: mx.array) -> torch.Tensor:
+    return torch.from_numpy(np.array(array.astype(mx.float32)))
+
+
+def tolerance(dtype: torch.dtype, reference: torch.Tensor) -> float:
+    if dtype == torch.float32:
+        return F32_ATOL
+    return BF16_RTOL_OF_SCALE * float(reference.float().abs().max())
+
+
+def margin(logits: torch.Tensor) -> torch.Tensor:
+    """Top-1 minus top-2 logit per row."""
+    top = logits.float().topk(2, dim=-1).values
+    return top[..., 0] - top[..., 1]
+
+
+def eager_reference(model: Any, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, Any]:
+    with torch.no_grad():
+        prefill = model(input_ids=ids, attention_mask=mask, position_ids=positions_of(mask)).logits
+        generated = model.generate(
+            ids,
+            attention_mask=mask,
+            max_new_tokens=NEW_TOKENS,
+            do_sample=False,
+            output_logits=True,
+            return_dict_in_generate=True,
+        )
+    return prefill, generated
+
+
+def check_teacher_forced(
+    compiled: llm.CompiledLLM,
+    ids: torch.Tensor,
+    mask: torch.Tensor,
+    prefill_ref: torch.Tensor,
+    generated: Any,
+    dtype: torch.dtype,
+) -> None:
+    """Prefill, then one decode step per transformers token; every step's logits match
+    and its argmax is transformers' token (bf16: unless the reference margin is a tie)."""
+    batch = ids.shape[0]
+    tol = tolerance(dtype, prefill_ref)
+    full_mask = torch.cat([mask, torch.ones(batch, NEW_TOKENS, dtype=torch.long)], dim=1)
+    positions = positions_of(full_mask)
+    logits, kv = compiled.step(
+        mx.array(ids.numpy()),
+        compiled.empty_cache(batch),
+        mx.array(mask.numpy()),
+        mx.array(positions[:, : ids.shape[1]].numpy()),
+    )
+    got = to_torch(logits)
+    real = mask.bool()
+    error = float((got - prefill_ref.float())[real].abs().max())
+    assert error <= tol, f"prefill logits differ by {error:.3g} (tolerance {tol:.3g})"
+
+    tokens = generated.sequences[:, ids.shape[1] :]
+    step_logits = got[:, -1]
+    for step in range(NEW_TOKENS):
+        reference = generated.logits[step].float()
+        error = float((step_logits - reference).abs().max())
+        assert error <= tol, f"step {step}: logits differ by {error:.3g} (tolerance {tol:.3g})"
+        decided = margin(reference) > 2 * tol
+        ours = step_logits.argmax(-1)
+        assert torch.equal(ours[decided], tokens[decided, step]), f"step {step}: greedy tokens differ"
+        if dtype == torch.float32:
+            assert torch.equal(ours, tokens[:, step]), f"step {step}: greedy tokens differ"
+        if step + 1 == NEW_TOKENS:
+            break
+        stop = ids.shape[1] + step + 1
+        logits, kv = compiled.step(
+            mx.array(tokens[:, step : step + 1].numpy()),
+            kv,
+            mx.array(full_mask[:, :stop].numpy()),
+            mx.array(positions[:, stop - 1 : stop].numpy()),
+        )
+        step_logits = to_torch(logits)[:, -1]
+
+
+def check_free_running(
+    compiled: llm.CompiledLLM,
+    ids: torch.Tensor,
+    mask: torch.Tensor | None,
+    generated: Any,
+    dtype: torch.dtype,
+    tol: float,
+) -> None:
+    """`llm.generate` gives transformers' greedy tokens (bf16: up to a near tie)."""
+    logits: list[mx.array] = []
+    out = llm.generate(compiled, ids, mask, max_new_tokens=NEW_TOKENS, logits=logits)
+    assert out.shape == generated.sequences.shape
+    assert torch.equal(out[:, : ids.shape[1]], ids)
+    if dtype == torch.float32:
+        assert torch.equal(out, generated.sequences)
+        return
+    new, reference = out[:, ids.shape[1] :], generated.sequences[:, ids.shape[1] :]
+    for step in range(NEW_TOKENS):
+        differ = new[:, step] != reference[:, step]
+        if bool(differ.any()):
+            ties = margin(generated.logits[step])[differ]
+            assert bool((ties <= 2 * tol).all()), (
+                f"step {step}: tokens differ where transformers' margin is {ties.tolist()} "
+                f"(> {2 * tol:.3g})"
+            )
+            return
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+@pytest.mark.parametrize("name", MODELS)
+def test_prefill_and_greedy_decode(name: str, dtype: torch.dtype) -> None:
+    model = model_for(name, dtype)
+    compiled = compiled_for(name, dtype)
+    for batch in (1, 3):
+        ids, mask = prompts(batch)
+        prefill_ref, generated = eager_reference(model, ids, mask)
+        check_teacher_forced(compiled, ids, mask, prefill_ref, generated, dtype)
+        check_free_running(compiled, ids, mask, generated, dtype, tolerance(dtype, prefill_ref))
+
+
+@pytest.mark.parametrize("name", ["llama", "qwen3"])
+def test_without_attention_mask(name: str) -> None:
+    """The variant without attention_mask/position_ids: batch 1 and an unpadded batch 2."""
+    model = model_for(name, torch.float32)
+    compiled = compiled_for(name, torch.float32, with_mask=False)
+    assert not compiled.with_mask
+    assert [s.name for s in compiled.program.inputs][:2] == ["input_ids", "kv"]
+    generator = torch.Generator().manual_seed(2)
+    for batch in (1, 2):
+        ids = torch.randint(3, 256, (batch, 6), generator=generator)
+        with torch.no_grad():
+            prefill_ref = model(input_ids=ids).logits
+            generated = model.generate(
+                ids, max_new_tokens=NEW_TOKENS, do_sample=False, output_logits=True,
+                return_dict_in_generate=True,
+            )
+        logits, _ = compiled.step(mx.array(ids.numpy()), compiled.empty_cache(batch))
+        assert float((to_torch(logits) - prefill_ref).abs().max()) <= F32_ATOL
+        step_logits: list[mx.array] = []
+        out = llm.generate(compiled, ids, max_new_tokens=NEW_TOKENS, logits=step_logits)
+        assert torch.equal(out, generated.sequences)
+        for ours, reference in zip(step_logits, generated.logits):
+            assert float((to_torch(ours) - reference).abs().max()) <= F32_ATOL
+
+
+def test_one_program_serves_every_length() -> None:
+    """One program: a 1-token prompt (mask length 1 < torch's inferred minimum of 4), a
+    prompt prefilled in chunks of 3 (past > 0 and seq > 1), and plain decode."""
+    model = model_for("llama", torch.float32)
+    compiled = compiled_for("llama", torch.float32)
+    ids = torch.tensor([[17]])
+    with torch.no_grad():
+        reference = model.generate(ids, max_new_tokens=NEW_TOKENS, do_sample=False)
+    assert torch.equal(llm.generate(compiled, ids, max_new_tokens=NEW_TOKENS), reference)
+
+    ids, mask = prompts(3)
+    whole: list[mx.array] = []
+    chunked: list[mx.array] = []
+    a = llm.generate(compiled, ids, mask, max_new_tokens=8, logits=whole)
+    b = llm.generate(compiled, ids, mask, max_new_tokens=8, logits=chunked, prefill_chunk=3)
+    assert torch.equal(a, b)
+    for x, y in zip(whole, chunked):
+        assert float(mx.max(mx.abs(x - y))) <= 1e-5
+
+
+def test_inputs_stay_mlx() -> None:
+    """MLX inputs give MLX outputs: the cache never leaves MLX."""
+    compiled = compiled_for("llama", torch.float32)
+    ids, mask = prompts(1)
+    out = llm.generate(compiled, mx.array(ids.numpy()), mx.array(mask.numpy()), max_new_tokens=4)
+    assert isinstance(out, mx.array) and out.shape == (1, 11)
+    logits, kv = compiled.step(
+        mx.array(ids.numpy()), compiled.empty_cache(1), mx.array(mask.numpy()),
+        mx.array(positions_of(mask).numpy()),
+    )
+    assert isinstance(logits, mx.array) and all(isinstance(t, mx.array) for t in kv)
+    assert kv[0].shape == (1, 2, 7, 16)
+
+
+def test_sampling() -> None:
+    compiled = compiled_for("llama", torch.float32)
+    ids, mask = prompts(3)
+    greedy = llm.generate(compiled, ids, mask, max_new_tokens=8)
+    sample = functools.partial(llm.generate, compiled, ids, mask, max_new_tokens=8, do_sample=True)
+    first, again, other = sample(seed=3), sample(seed=3), sample(seed=4)
+    assert torch.equal(first, again)
+    assert not torch.equal(first, other)
+    assert torch.equal(sample(seed=5, top_k=1), greedy)
+    assert torch.equal(sample(seed=5, top_p=1e-6), greedy)
+    assert torch.equal(sample(seed=5, temperature=1e-4), greedy)
+
+
+def test_sample_next_warpers() -> None:
+    probs = mx.array([[0.04, 0.6, 0.3, 0.06]] * 512)
+    logits = mx.log(probs)
+    key = mx.random.key(0)
+
+    def drawn(**options: Any) -> set[int]:
+        tokens = llm.sample_next(logits, do_sample=True, key=key, **options)
+        return set(np.array(tokens).tolist())
+
+    assert drawn() == {0, 1, 2, 3}
+    assert drawn(top_k=3) == {1, 2, 3}
+    assert drawn(top_k=2) == {1, 2}
+    assert drawn(top_p=0.5) == {1}  # the most likely token alone reaches 0.5
+    assert drawn(top_p=0.85) == {1, 2}
+    assert drawn(top_p=0.92) == {1, 2, 3}
+    assert drawn(temperature=0.05) == {1}
+    assert set(np.array(llm.sample_next(logits)).tolist()) == {1}
+
+
+def test_eos_stops_and_pads() -> None:
+    compiled = compiled_for("llama", torch.float32)
+    ids, mask = prompts(3)
+    greedy = llm.generate(compiled, ids, mask, max_new_tokens=8)
+    eos = int(greedy[0, 7 + 2])  # row 0's third new token
+    out = llm.generate(compiled, ids, mask, max_new_tokens=8, eos_token_id=eos, pad_token_id=0)
+    row = out[0, 7:].tolist()
+    assert row[: row.index(eos) + 1] == greedy[0, 7 : 7 + row.index(eos) + 1].tolist()
+    assert all(t == 0 for t in row[row.index(eos) + 1 :])
+
+
+def test_saved_program_generates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import mlxir
+
+    compiled = compiled_for("qwen3", torch.float32)
+    path = tmp_path / "qwen3.mlxfb"
+    compiled.program.save(path)
+    reloaded = llm.CompiledLLM.from_program(mlxir.load(path))
+    assert reloaded.with_mask and reloaded.kv_shapes == compiled.kv_shapes
+    ids, mask = prompts(3)
+    assert torch.equal(
+        llm.generate(reloaded, ids, mask, max_new_tokens=6),
+        llm.generate(compiled, ids, mask, max_new_tokens=6),
+    )
+
+    from mlxir.tools.mlxir_cli import main_with
+
+    ids_arg = ",".join(str(int(t)) for t in ids[0])
+    code = main_with(["generate", str(path), "--ids", ids_arg, "--max-new-tokens", "6"])
+    assert code == 0
+    expected = llm.generate(compiled, ids[:1], max_new_tokens=6)[0, 7:].tolist()
+    assert capsys.readouterr().out.split() == [str(t) for t in expected]
+
+
+@pytest.mark.parametrize("name", ["llama"])
+def test_static_cache_variant(name: str) -> None:
+    """transformers' static-cache export (strict=True): the cache is program state,
+    written with index_copy and copy each call; one token per call."""
+    import mlxir
+
+    model = model_for(name, torch.float32)
+    ep = llm.export_static_llm(model, max_cache_len=32)
+    program = mlxir.compile(ep)
+    assert any(name.startswith("key_cache") for name in program.state)
+    ids, _ = prompts(1)
+    with torch.no_grad():
+        generated = model.generate(
+            ids, max_new_tokens=8, do_sample=False, output_logits=True, return_dict_in_generate=True
+        )
+    tokens = generated.sequences[0].tolist()
+    for position, token in enumerate(tokens[:-1]):
+        logits = program(torch.tensor([[token]]), torch.tensor([position]))
+        if position >= ids.shape[1] - 1:
+            step = position - ids.shape[1] + 1
+            assert float((logits[0, -1] - generated.logits[step][0]).abs().max()) <= F32_ATOL
+            assert int(logits[0, -1].argmax()) == tokens[position + 1]

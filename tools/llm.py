@@ -1,0 +1,508 @@
+"""Hugging Face causal LMs on mlxir: export with an explicit KV cache, compile, generate.
+
+    from mlxir.tools import llm
+
+    exported = llm.export_llm(model)                  # torch.export, one program
+    compiled = llm.compile_llm(exported)              # mlxir.compile + what generate needs
+    tokens = llm.generate(compiled, input_ids, attention_mask, max_new_tokens=32)
+
+The design: ONE program per model serves prefill and decode. Its signature is
+
+    step(input_ids[B, S], attention_mask[B, P+S], position_ids[B, S], kv_0 ... kv_2L-1)
+        -> (logits[B, S or 1, V], new_kv_0 ... new_kv_2L-1)
+
+with `kv_2i`/`kv_2i+1` the keys/values of layer i, `[B, kv_heads, P, head_dim]`, and
+batch B, prompt length S >= 1 and past length P >= 0 all dynamic. Prefill is the call
+with P = 0 (the empty cache, i.e. `[B, H, 0, D]` tensors), decode the call with S = 1,
+and chunked prefill anything in between: the graph is the same. Inside, the cache
+tensors become a `DynamicCache` whose layers concatenate the new keys/values, exactly
+as transformers does, and the program returns the grown cache. `attention_mask=False`
+exports the variant without `attention_mask`/`position_ids` (unpadded batches; the
+positions are `P .. P+S-1`).
+
+- torch.export needs `prefer_deferred_runtime_asserts_over_guards=True` to accept the
+  contiguity guard of the cache `cat`; the deferred asserts are dropped by the importer.
+- The attention mask's length is its own symbol (torch.export cannot say `S + P` for an
+  input), and its range comes out as `[4, ...]` because torch assumes unspecialized
+  sizes are >= 2 when it adds `S + P`; `export_llm` widens it to the real range.
+- Sliding-window layers (Gemma 3, Mistral) keep the full cache here: every layer is a
+  plain `DynamicLayer` and the sliding window lives in the mask transformers builds
+  from positions. The sliding layers' cache is longer than it needs to be but no length
+  is ever specialized (transformers' `DynamicSlidingWindowLayer` would be, to the
+  window size), and the attention result is the same: the extra keys are masked.
+- `logits="last"` keeps only the last position's logits (`logits_to_keep=1`): what
+  generation needs, and it spares the LM head on the whole prompt.
+
+`generate` keeps the cache as `mx.array`s between steps (the program returns MLX
+arrays when given MLX arrays); greedy or sampling with temperature, top-k and top-p
+from a seed (`mx.random`). With a left-padded batch, the padded query rows of the
+prefill attend to nothing: PyTorch's SDPA gives zeros there, MLX's does not, and only
+those rows differ (their logits are never used, their keys/values are always masked).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import torch
+from torch.export import Dim, ExportedProgram, export
+
+if TYPE_CHECKING:
+    import mlx.core as mx
+
+    from mlxir.runtime.program import Program
+
+__all__ = [
+    "CompiledLLM",
+    "ExportedLLM",
+    "compile_llm",
+    "export_llm",
+    "export_static_llm",
+    "generate",
+    "sample_next",
+    "stream_generate",
+]
+
+
+# ---------------------------------------------------------------------------
+# Export
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CacheLayout:
+    """The shape of the explicit KV cache: per layer, keys and values of
+    `[batch, heads, past, head_dim]` in `dtype`."""
+
+    layers: int
+    heads: tuple[int, ...]
+    head_dims: tuple[int, ...]
+    dtype: torch.dtype
+
+    def empty(self, batch: int, past: int = 0) -> list[torch.Tensor]:
+        return [
+            torch.zeros(batch, h, past, d, dtype=self.dtype)
+            for h, d in zip(self.heads, self.head_dims)
+            for _ in range(2)
+        ]
+
+
+@dataclass
+class ExportedLLM:
+    ep: ExportedProgram
+    layout: CacheLayout
+    with_mask: bool
+    logits: Literal["all", "last"]
+    export_s: float = 0.0
+    limits: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def cache_layout(model: Any) -> CacheLayout:
+    """Reads the cache layout off one eager token through the model (robust to every
+    config's way of naming heads and head dims)."""
+    from transformers import DynamicCache
+
+    cache = DynamicCache()
+    with torch.no_grad():
+        model(input_ids=torch.zeros(1, 1, dtype=torch.long), cache=cache, use_cache=True)
+    keys: list[torch.Tensor] = [layer.keys for layer in cache.layers]  # type: ignore[attr-defined]
+    return CacheLayout(
+        len(keys),
+        tuple(int(k.shape[1]) for k in keys),
+        tuple(int(k.shape[3]) for k in keys),
+        keys[0].dtype,
+    )
+
+
+class _Step(torch.nn.Module):
+    """The exported function: one forward over new tokens with an explicit cache."""
+
+    def __init__(self, model: Any, layers: int, with_mask: bool, last_only: bool):
+        super().__init__()
+        self.model = model
+        self.layers = layers
+        self.with_mask = with_mask
+        self.logits_to_keep = 1 if last_only else 0
+
+    def _run(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None,
+        position_ids: torch.Tensor | None,
+        kv: Sequence[torch.Tensor],
+    ) -> tuple[torch.Tensor, ...]:
+        from transformers import DynamicCache
+
+        # No config: every layer is a plain DynamicLayer (see the module docstring).
+        cache = DynamicCache([(kv[2 * i], kv[2 * i + 1]) for i in range(self.layers)])
+        out = self.model(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            position_ids=position_ids,
+            cache=cache,
+            use_cache=True,
+            logits_to_keep=self.logits_to_keep,
+        )
+        new = out.cache if hasattr(out, "cache") else out.past_key_values
+        return (out.logits, *[t for layer in new.layers for t in (layer.keys, layer.values)])
+
+
+class _StepWithMask(_Step):
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        position_ids: torch.Tensor,
+        kv: list[torch.Tensor],
+    ) -> tuple[torch.Tensor, ...]:
+        return self._run(input_ids, attention_mask, position_ids, kv)
+
+
+class _StepNoMask(_Step):
+    def forward(self, input_ids: torch.Tensor, kv: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        return self._run(input_ids, None, None, kv)
+
+
+def export_llm(
+    model: Any,
+    *,
+    attention_mask: bool = True,
+    logits: Literal["all", "last"] = "all",
+    max_batch: int = 64,
+    max_seq: int | None = None,
+    max_past: int | None = None,
+) -> ExportedLLM:
+    """Exports `model` (a transformers causal LM with `attn_implementation="sdpa"`) as
+    one program for prefill and decode (see the module docstring). `max_seq` and
+    `max_past` default to the config's `max_position_embeddings`."""
+    config = model.config
+    limit = int(getattr(config, "max_position_embeddings", 4096) or 4096)
+    max_seq = max_seq or limit
+    max_past = max_past or limit
+    layout = cache_layout(model)
+    step: _Step = (_StepWithMask if attention_mask else _StepNoMask)(
+        model, layout.layers, attention_mask, logits == "last"
+    )
+
+    batch, seq, past = 2, 3, 5  # example sizes: none 0 or 1, all different
+    ids = torch.randint(0, int(config.get_text_config().vocab_size), (batch, seq))
+    kv = layout.empty(batch, past)
+    b = Dim("batch", min=1, max=max_batch)
+    s = Dim("seq", min=1, max=max_seq)
+    p = Dim("past", min=0, max=max_past)
+    kv_shapes = [{0: b, 2: p} for _ in kv]
+    if attention_mask:
+        mask = torch.ones(batch, past + seq, dtype=torch.long)
+        positions = torch.arange(past, past + seq).expand(batch, seq).contiguous()
+        args: tuple[Any, ...] = (ids, mask, positions, kv)
+        shapes: dict[str, Any] = {
+            "input_ids": {0: b, 1: s},
+            "attention_mask": {0: b, 1: Dim.AUTO},
+            "position_ids": {0: b, 1: s},
+            "kv": kv_shapes,
+        }
+    else:
+        args = (ids, kv)
+        shapes = {"input_ids": {0: b, 1: s}, "kv": kv_shapes}
+
+    start = time.perf_counter()
+    with torch.no_grad():
+        ep = export(step, args, dynamic_shapes=shapes, prefer_deferred_runtime_asserts_over_guards=True)
+    seconds = time.perf_counter() - start
+    if attention_mask:
+        _widen_mask_range(ep, 1, max_seq + max_past)
+    return ExportedLLM(
+        ep, layout, attention_mask, logits, seconds,
+        {"batch": (1, max_batch), "seq": (1, max_seq), "past": (0, max_past)},
+    )
+
+
+def _widen_mask_range(ep: ExportedProgram, lower: int, upper: int) -> None:
+    """Sets the range of the attention mask's length symbol to `[lower, upper]`."""
+    from torch.utils._sympy.value_ranges import ValueRanges
+
+    node = next(n for n in ep.graph.nodes if n.op == "placeholder" and n.name == "attention_mask")
+    dim = node.meta["val"].shape[1]
+    if isinstance(dim, torch.SymInt):
+        symbol = dim.node.expr
+        if symbol in ep.range_constraints:
+            ep.range_constraints[symbol] = ValueRanges(lower, upper)
+
+
+def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -> ExportedProgram:
+    """The static-cache variant: transformers' `TorchExportableModuleWithStaticCache`,
+    one token per call at an explicit cache position, the cache as mutated buffers
+    (program state), exported with `strict=True`. Signature:
+    `(input_ids[batch, 1], cache_position[1]) -> logits[batch, 1, V]`."""
+    from transformers import GenerationConfig
+    from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
+
+    saved = model.generation_config
+    model.generation_config = GenerationConfig(
+        use_cache=True,
+        cache_implementation="static",
+        max_length=max_cache_len,
+        cache_config={"batch_size": batch, "max_cache_len": max_cache_len},
+    )
+    try:
+        wrapper = TorchExportableModuleWithStaticCache(model, batch_size=batch, max_cache_len=max_cache_len)
+    finally:
+        model.generation_config = saved
+    ids = torch.zeros(batch, 1, dtype=torch.long)
+    position = torch.tensor([0], dtype=torch.long)
+    with torch.no_grad():
+        return export(wrapper, (), {"input_ids": ids, "cache_position": position}, strict=True)
+
+
+# ---------------------------------------------------------------------------
+# Compile
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class CompiledLLM:
+    """A compiled step program and what `generate` needs to drive it. `from_program`
+    rebuilds it from a loaded `.mlxfb` (everything is in the program's signature)."""
+
+    program: Program
+    with_mask: bool
+    kv_shapes: tuple[tuple[int, int], ...]  # (heads, head_dim) per cache tensor
+    kv_dtype: str
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_program(cls, program: Program) -> CompiledLLM:
+        names = [spec.name for spec in program.inputs]
+        if not names or names[0] != "input_ids":
+            raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
+        with_mask = len(names) > 1 and names[1] == "attention_mask"
+        kv = program.inputs[3 if with_mask else 1 :]
+        if not kv or len(kv) % 2:
+            raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
+        shapes = []
+        for spec in kv:
+            heads, head_dim = spec.shape[1], spec.shape[3]
+            if len(spec.shape) != 4 or heads is None or head_dim is None:
+                raise ValueError(f"cache input '{spec.name}' is not [batch, heads, past, head_dim]")
+            shapes.append((heads, head_dim))
+        return cls(program, with_mask, tuple(shapes), kv[0].dtype)
+
+    def empty_cache(self, batch: int) -> list[mx.array]:
+        import mlx.core as mx
+
+        from mlxir.runtime.dtypes import mx_dtype
+
+        dtype = mx_dtype(self.kv_dtype)
+        return [mx.zeros((batch, h, 0, d), dtype=dtype) for h, d in self.kv_shapes]
+
+    def step(
+        self,
+        input_ids: mx.array,
+        kv: Sequence[mx.array],
+        attention_mask: mx.array | None = None,
+        position_ids: mx.array | None = None,
+    ) -> tuple[mx.array, list[mx.array]]:
+        """One call: logits and the grown cache (all `mx.array`s)."""
+        if self.with_mask:
+            if attention_mask is None or position_ids is None:
+                raise ValueError("this program takes attention_mask and position_ids")
+            outputs = self.program(input_ids, attention_mask, position_ids, *kv)
+        else:
+            outputs = self.program(input_ids, *kv)
+        return outputs[0], list(outputs[1:])
+
+
+def compile_llm(
+    model_or_exported: Any,
+    *,
+    pipeline: str | None = None,
+    **export_options: Any,
+) -> CompiledLLM:
+    """Exports (unless given an `ExportedLLM`), imports, lowers, serializes and loads;
+    `timings` holds the seconds of each stage."""
+    from mlxir.codegen import serialize
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import import_program, payloads_of
+    from mlxir.runtime.program import Program
+
+    exported = (
+        model_or_exported
+        if isinstance(model_or_exported, ExportedLLM)
+        else export_llm(model_or_exported, **export_options)
+    )
+    start = time.perf_counter()
+    module = import_program(exported.ep)
+    payloads = payloads_of(module)
+    imported = time.perf_counter()
+    lower(module, pipeline)
+    lowered = time.perf_counter()
+    data = serialize(module, payloads)
+    serialized = time.perf_counter()
+    program = Program(data)
+    loaded = time.perf_counter()
+    compiled = CompiledLLM.from_program(program)
+    compiled.timings = {
+        "export": exported.export_s,
+        "import": imported - start,
+        "lower": lowered - imported,
+        "serialize": serialized - lowered,
+        "load": loaded - serialized,
+    }
+    return compiled
+
+
+# ---------------------------------------------------------------------------
+# Generation
+# ---------------------------------------------------------------------------
+
+
+def sample_next(
+    logits: mx.array,
+    *,
+    do_sample: bool = False,
+    temperature: float = 1.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+    key: mx.array | None = None,
+) -> mx.array:
+    """The next token per row of `logits[B, V]` (int64 `[B]`): argmax, or a sample
+    from softmax(logits / temperature) restricted to the `top_k` most likely tokens
+    and to the smallest set whose probability reaches `top_p` (like transformers'
+    warpers: top-k first, then top-p; the most likely token always stays)."""
+    import mlx.core as mx
+
+    logits = logits.astype(mx.float32)
+    if not do_sample or temperature == 0.0:
+        return mx.argmax(logits, axis=-1).astype(mx.int64)
+    logits = logits / temperature
+    neg_inf = mx.array(-float("inf"), dtype=mx.float32)
+    vocab = logits.shape[-1]
+    if 0 < top_k < vocab:
+        kth = mx.sort(logits, axis=-1)[:, vocab - top_k : vocab - top_k + 1]
+        logits = mx.where(logits < kth, neg_inf, logits)
+    if top_p < 1.0:
+        order = mx.argsort(-logits, axis=-1)
+        sorted_logits = mx.take_along_axis(logits, order, axis=-1)
+        probs = mx.softmax(sorted_logits, axis=-1)
+        before = mx.cumsum(probs, axis=-1) - probs  # mass of the more likely tokens
+        sorted_logits = mx.where(before >= top_p, neg_inf, sorted_logits)
+        inverse = mx.argsort(order, axis=-1)
+        logits = mx.take_along_axis(sorted_logits, inverse, axis=-1)
+    return mx.random.categorical(logits, axis=-1, key=key).astype(mx.int64)
+
+
+def stream_generate(
+    llm: CompiledLLM,
+    input_ids: Any,
+    attention_mask: Any | None = None,
+    *,
+    max_new_tokens: int = 32,
+    do_sample: bool = False,
+    temperature: float = 1.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+    seed: int = 0,
+    eos_token_id: int | Sequence[int] | None = None,
+    pad_token_id: int = 0,
+    prefill_chunk: int | None = None,
+) -> Iterator[tuple[mx.array, mx.array]]:
+    """Yields `(token, logits)` step by step: the next token of every row (`mx.array`
+    int64 `[B]`) and the logits it was chosen from (`[B, V]`, the program's dtype). The
+    first step is the prefill (in chunks of `prefill_chunk` tokens if given); the
+    cache stays on the MLX side. Rows that produced an EOS continue with
+    `pad_token_id`; the stream stops when every row has finished."""
+    import mlx.core as mx
+
+    from mlxir.runtime.dtypes import to_mx
+
+    ids = to_mx(input_ids, mx.int64) if not isinstance(input_ids, mx.array) else input_ids
+    ids = ids.astype(mx.int64)
+    batch, length = ids.shape
+    if attention_mask is None:
+        mask = mx.ones((batch, length), dtype=mx.int64)
+    else:
+        mask = attention_mask if isinstance(attention_mask, mx.array) else to_mx(attention_mask, mx.int64)
+        mask = mask.astype(mx.int64)
+    if not llm.with_mask and attention_mask is not None and not bool(mx.all(mask == 1)):
+        raise ValueError("this program was exported without attention_mask: it cannot take padding")
+    # transformers' positions for left padding: count of real tokens so far, minus one.
+    positions = mx.cumsum(mask, axis=-1) - 1
+    positions = mx.where(mask == 0, 1, positions)
+    eos = (
+        set()
+        if eos_token_id is None
+        else {int(eos_token_id)} if isinstance(eos_token_id, int) else {int(t) for t in eos_token_id}
+    )
+    key = mx.random.key(seed)
+    kv = llm.empty_cache(batch)
+    finished = mx.zeros((batch,), dtype=mx.bool_)
+
+    def run(tokens: mx.array, start: int, stop: int) -> mx.array:
+        nonlocal kv
+        logits, kv = llm.step(tokens, kv, mask[:, :stop], positions[:, start:stop])
+        return logits[:, -1, :]
+
+    chunk = prefill_chunk or length
+    for start in range(0, length, chunk):
+        stop = min(start + chunk, length)
+        last = run(ids[:, start:stop], start, stop)
+    for index in range(max_new_tokens):
+        key, sub = mx.random.split(key)
+        token = sample_next(
+            last, do_sample=do_sample, temperature=temperature, top_k=top_k, top_p=top_p, key=sub
+        )
+        if eos:
+            token = mx.where(finished, pad_token_id, token)
+            is_eos = mx.zeros((batch,), dtype=mx.bool_)
+            for t in eos:
+                is_eos = is_eos | (token == t)
+            finished = finished | is_eos
+        mx.eval(token)
+        yield token, last
+        if index + 1 == max_new_tokens or (eos and bool(mx.all(finished))):
+            return
+        mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
+        positions = mx.concatenate([positions, positions[:, -1:] + 1], axis=1)
+        total = mask.shape[1]
+        last = run(token[:, None], total - 1, total)
+
+
+def generate(
+    llm: CompiledLLM,
+    input_ids: Any,
+    attention_mask: Any | None = None,
+    *,
+    max_new_tokens: int = 32,
+    on_token: Callable[[mx.array], None] | None = None,
+    logits: list[mx.array] | None = None,
+    **options: Any,
+) -> Any:
+    """Generates up to `max_new_tokens` tokens after the prompt; returns the prompt and
+    the new tokens, `[B, S + new]`, as the kind of `input_ids` (torch, numpy or MLX),
+    like `model.generate`. `on_token` sees each step's tokens; `logits`, if given, gets
+    each step's logits appended. Options: see `stream_generate`."""
+    import mlx.core as mx
+
+    from mlxir.runtime.dtypes import to_mx
+
+    tokens = []
+    for token, step_logits in stream_generate(
+        llm, input_ids, attention_mask, max_new_tokens=max_new_tokens, **options
+    ):
+        tokens.append(token)
+        if logits is not None:
+            logits.append(step_logits)
+        if on_token is not None:
+            on_token(token)
+    prompt = input_ids if isinstance(input_ids, mx.array) else to_mx(input_ids, mx.int64)
+    out = mx.concatenate([prompt.astype(mx.int64), mx.stack(tokens, axis=1)], axis=1) if tokens else prompt
+    if isinstance(input_ids, torch.Tensor):
+        return torch.from_numpy(__import__("numpy").array(out))
+    if isinstance(input_ids, mx.array):
+        return out
+    import numpy as np
+
+    return np.array(out)
