@@ -165,3 +165,27 @@ def test_float64_is_rejected_with_an_explanation() -> None:
 
     with pytest.raises(UnsupportedDtypeError, match="float64 is not supported"):
         import_program(export(Double(), (torch.randn(3, dtype=torch.float64),)))
+
+
+def test_lowering_keeps_source_locations() -> None:
+    import mlxir
+
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.proj = torch.nn.Linear(4, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.softmax(self.proj(x) * 2, dim=-1).sum(dim=0)
+
+    module = import_program(export(Net(), (torch.randn(3, 4),)))
+    mlxir.lower(module)
+    computing = [
+        op
+        for op in module.walk()
+        if op.name.startswith("mlx.") and op.name not in ("mlx.global", "mlx.weight", "mlx.constant")
+    ]
+    assert computing
+    for op in computing:
+        assert isinstance(op.location, FileLineColLoc), op.name
+        assert op.location.filename.data.endswith("test_import.py")
