@@ -110,7 +110,7 @@ def test_unary_builder_infers_result_type() -> None:
 
 def test_binary_builder_with_scalar_operand() -> None:
     from xdsl.dialects.arith import ConstantOp
-    from xdsl.dialects.builtin import FloatAttr, Float64Type
+    from xdsl.dialects.builtin import Float64Type, FloatAttr
 
     block, module = in_function(t(2, 3, dtype=f16))
     two = ConstantOp(FloatAttr(2.0, Float64Type()))
