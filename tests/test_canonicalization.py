@@ -258,3 +258,33 @@ def test_dynamic_index_dims() -> None:
         x = torch.randn(b, 5, 6)
         i, j = torch.randint(0, 5, (n,)), torch.randint(-6, 6, (n,))
         assert torch.equal(program(x, i, j), fn(x, i, j))
+
+
+def test_norm_decompositions_fuse_and_weight_transposes_fold() -> None:
+    from collections import Counter
+
+    class Norms(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(8))
+            self.b = torch.nn.Parameter(torch.randn(8))
+            self.proj = torch.nn.Linear(8, 8)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            mu = x.mean(-1, keepdim=True)
+            var = ((x - mu) ** 2).mean(-1, keepdim=True)
+            y = (x - mu) / torch.sqrt(var + 1e-5) * self.w + self.b
+            z = y * torch.rsqrt((y * y).mean(-1, keepdim=True) + 1e-6) * self.w
+            return self.proj(z)
+
+    model = Norms()
+    ep = export(model, (torch.randn(2, 5, 8),), dynamic_shapes={"x": {1: Dim("s", min=2, max=32)}})
+    module = mlxir.import_program(ep)
+    mlxir.lower(module)
+    counts = Counter(op.name for op in module.walk())
+    assert counts["mlx.layer_norm"] == 1 and counts["mlx.rms_norm"] == 1
+    assert counts["mlx.transpose"] == 0  # the linear's w.T lives in the payload
+    assert counts["mlx.mean"] == counts["mlx.rsqrt"] == counts["mlx.sqrt"] == 0
+    x = torch.randn(2, 9, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(mlxir.compile(ep)(x), model(x), rtol=1e-5, atol=1e-5)

@@ -33,4 +33,13 @@ CANONICALIZATION_PATTERNS: dict[str, tuple[str, str]] = {
         "grouped-query attention on un-repeated K/V (HF's repeat_kv removed)",
     ),
     "fuse-rms-norm": ("FuseRmsNorm", "the RMSNorm decomposition times a weight -> mlx.rms_norm"),
+    "fuse-layer-norm": ("FuseLayerNorm", "the LayerNorm decomposition -> mlx.layer_norm"),
+    "fold-norm-affine": (
+        "FoldNormAffine",
+        "norm(x) * w -> norm(x, w); layer_norm(x, w) + b -> layer_norm(x, w, b)",
+    ),
+    "fold-weight-transposes": (
+        "FoldWeightTranspose",
+        "transpose(weight) -> a weight whose payload is transposed at compile time",
+    ),
 }
