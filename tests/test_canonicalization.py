@@ -202,6 +202,16 @@ def _index_case(rng: random.Random):
     return shape, dims, indices
 
 
+def _indexer(dims: tuple[int, ...], rank: int):
+    def fn(x, *idx):
+        spec: list = [None] * rank
+        for d, i in zip(dims, idx):
+            spec[d] = i
+        return torch.ops.aten.index.Tensor(x, spec)
+
+    return fn
+
+
 def test_advanced_indexing_randomized() -> None:
     rng = random.Random(1234)
     cases = [_index_case(rng) for _ in range(220)]
@@ -211,11 +221,7 @@ def test_advanced_indexing_randomized() -> None:
             full[d] = idx
         x = torch.arange(float(torch.tensor(shape).prod())).reshape(shape)
 
-        def fn(x, *idx, dims=tuple(dims), rank=len(shape)):
-            spec: list = [None] * rank
-            for d, i in zip(dims, idx):
-                spec[d] = i
-            return torch.ops.aten.index.Tensor(x, spec)
+        fn = _indexer(tuple(dims), len(shape))
 
         expected = fn(x, *indices)
         got = mlxir.compile(export(Fn(fn), (x, *indices)))(x, *indices)
