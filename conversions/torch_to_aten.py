@@ -1104,6 +1104,7 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
         arg.name_hint = node.name
         state.values[node] = arg
 
+    aliases: dict[tuple[Any, ...], str] = {}
     for node in nodes:
         if node.op != "placeholder" or input_specs[node.name].kind is InputKind.USER_INPUT:
             continue
@@ -1124,9 +1125,16 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
             kind = "buffer"
         else:
             kind = "constant"
-        name = _global_name(target)
-        globals_block.add_op(mlx.GlobalOp(name, tensor_type, kind))
-        payloads[name] = tensor.detach()
+        # Tied weights (an LM head sharing the embedding) are lifted once per name but
+        # share storage: one global, one payload.
+        alias = _alias_key(tensor) if kind != "state" else None
+        name = aliases.get(alias) if alias is not None else None
+        if name is None:
+            name = _global_name(target)
+            globals_block.add_op(mlx.GlobalOp(name, tensor_type, kind))
+            payloads[name] = tensor.detach()
+            if alias is not None:
+                aliases[alias] = name
         from xdsl.dialects.builtin import SymbolRefAttr
 
         access = mlx.LoadStateOp if kind == "state" else mlx.WeightOp
@@ -1177,6 +1185,17 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
     function.attributes.update(_shape_attributes(ep, user_inputs))
     globals_block.add_op(function)
     return module
+
+
+def _alias_key(tensor: torch.Tensor) -> tuple[Any, ...]:
+    """Equal keys: the same memory viewed the same way, hence the same values."""
+    return (
+        tensor.untyped_storage().data_ptr(),
+        tensor.storage_offset(),
+        tuple(tensor.shape),
+        tuple(tensor.stride()),
+        tensor.dtype,
+    )
 
 
 def _symbol_ref(name: str) -> Attribute:

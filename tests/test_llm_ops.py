@@ -33,3 +33,30 @@ def test_aten_copy_broadcasts_and_casts() -> None:
     args = (torch.tensor([7]), torch.tensor([4, 5, 6]))
     for got, expected in zip(program(*args), model(*args)):
         assert got.dtype == expected.dtype and torch.equal(got, expected)
+
+
+class TiedHead(torch.nn.Module):
+    """An LM head tied to the embedding: torch.export lifts it twice, one storage."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = torch.nn.Embedding(50, 8)
+        self.head = torch.nn.Linear(8, 50, bias=False)
+        self.head.weight = self.embed.weight
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.relu(self.embed(ids)))
+
+
+def test_tied_weights_are_stored_once() -> None:
+    """Tied parameters became two globals with two copies of the payload."""
+    model = TiedHead().eval()
+    ep = torch.export.export(model, (torch.tensor([[1, 2, 3]]),))
+    assert len([s for s in ep.graph_signature.input_specs if s.kind.name == "PARAMETER"]) == 2
+    module = mlxir.import_program(ep)
+    assert len(mlxir.payloads_of(module)) == 1
+    program = mlxir.compile(ep)
+    assert sum(int(a.nbytes) for a in program.info.constants.values()) == 50 * 8 * 4
+    ids = torch.tensor([[4, 0, 49]])
+    with torch.no_grad():
+        assert torch.allclose(program(ids), model(ids), atol=1e-6)

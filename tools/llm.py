@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 import torch
 from torch.export import Dim, ExportedProgram, export
 
@@ -442,7 +443,10 @@ def stream_generate(
 
     def run(tokens: mx.array, start: int, stop: int) -> mx.array:
         nonlocal kv
-        logits, kv = llm.step(tokens, kv, mask[:, :stop], positions[:, start:stop])
+        if llm.with_mask:
+            logits, kv = llm.step(tokens, kv, mask[:, :stop], positions[:, start:stop])
+        else:
+            logits, kv = llm.step(tokens, kv)
         return logits[:, -1, :]
 
     chunk = prefill_chunk or length
@@ -464,9 +468,10 @@ def stream_generate(
         yield token, last
         if index + 1 == max_new_tokens or (eos and bool(mx.all(finished))):
             return
-        mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
-        positions = mx.concatenate([positions, positions[:, -1:] + 1], axis=1)
-        total = mask.shape[1]
+        total = length + index + 1
+        if llm.with_mask:
+            mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
+            positions = mx.concatenate([positions, positions[:, -1:] + 1], axis=1)
         last = run(token[:, None], total - 1, total)
 
 
@@ -499,10 +504,7 @@ def generate(
             on_token(token)
     prompt = input_ids if isinstance(input_ids, mx.array) else to_mx(input_ids, mx.int64)
     out = mx.concatenate([prompt.astype(mx.int64), mx.stack(tokens, axis=1)], axis=1) if tokens else prompt
-    if isinstance(input_ids, torch.Tensor):
-        return torch.from_numpy(__import__("numpy").array(out))
     if isinstance(input_ids, mx.array):
         return out
-    import numpy as np
-
-    return np.array(out)
+    array = np.array(out)
+    return torch.from_numpy(array) if isinstance(input_ids, torch.Tensor) else array
