@@ -50,6 +50,27 @@ def binary(name: str, fn: Callable[[torch.Tensor, torch.Tensor], Any], make_b: C
     )
 
 
+def unit_interval(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    return ((torch.rand(*shape, generator=_gen(sum(shape), salt)) * 1.8) - 0.9).to(dtype)
+
+
+def at_least_one(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    return (torch.rand(*shape, generator=_gen(sum(shape), salt)) * 3 + 1).to(dtype)
+
+
+def with_specials(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    x = randn(*shape, dtype=torch.float32, salt=salt)
+    flat = x.view(-1)
+    flat[::5] = float("nan")
+    flat[1::7] = float("inf")
+    flat[2::11] = float("-inf")
+    return x.to(dtype)
+
+
+def small_shift(*shape: int, dtype: torch.dtype = torch.int64, salt: str = "") -> torch.Tensor:
+    return randint(0, 5, *shape, dtype=dtype, salt=salt)
+
+
 def int_tensor(*shape: int, dtype: torch.dtype = torch.int64, salt: str = "") -> torch.Tensor:
     return randint(-20, 20, *shape, dtype=dtype, salt=salt)
 
@@ -89,6 +110,18 @@ CASES: list[Case] = [
     unary("square", torch.square),
     unary("hardtanh", lambda x: F.hardtanh(x * 2)),
     unary("logical_not", lambda x: torch.logical_not(x > 0)),
+    unary("tan", torch.tan, unit_interval),
+    unary("asin", torch.asin, unit_interval),
+    unary("acos", torch.acos, unit_interval),
+    unary("atan", torch.atan),
+    unary("sinh", torch.sinh),
+    unary("cosh", torch.cosh),
+    unary("asinh", torch.asinh),
+    unary("acosh", torch.acosh, at_least_one),
+    unary("atanh", torch.atanh, unit_interval),
+    unary("log10", torch.log10, positive),
+    unary("isnan", torch.isnan, with_specials),
+    unary("isinf", torch.isinf, with_specials),
     unary("abs_int", torch.abs, int_tensor, INTS),
     unary("neg_int", torch.neg, int_tensor, INTS),
     unary("bitwise_not_int", torch.bitwise_not, int_tensor, INTS),
@@ -113,6 +146,12 @@ CASES: list[Case] = [
     binary("clamp_tensor", lambda a, b: torch.clamp(a, min=b - 1, max=b + 1)),
     binary("logical_and", lambda a, b: torch.logical_and(a > 0, b > 0)),
     binary("logical_xor", lambda a, b: torch.logical_xor(a > 0, b > 0)),
+    binary("atan2", torch.atan2),
+    binary("ne", lambda a, b: a != b.round()),
+    binary("logical_or", lambda a, b: torch.logical_or(a > 0.5, b > 0.5)),
+    binary("bitwise_or_int", torch.bitwise_or, int_tensor, INTS),
+    binary("left_shift_int", lambda a, b: torch.bitwise_left_shift(a.abs(), b), small_shift, INTS),
+    binary("right_shift_int", lambda a, b: torch.bitwise_right_shift(a.abs(), b), small_shift, INTS),
     binary("add_int", torch.add, int_tensor, INTS),
     binary("mul_int", torch.mul, int_tensor, INTS),
     binary("floor_divide_int", torch.floor_divide, nonzero_int, INTS),
@@ -171,6 +210,8 @@ CASES: list[Case] = [
     Case("std_unbiased0", lambda m, x: x.std(dim=-1, correction=0), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
     Case("logsumexp", lambda m, x: torch.logsumexp(x, dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
     Case("cumsum", lambda m, x: torch.cumsum(x, dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("cumprod", lambda m, x: torch.cumprod(x, dim=1), lambda n, dt: (positive(3, n, dtype=dt),), {0: (1,)}),
+    Case("all_dim", lambda m, x: (x > -1).all(dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
     Case("cumsum_int", lambda m, x: torch.cumsum(x, dim=0), lambda n, dt: (int_tensor(n, 3, dtype=dt),), {0: (0,)}, dtypes=INTS),
     Case("any_all", lambda m, x: ((x > 1).any(dim=1), (x > -3).all(dim=0)), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
     Case("softmax", lambda m, x: torch.softmax(x, dim=-1), lambda n, dt: (randn(2, 3, n, dtype=dt),), {0: (2,)}),
