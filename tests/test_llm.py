@@ -353,7 +353,7 @@ def test_saved_program_generates(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert capsys.readouterr().out.split() == [str(t) for t in expected]
 
 
-@pytest.mark.parametrize("name", ["llama"])
+@pytest.mark.parametrize("name", ["llama", "qwen3"])
 def test_static_cache_variant(name: str) -> None:
     """transformers' static-cache export (strict=True): the cache is program state,
     written with index_copy and copy each call; one token per call."""
