@@ -6,22 +6,37 @@ operand and result slots, so a call does no per-op lookup. A call:
 
 1. checks the inputs (count, kind, dtype, rank, static dims, the dynamic dims'
    recorded ranges and the relations between them) and names the input at fault;
-2. runs the prepared steps over a register file of slots;
+2. runs the prepared steps over a register file of slots, checking that each result
+   is what the program declares for its slot (a tensor of the slot's dtype, rank and
+   static dims, at most `max_array_bytes` big; an integer inside int64), so a program
+   that lies about its types fails with the op named instead of feeding MLX arrays
+   it never agreed to (or asking it for more memory than exists, which MLX answers
+   with a crash);
 3. evaluates the outputs and the new state with one `mx.eval`;
 4. commits the new state only then, so a call that fails leaves the state as it was.
+
+Failures: a program that cannot be loaded raises `ProgramError`; a call with wrong
+inputs raises `InputError` (naming the input); an op that fails raises `RuntimeError`
+whose message starts with the op's name and source location
+(`mlx.matmul (model.py:12:8) failed: ...`).
 
 Inputs may be torch tensors, numpy arrays or `mx.array`s (and ints for SymInt inputs);
 outputs come back as the kind of the first tensor input (`mx.array` if none).
 
 Threading: a `Program` may be called from several threads. Calls on one program are
-serialized by a lock (the register file and the state are per program); use one
-`Program` per thread (`load` the same bytes again) for parallel calls.
+serialized by a lock (the register file and the state are per program), so concurrent
+calls give the results of some serial order; use one `Program` per thread (`load` the
+same bytes again) for calls that run in parallel.
+
+Out-of-range gather/scatter indices are not checked (see `runtime/kernels.py`).
 """
 
 from __future__ import annotations
 
+import ast
+import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +53,11 @@ class InputError(ValueError):
     """A call's inputs do not match the program's signature."""
 
 
+MAX_DIM = 2**31 - 1
+"""MLX's dims are 32-bit: a program whose slot declares a bigger dim cannot run."""
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 _NUMPY_BITS = {"bfloat16": np.uint16}
 
 
@@ -46,8 +66,28 @@ def _constant_array(payload: np.ndarray, dtype: str) -> mx.array:
     if dtype == "bfloat16":
         return mx.array(payload.view(np.uint16)).view(mx.bfloat16)
     if dtype == "bool":
-        return mx.array(payload.astype(np.bool_, copy=False))
+        payload = payload.astype(np.bool_, copy=False)
     return mx.array(payload)
+
+
+@dataclass(frozen=True)
+class _Expected:
+    """What a step's result must be: an integer (`dtype is None`), or a tensor of
+    `dtype` with `shape` (None for a dynamic dim)."""
+
+    dtype: mx.Dtype | None
+    shape: tuple[int | None, ...]
+    description: str
+
+    @property
+    def static(self) -> tuple[int, ...] | None:
+        """The shape when every dim is static."""
+        return None if None in self.shape else tuple(d for d in self.shape if d is not None)
+
+    @property
+    def static_dims(self) -> tuple[tuple[int, int], ...]:
+        """(axis, dim) of each static dim."""
+        return tuple((axis, d) for axis, d in enumerate(self.shape) if d is not None)
 
 
 @dataclass(frozen=True)
@@ -58,6 +98,12 @@ class _Step:
     free: tuple[int, ...]
     op: str
     location: str | None
+    expected: tuple[_Expected, ...] = ()
+    """One per result, checked after the step runs (with `checks`)."""
+    checks: tuple[Callable[[Any], bool], ...] = ()
+
+    def where(self) -> str:
+        return f"{self.op} ({self.location})" if self.location else self.op
 
 
 @dataclass(frozen=True)
@@ -105,10 +151,27 @@ def _dtype_name(value: Any) -> str:
 class Program:
     """A loaded `.mlxfb` program, ready to call."""
 
+    max_array_bytes: int = int(mx.get_memory_limit()) if hasattr(mx, "get_memory_limit") else 2**40
+    """No step may produce a tensor bigger than this (MLX's memory limit by default):
+    MLX does not survive a failed allocation. Read when a program loads."""
+
     def __init__(self, data: bytes | bytearray | memoryview):
-        self._data = bytes(data)
+        try:
+            self._data = bytes(memoryview(data))
+        except TypeError:
+            raise ProgramError(f"expected the program's bytes, got {type(data).__name__}") from None
         self.info: ProgramInfo = read_program(self._data)
         info = self.info
+        for slot in info.slots:
+            if any(d is not None and d > MAX_DIM for d in slot.shape):
+                raise ProgramError(
+                    f"slot {slot.index}: shape {list(slot.shape)} has a dim over MLX's "
+                    f"limit of {MAX_DIM}"
+                )
+        self._size_exprs = [
+            {axis: self._size_expression(i, axis, e) for axis, e in enumerate(dims) if e and not e.isidentifier()}
+            for i, dims in enumerate(info.input_dims)
+        ]
         self._constants: dict[int, mx.array] = {}
         for slot, payload in info.constants.items():
             if info.slots[slot].kind == "constant":
@@ -119,6 +182,7 @@ class Program:
         }
         self._state = dict(self._initial_state)
         self._state_slots = dict(info.state)
+        self._limit = self.max_array_bytes
         self._steps: list[_Step] = []
         self._stores: list[tuple[int, str]] = []
         for instruction in info.instructions:
@@ -128,29 +192,61 @@ class Program:
 
     # --- loading ---------------------------------------------------------------
 
+    def _size_expression(self, position: int, axis: int, expr: str) -> Any:
+        try:
+            return parse_size(expr)
+        except ProgramError as error:
+            raise ProgramError(f"program.input_dims[{position}][{axis}]: {error}") from None
+
     def _prepare(self, instruction: Any) -> _Step:
         op = instruction.op
         slots = self.info.slots
+        what = f"instruction #{instruction.index} ({op})"
         run: Kernel
         if op == "mlx.weight":
             # The result slot is the global's constant slot, bound at load.
             run = _no_op
-        elif op == "mlx.load_state":
+        elif op in ("mlx.load_state", "mlx.store_state"):
             name = str(instruction.props["global_name"])
-            run = self._load_state(name)
-        elif op == "mlx.store_state":
-            name = str(instruction.props["global_name"])
-            run = self._store_state(name)
+            state = slots[self.info.state[name]]
+            value = slots[(instruction.results if op == "mlx.load_state" else instruction.operands)[0]]
+            if (value.dtype, value.shape, value.scalar) != (state.dtype, state.shape, False):
+                raise ProgramError(
+                    f"{what}: @{name} is {_describe_slot(state)}, the value is {_describe_slot(value)}"
+                )
+            run = self._load_state(name) if op == "mlx.load_state" else self._store_state(name)
         else:
             factory = KERNELS.get(op)
             if factory is None:
-                raise ProgramError(f"instruction {instruction.index}: no kernel for '{op}'")
+                raise ProgramError(f"{what}: no kernel for '{op}'")
             result_dtypes = [
                 None if slots[r].scalar else mx_dtype(slots[r].dtype) for r in instruction.results
             ]
-            run = factory(instruction.props, result_dtypes)
+            try:
+                run = factory(instruction.props, result_dtypes)
+            except Exception as error:  # properties the kernel cannot take
+                raise ProgramError(
+                    f"{what}: invalid properties: {type(error).__name__}: {error}"
+                ) from None
+        expected = tuple(
+            _Expected(
+                None if slots[r].scalar else mx_dtype(slots[r].dtype),
+                slots[r].shape,
+                _describe_slot(slots[r]),
+            )
+            for r in instruction.results
+        )
+        if op == "mlx.weight":
+            expected = ()
         return _Step(
-            run, instruction.operands, instruction.results, instruction.free, op, instruction.location
+            run,
+            instruction.operands,
+            instruction.results,
+            instruction.free,
+            op,
+            instruction.location,
+            expected,
+            tuple(_checker(e, self._limit) for e in expected),
         )
 
     def _load_state(self, name: str) -> Kernel:
@@ -188,20 +284,30 @@ class Program:
             for slot, value in zip(self.info.inputs, arrays):
                 registers[slot] = value
             self._pending: dict[str, Any] = {}
+            limit = self._limit
             try:
                 for step in self._steps:
                     try:
                         results = step.run([registers[s] for s in step.operands])
                     except Exception as error:
-                        where = f" ({step.location})" if step.location else ""
-                        raise RuntimeError(f"{step.op}{where} failed: {error}") from error
-                    for slot, value in zip(step.results, results):
+                        raise RuntimeError(f"{step.where()} failed: {error}") from error
+                    if len(results) != len(step.checks) and step.checks:
+                        raise RuntimeError(
+                            f"{step.where()} failed: gave {len(results)} results, the program "
+                            f"declares {len(step.expected)}"
+                        )
+                    for slot, value, check in zip(step.results, results, step.checks):
+                        if not check(value):
+                            raise RuntimeError(_mismatch(step, step.results.index(slot), value, limit))
                         registers[slot] = value
                     for slot in step.free:
                         registers[slot] = None
                 outputs = [registers[s] for s in self.info.outputs]
-                mx.eval(*[v for v in (*outputs, *self._pending.values()) if isinstance(v, mx.array)])
-                self._state.update(self._pending)
+                try:
+                    mx.eval(*[v for v in (*outputs, *self._pending.values()) if isinstance(v, mx.array)])
+                except Exception as error:
+                    raise RuntimeError(f"mlx.eval failed: {error}") from error
+                self._state = {**self._state, **self._pending}
             finally:
                 self._pending = {}
         converted = [_convert(v, kind) for v in outputs]
@@ -214,12 +320,14 @@ class Program:
                 f"({', '.join(s.name for s in self.inputs)}), got {len(inputs)}"
             )
         bindings: dict[str, int] = {}
-        derived: list[tuple[InputSpec, int, str, int]] = []
+        derived: list[tuple[InputSpec, int, int, int]] = []
         arrays: list[Any] = []
-        for spec, value in zip(self.inputs, inputs):
+        for position, (spec, value) in enumerate(zip(self.inputs, inputs)):
             if spec.dtype == "index":
                 if not isinstance(value, int | np.integer) or isinstance(value, bool):
                     raise InputError(f"input '{spec.name}': expected an integer, got {type(value).__name__}")
+                if not _INT64_MIN <= int(value) <= _INT64_MAX:
+                    raise InputError(f"input '{spec.name}': {int(value)} does not fit in int64")
                 arrays.append(int(value))
                 if spec.dims and spec.dims[0].isidentifier():
                     bindings.setdefault(spec.dims[0], int(value))
@@ -250,13 +358,19 @@ class Program:
                     if spec.dims[axis].isidentifier():
                         self._bind(spec, axis, spec.dims[axis], got, bindings)
                     else:
-                        derived.append((spec, axis, spec.dims[axis], got))
-            arrays.append(to_mx(value, mx_dtype(spec.dtype)))
-        for spec, axis, expr, got in derived:
-            expected = _evaluate(expr, bindings)
+                        derived.append((spec, position, axis, got))
+            try:
+                arrays.append(to_mx(value, mx_dtype(spec.dtype)))
+            except Exception as error:  # a meta or sparse tensor, an unreadable array...
+                raise InputError(
+                    f"input '{spec.name}': cannot read it as a tensor: {type(error).__name__}: {error}"
+                ) from None
+        for spec, position, axis, got in derived:
+            expected = evaluate_size(self._size_exprs[position][axis], bindings)
             if expected is not None and expected != got:
                 raise InputError(
-                    f"input '{spec.name}': dim {axis} must be {expr} = {expected}, got {got}"
+                    f"input '{spec.name}': dim {axis} must be {spec.dims[axis]} = {expected}, "
+                    f"got {got}"
                 )
         return arrays
 
@@ -297,14 +411,145 @@ def _no_op(operands: Sequence[Any]) -> Sequence[Any]:
     return ()
 
 
-def _evaluate(expr: str, bindings: dict[str, int]) -> int | None:
-    import sympy
+def _describe_slot(slot: Any) -> str:
+    if slot.scalar:
+        return f"an integer ({slot.dtype})"
+    dims = ", ".join("?" if d is None else str(d) for d in slot.shape)
+    return f"{slot.dtype}[{dims}]"
 
+
+def _checker(expected: _Expected, limit: int) -> Callable[[Any], bool]:
+    """A fast test that a step's result is what `expected` says (and not over `limit`
+    bytes)."""
+    dtype = expected.dtype
+    if dtype is None:
+        return lambda v: type(v) is not mx.array and isinstance(v, int) and _INT64_MIN <= v <= _INT64_MAX
+    static = expected.static
+    if static is not None:
+        if math.prod(static) * dtype.size > limit:
+            return lambda v: False
+        return lambda v: type(v) is mx.array and v.dtype == dtype and v.shape == static
+    rank, dims = len(expected.shape), expected.static_dims
+
+    def check(v: Any) -> bool:
+        if type(v) is not mx.array or v.dtype != dtype:
+            return False
+        shape = v.shape
+        if len(shape) != rank or v.nbytes > limit:
+            return False
+        for axis, dim in dims:
+            if shape[axis] != dim:
+                return False
+        return True
+
+    return check
+
+
+def _mismatch(step: _Step, index: int, value: Any, limit: int) -> str:
+    """Why result `index` of `step` failed its check."""
+    expected = step.expected[index]
+    if type(value) is mx.array:
+        got = f"{str(value.dtype).removeprefix('mlx.core.')}{list(value.shape)}"
+        if value.nbytes > limit and expected.dtype == value.dtype:
+            return (
+                f"{step.where()} failed: its result {got} needs {value.nbytes} bytes, over the "
+                f"limit of {limit} (Program.max_array_bytes)"
+            )
+    elif isinstance(value, int):
+        got = f"the integer {value}" if -(10**30) < value < 10**30 else "an integer beyond int64"
+    else:
+        got = type(value).__name__
+    return f"{step.where()} failed: gave {got}, the program declares {expected.description}"
+
+
+MAX_SIZE_EXPRESSION = 256
+"""Longest dim expression (`mlxir.input_dims`) the runtime evaluates."""
+
+_SIZE_FUNCTIONS: dict[str, Callable[..., int]] = {
+    "Max": lambda *args: max(args),
+    "Min": lambda *args: min(args),
+    "FloorDiv": lambda a, b: a // b,
+    "Mod": lambda a, b: a % b,
+    "PythonMod": lambda a, b: a % b,
+    "CeilDiv": lambda a, b: -(-a // b),
+    "Abs": lambda a: abs(a),
+}
+"""The functions of torch's symbolic sizes a dim expression may call."""
+
+_SIZE_OPERATORS: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+}
+
+
+def parse_size(expr: str) -> ast.expr:
+    """The syntax tree of a dim expression (`2*s0`, `s0 + 1`, `Max(1, s0)`): integers,
+    symbols, `+ - * // %`, unary minus and calls of `_SIZE_FUNCTIONS`. Raises
+    `ProgramError` for anything else: the expression comes from the program file and is
+    never handed to `eval` or sympy."""
+    if len(expr) > MAX_SIZE_EXPRESSION:
+        raise ProgramError(f"dim expression of {len(expr)} characters is too long")
     try:
-        value = sympy.sympify(expr).subs(bindings)
-    except (sympy.SympifyError, TypeError):
+        tree = ast.parse(expr, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise ProgramError(f"dim expression {expr!r} does not parse") from None
+    for node in ast.walk(tree):
+        ok = (
+            (isinstance(node, ast.Constant) and type(node.value) is int)
+            or isinstance(node, ast.Name | ast.Load | ast.USub | ast.UAdd)
+            or (isinstance(node, ast.BinOp) and type(node.op) in _SIZE_OPERATORS)
+            or isinstance(node, ast.UnaryOp | ast.operator)
+            or (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in _SIZE_FUNCTIONS
+                and not node.keywords
+            )
+        )
+        if not ok or (isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.USub | ast.UAdd)):
+            raise ProgramError(f"dim expression {expr!r}: {type(node).__name__} is not allowed")
+    return tree
+
+
+_INT64_LIMIT = 2**63
+
+
+def evaluate_size(expr: str | ast.expr, bindings: Mapping[str, int]) -> int | None:
+    """The value of a dim expression with its symbols bound; None when a symbol is
+    unbound, the expression is not a size expression, or a value leaves int64."""
+    try:
+        tree = parse_size(expr) if isinstance(expr, str) else expr
+        return _evaluate_tree(tree, bindings)
+    except (ProgramError, ZeroDivisionError, TypeError, OverflowError, RecursionError):
         return None
-    return int(value) if value.is_Integer else None
+
+
+def _evaluate_tree(node: ast.expr, bindings: Mapping[str, int]) -> int | None:
+    value: int | None
+    if isinstance(node, ast.Constant):
+        value = node.value if type(node.value) is int else None
+    elif isinstance(node, ast.Name):
+        value = bindings.get(node.id)
+    elif isinstance(node, ast.UnaryOp):
+        operand = _evaluate_tree(node.operand, bindings)
+        value = None if operand is None else (-operand if isinstance(node.op, ast.USub) else operand)
+    elif isinstance(node, ast.BinOp):
+        left = _evaluate_tree(node.left, bindings)
+        right = _evaluate_tree(node.right, bindings)
+        value = None if left is None or right is None else _SIZE_OPERATORS[type(node.op)](left, right)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        args = [_evaluate_tree(a, bindings) for a in node.args]
+        if any(a is None for a in args):
+            return None
+        value = _SIZE_FUNCTIONS[node.func.id](*args)
+    else:
+        return None
+    if value is not None and not -_INT64_LIMIT <= value < _INT64_LIMIT:
+        return None
+    return value
 
 
 _CONVERTERS: dict[str, Callable[[Any], Any]] = {

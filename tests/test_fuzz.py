@@ -1,0 +1,49 @@
+"""CI smoke runs of the fuzzers in `tests/fuzz/` (the long runs are manual:
+`python tests/fuzz/fuzz_program.py --minutes 10`, `python tests/fuzz/fuzz_parser.py
+--minutes 10`). Hypothesis draws the cases, derandomized: every run checks the same
+inputs, and a failure shrinks to a small one."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from fuzz import fuzz_program
+
+
+def smoke(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+mutation = st.tuples(
+    st.integers(0, fuzz_program.BYTE_KINDS + fuzz_program.IR_KINDS - 1),
+    st.integers(0, 2**32 - 1),
+    st.integers(0, 2**32 - 1),
+)
+program_case = st.builds(
+    fuzz_program.Case,
+    st.integers(0, len(fuzz_program.corpus()) - 1),
+    st.lists(mutation, min_size=1, max_size=4).map(tuple),
+    st.integers(0, 2**16),
+)
+
+
+@pytest.mark.parametrize("name", [name for name, _ in fuzz_program.corpus()])
+def test_corpus_programs_run(name: str) -> None:
+    """Unmutated, every corpus program loads and its call returns or fails cleanly
+    (hand-written IR functions do not say how their dynamic dims relate)."""
+    data = dict(fuzz_program.corpus())[name]
+    assert fuzz_program.run_case(data, index_ops=True) in ("ran", "kernel-error")
+
+
+@smoke(3000)
+@given(program_case)
+def test_mutated_programs_load_run_or_fail_cleanly(case: fuzz_program.Case) -> None:
+    event(fuzz_program.run_case(case.data(), case.input_seed))

@@ -1,0 +1,417 @@
+"""Hostile input to the runtime: programs that lie about their types, ask for more
+memory than exists or carry code in their dim expressions; calls with unreadable
+inputs; calls that fail half way (the state must not move); one program called from
+many threads; and compiling the same ExportedProgram twice (byte-identical output)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import mlx.core as mx
+import numpy as np
+import pytest
+import torch
+from torch import nn
+from torch.export import Dim, export
+from xdsl.parser import Parser
+
+import mlxir
+from mlxir.codegen import serialize
+from mlxir.runtime.program import Program, evaluate_size, parse_size
+from mlxir.tools.mlx_opt import make_context
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def program_of(text: str, payloads: dict | None = None) -> bytes:
+    """A program from mlx IR that need not verify (a lying program)."""
+    return serialize(Parser(make_context(), text).parse_module(), payloads, verify=False)
+
+
+# --------------------------------------------------------------------------- lying programs
+
+
+def test_a_result_type_that_lies_fails_naming_the_op() -> None:
+    program = mlxir.load(
+        program_of("""
+        func.func @forward(%x: tensor<2xf32>) -> tensor<3xf32> {
+          %y = mlx.exp %x : tensor<2xf32> -> tensor<3xf32> loc("m.py":4:2)
+          func.return %y : tensor<3xf32>
+        }""")
+    )
+    with pytest.raises(
+        RuntimeError,
+        match=r"^mlx.exp \(m.py:4:2\) failed: gave float32\[2\], the program declares float32\[3\]",
+    ):
+        program(mx.zeros(2))
+
+
+def test_a_huge_result_fails_instead_of_crashing() -> None:
+    """MLX crashes the process when an allocation fails: no step may ask for more
+    than `Program.max_array_bytes`."""
+    program = mlxir.load(
+        program_of("""
+        func.func @forward(%n: index) -> tensor<?x1048576xf32> {
+          %z = mlx.zeros [%n, 1048576] : tensor<?x1048576xf32>
+          func.return %z : tensor<?x1048576xf32>
+        }""")
+    )
+    assert program(2).shape == (2, 1048576)
+    with pytest.raises(RuntimeError, match=r"^mlx.zeros failed: .* over the limit of"):
+        program(1 << 20)
+
+
+def test_a_static_huge_result_fails_too() -> None:
+    program = mlxir.load(
+        program_of("""
+        func.func @forward() -> tensor<1048576x1048576xf32> {
+          %z = mlx.zeros [1048576, 1048576] : tensor<1048576x1048576xf32>
+          func.return %z : tensor<1048576x1048576xf32>
+        }""")
+    )
+    with pytest.raises(RuntimeError, match=r"^mlx.zeros failed: .* over the limit"):
+        program()
+
+
+def test_dims_beyond_mlx_are_rejected_at_load() -> None:
+    data = program_of("""
+        func.func @forward(%x: tensor<4294967296xf32>) -> tensor<4294967296xf32> {
+          func.return %x : tensor<4294967296xf32>
+        }""")
+    with pytest.raises(mlxir.ProgramError, match="over MLX's limit"):
+        mlxir.load(data)
+
+
+def test_runtime_integers_stay_in_int64() -> None:
+    """Index arithmetic has no wrap-around: squaring 64 times would take forever."""
+    body = "\n".join(f"  %v{i + 1} = arith.muli %v{i}, %v{i} : index" for i in range(64))
+    program = mlxir.load(
+        program_of(f"""
+        func.func @forward(%v0: index) -> index {{
+        {body}
+          func.return %v64 : index
+        }}""")
+    )
+    assert program(1) == 1
+    with pytest.raises(RuntimeError, match=r"^arith.muli failed: gave an integer beyond int64"):
+        program(3)
+
+
+def test_properties_a_kernel_cannot_take_are_a_program_error() -> None:
+    data = program_of("""
+        func.func @forward(%x: tensor<4xf32>) -> tensor<4xf32> {
+          %y:2 = "mlx.split"(%x) <{axis = 0 : i64, indices = true}> : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+          func.return %x : tensor<4xf32>
+        }""")
+    with pytest.raises(mlxir.ProgramError, match=r"instruction #0 \(mlx.split\): invalid properties"):
+        mlxir.load(data)
+
+
+def test_state_written_with_another_type_is_a_program_error() -> None:
+    data = program_of(
+        """
+        mlx.global @s "state" : tensor<2xf32>
+        func.func @forward(%x: tensor<3xf32>) -> tensor<3xf32> {
+          mlx.store_state %x to @s : tensor<3xf32>
+          func.return %x : tensor<3xf32>
+        }""",
+        {"s": np.zeros(2, np.float32)},
+    )
+    with pytest.raises(mlxir.ProgramError, match=r"@s is float32\[2\], the value is float32\[3\]"):
+        mlxir.load(data)
+
+
+def _with_input_dims(expr: str) -> bytes:
+    return program_of(f"""
+        func.func @forward(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> attributes {{
+            mlxir.input_dims = [["s0"], ["{expr}"]], mlxir.symbol_ranges = {{s0 = array<i64: 1, 8>}}}} {{
+          func.return %x : tensor<?xf32>
+        }}""")
+
+
+def test_dim_expressions_are_never_evaluated_as_code(tmp_path: Path) -> None:
+    """`mlxir.input_dims` comes from the file: it is parsed as a size expression, never
+    handed to eval (sympy.sympify would run it)."""
+    marker = tmp_path / "ran"
+    expr = f"__import__('pathlib').Path('{marker}').touch()".replace("'", "\\'")
+    with pytest.raises(mlxir.ProgramError, match=r"program.input_dims\[1\]\[0\]: .* not allowed"):
+        mlxir.load(_with_input_dims(expr.replace("\\'", "'")))
+    assert not marker.exists()
+
+
+def test_derived_dims_are_checked() -> None:
+    program = mlxir.load(_with_input_dims("2*s0 + 1"))
+    program(mx.zeros(3), mx.zeros(7))
+    with pytest.raises(mlxir.InputError, match=r"dim 0 must be 2\*s0 \+ 1 = 7, got 6"):
+        program(mx.zeros(3), mx.zeros(6))
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("s0", 5),
+        ("2*s0", 10),
+        ("s0 + 1", 6),
+        ("s0 - 1", 4),
+        ("(s0 - 1)//2 + 1", 3),
+        ("Max(1, s0 - 7)", 1),
+        ("Min(s0, 3)", 3),
+        ("FloorDiv(s0, 2)", 2),
+        ("Mod(s0, 3)", 2),
+        ("s0*s1", None),  # unbound symbol: not checked
+        ("s0 // 0", None),
+        ("2**s0", None),  # no powers
+    ],
+)
+def test_size_expressions(expr: str, value: int | None) -> None:
+    assert evaluate_size(expr, {"s0": 5}) == value
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["__import__('os')", "s0.real", "lambda: 1", "s0[0]", "'a'", "1.5", "f(s0)", "s0; s1", "x" * 300],
+)
+def test_bad_size_expressions(expr: str) -> None:
+    with pytest.raises(mlxir.ProgramError):
+        parse_size(expr)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def test_unreadable_inputs_are_input_errors() -> None:
+    program = mlxir.compile(export(nn.Linear(4, 3), (torch.randn(2, 4),)))
+    for bad in (torch.randn(2, 4, device="meta"), torch.randn(2, 4).to_sparse()):
+        with pytest.raises(mlxir.InputError, match="input 'input': cannot read it as a tensor"):
+            program(bad)
+    # Views and tensors that require grad are fine.
+    x = torch.randn(4, 2).t()
+    torch.testing.assert_close(program(x.requires_grad_()), program(x.contiguous().detach()))
+
+
+def test_integer_inputs_must_fit_int64() -> None:
+    program = mlxir.load(
+        program_of("""
+        func.func @forward(%n: index) -> index {
+          func.return %n : index
+        }""")
+    )
+    assert program(7) == 7
+    with pytest.raises(mlxir.InputError, match="does not fit in int64"):
+        program(2**64)
+
+
+def test_bad_program_sources() -> None:
+    for bad in (None, 3, "not bytes", [1, 2]):
+        with pytest.raises(mlxir.ProgramError):
+            Program(bad)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- state
+
+
+class StaticCache(nn.Module):
+    """A static KV-cache-like buffer written with index_copy at a position."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(1, 8, 4))
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        self.cache.index_copy_(1, pos, self.proj(x))
+        return self.cache.sum(dim=1)
+
+
+@pytest.fixture(scope="module")
+def cache_program() -> tuple[StaticCache, bytes]:
+    torch.manual_seed(0)
+    model = StaticCache().eval()
+    with torch.no_grad():
+        ep = export(model, (torch.randn(1, 1, 4), torch.tensor([0])))
+    return model, mlxir.compile(ep).to_bytes()
+
+
+def _state(program: Program) -> dict[str, np.ndarray]:
+    return {k: np.array(v) for k, v in program.state.items()}
+
+
+def _fail_after_the_store(program: Program, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Makes `mlx.store_state` fail right after it stored the new value: an error
+    after the state was written, before the call ends."""
+    import dataclasses
+
+    stores = [i for i, s in enumerate(program._steps) if s.op == "mlx.store_state"]
+    assert stores
+    steps = list(program._steps)
+    store = steps[stores[-1]].run
+
+    def store_then_fail(operands: Sequence[Any]) -> Sequence[Any]:
+        store(operands)
+        raise ValueError("injected failure")
+
+    steps[stores[-1]] = dataclasses.replace(steps[stores[-1]], run=store_then_fail)
+    monkeypatch.setattr(program, "_steps", steps)
+
+
+def test_a_failed_call_leaves_the_state_as_it_was(
+    cache_program: tuple[StaticCache, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, data = cache_program
+    program = mlxir.load(data)
+    reference = StaticCache().eval()
+    reference.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        for step in range(3):
+            x, pos = torch.randn(1, 1, 4), torch.tensor([step])
+            torch.testing.assert_close(program(x, pos), reference(x, pos))
+    before = _state(program)
+    assert np.abs(before["cache"]).sum() > 0
+
+    # Bad inputs: rejected before anything runs.
+    for bad in ((torch.randn(1, 1, 4),), (torch.randn(1, 2, 4), torch.tensor([3])), (torch.randn(1, 1, 4), torch.tensor([3.0]))):
+        with pytest.raises(mlxir.InputError):
+            program(*bad)
+        assert all(np.array_equal(before[k], v) for k, v in _state(program).items())
+
+    # A kernel that fails after the new cache was stored: nothing is committed.
+    with monkeypatch.context() as patch:
+        _fail_after_the_store(program, patch)
+        with pytest.raises(RuntimeError, match=r"^mlx.store_state .*failed: injected failure"):
+            program(torch.randn(1, 1, 4), torch.tensor([5]))
+    after = _state(program)
+    assert after.keys() == before.keys()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
+
+    # ... and the program carries on from the state it had.
+    with torch.no_grad():
+        x, pos = torch.randn(1, 1, 4), torch.tensor([3])
+        torch.testing.assert_close(program(x, pos), reference(x, pos))
+
+
+def test_a_step_over_the_memory_limit_leaves_the_state(cache_program: tuple[StaticCache, bytes]) -> None:
+    _, data = cache_program
+
+    class Small(Program):
+        max_array_bytes = 64  # the cache is 128 bytes
+
+    program = Small(data)
+    before = _state(program)
+    with pytest.raises(RuntimeError, match="over the limit of 64"):
+        program(torch.randn(1, 1, 4), torch.tensor([1]))
+    assert all(np.array_equal(before[k], v) for k, v in _state(program).items())
+
+
+# --------------------------------------------------------------------------- threads
+
+
+class Accumulator(nn.Module):
+    """Adds each input to a buffer and returns the new total: any serial order of the
+    same calls ends with the same total, and no two calls see the same total."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("total", torch.zeros(4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.total.add_(x)
+        return self.total * 1.0
+
+
+THREADS, CALLS = 8, 50
+
+
+def _run_threads(work: object) -> list[BaseException]:
+    errors: list[BaseException] = []
+
+    def run(index: int) -> None:
+        try:
+            work(index)  # type: ignore[operator]
+        except BaseException as error:  # noqa: BLE001 - reported by the test
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_threads_give_the_serial_results() -> None:
+    """One stateless program called from 8 threads x 50 calls: every call gives what the
+    same call gives serially (calls are serialized by the program's lock)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 4)).eval()
+    with torch.no_grad():
+        ep = export(model, (torch.randn(2, 8),), dynamic_shapes={"input": {0: Dim("b", max=16)}})
+    program = mlxir.compile(ep)
+    gen = torch.Generator().manual_seed(1)
+    inputs = [[torch.randn(1 + (t + c) % 5, 8, generator=gen) for c in range(CALLS)] for t in range(THREADS)]
+    serial = [[program(x) for x in row] for row in inputs]
+    results: list[list[torch.Tensor | None]] = [[None] * CALLS for _ in range(THREADS)]
+
+    def work(t: int) -> None:
+        for c, x in enumerate(inputs[t]):
+            # Mix the input kinds: torch, numpy and mlx arrays.
+            kind = c % 3
+            out = program(x if kind == 0 else x.numpy() if kind == 1 else mx.array(x.numpy()))
+            results[t][c] = out if kind == 0 else torch.from_numpy(np.array(out))
+
+    assert _run_threads(work) == []
+    for t in range(THREADS):
+        for c in range(CALLS):
+            assert torch.equal(results[t][c], serial[t][c]), (t, c)  # type: ignore[arg-type]
+
+
+def test_threads_never_lose_a_state_update() -> None:
+    program = mlxir.compile(export(Accumulator(), (torch.zeros(4),)))
+    # Integer-valued float32 steps: the sums are exact in any order.
+    steps = [[torch.full((4,), float(1 + t * CALLS + c)) for c in range(CALLS)] for t in range(THREADS)]
+    totals: list[float] = []
+    lock = threading.Lock()
+
+    def work(t: int) -> None:
+        for x in steps[t]:
+            out = program(x)
+            with lock:
+                totals.append(float(out[0]))
+
+    assert _run_threads(work) == []
+    n = THREADS * CALLS
+    assert float(np.array(program.state["total"])[0]) == n * (n + 1) / 2
+    assert len(set(totals)) == n, "two calls saw the same state"
+    assert max(totals) == n * (n + 1) / 2
+    program.reset_state()
+    assert float(program(torch.ones(4))[0]) == 1.0
+
+
+# --------------------------------------------------------------------------- known problems
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="runtime/kernels.py: out-of-range scatter/gather indices are undefined behaviour "
+    "(MLX writes outside its buffer); an index_copy position past the cache corrupts the heap",
+)
+def test_an_out_of_range_position_does_not_crash(cache_program: tuple[StaticCache, bytes], tmp_path: Path) -> None:
+    _, data = cache_program
+    path = tmp_path / "cache.mlxfb"
+    path.write_bytes(data)
+    script = textwrap.dedent(f"""
+        import torch, mlxir
+        program = mlxir.load({str(path)!r})
+        for pos in (8, 100, 10**6, 10**9, -(10**9)):
+            try:
+                program(torch.randn(1, 1, 4), torch.tensor([pos]))
+            except Exception:
+                pass
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
