@@ -22,7 +22,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from torch.export import ExportedProgram
 
-    from mlxir.runtime.program import Program
+    from mlxir.codegen import deserialize, serialize
+    from mlxir.codegen.errors import ProgramError
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import import_program, payloads_of
+    from mlxir.runtime.program import InputError, Program, load
 
 __all__ = [
     "InputError",

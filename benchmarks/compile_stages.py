@@ -61,7 +61,7 @@ def timed(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--layers", type=int, default=28)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--ffn", type=int, default=768)

@@ -115,7 +115,9 @@ def _layer(b: Builder, x: SSAValue, seq: SSAValue, weights: list[SSAValue]) -> S
         )
     ).results[0]
     up = linear(h, w3, FFN)
-    prod = b.insert(aten.BINARY_OP_CLASSES["mul"](gate, up, _t(1, S, FFN))).results[0]
+    prod = b.insert(
+        aten.BINARY_OP_CLASSES["mul"].create(operands=[gate, up], result_types=[_t(1, S, FFN)])
+    ).results[0]
     down = linear(prod, w2, HIDDEN)
     return b.insert(aten.AddOp(x, down, _t(1, S, HIDDEN))).results[0]
 
@@ -134,13 +136,13 @@ def build_module(target_ops: int) -> ModuleOp:
     block = Block(arg_types=[_t(1, -1, HIDDEN), *weight_types])
     b = Builder(InsertPoint.at_end(block))
     x = block.args[0]
-    weights = list(block.args[1:])
+    weights: list[SSAValue] = list(block.args[1:])
     seq = b.insert(aten.SymSizeOp(x, 1)).results[0]
     while len(block.ops) < target_ops:
         x = _layer(b, x, seq, weights)
     b.insert(func.ReturnOp(x))
     function = func.FuncOp(
-        "forward", ((a.type for a in block.args), [x.type]), Region(block)
+        "forward", ([a.type for a in block.args], [x.type]), Region(block)
     )
     return ModuleOp([function])
 
@@ -155,7 +157,7 @@ def _median_time(fn: Callable[[], object], runs: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--ops", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()

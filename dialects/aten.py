@@ -44,10 +44,10 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlxir.dialects.common import (
-    MlxirOp,
     DYNAMIC,
     IntList,
     MixedIntList,
+    MlxirOp,
     StringLiteral,
     TensorOrScalarConstr,
     broadcast_shapes,
@@ -59,7 +59,6 @@ from mlxir.dialects.common import (
     ints,
     is_bool,
     is_float,
-    is_integer,
     is_integer_or_bool,
     normalize_axes,
     normalize_axis,
@@ -2077,4 +2076,4 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     SymSizeOp,
 ]
 
-Aten = Dialect("aten", ATEN_OPS, [])
+Aten = Dialect("aten", [*ATEN_OPS], [])

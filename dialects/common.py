@@ -8,7 +8,7 @@ once and named once, so its diagnostic reads the same in every op that uses it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -25,7 +25,6 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils import DynamicIndexList
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
-    AnyOf,
     IRDLOperation,
     base,
 )
@@ -96,7 +95,7 @@ def dtype_of(value: SSAValue) -> Attribute:
 def ints(attr: DenseArrayBase | None) -> tuple[int, ...]:
     if attr is None:
         return ()
-    return tuple(int(v) for v in attr.get_values())
+    return tuple(int(v) for v in cast(DenseArrayBase[IntegerType], attr).get_values())
 
 
 def int_array(values: Sequence[int]) -> DenseArrayBase:
@@ -364,7 +363,7 @@ class IntList(CustomDirective):
         printer.print_string("[" + ", ".join(str(v) for v in ints(attr)) + "]")
 
     def set_empty(self, state: ParsingState) -> None:
-        self.values.set(state, None)
+        self.values.set(state, None)  # pyright: ignore[reportArgumentType] (xDSL: None = absent)
 
     def is_present(self, op: IRDLOperation) -> bool:
         return self.values.get(op) is not None

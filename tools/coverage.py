@@ -78,10 +78,15 @@ def exercised_ops() -> dict[str, list[tuple[str, bool]]]:
     """aten op → the (dtype, dynamic) of every differential configuration using it."""
     sys.path.insert(0, str(ROOT / "tests"))
     import torch
-    from differential.cases import CASES
-    from differential.harness import EXPORT_SIZE, Fn, _dynamic_shapes, configurations
     from torch.export import export
 
+    from differential.cases import CASES  # pyright: ignore[reportMissingImports]
+    from differential.harness import (  # pyright: ignore[reportMissingImports]
+        EXPORT_SIZE,
+        Fn,
+        _dynamic_shapes,
+        configurations,
+    )
     from mlxir.conversions.torch_to_aten import import_program
 
     ops_of_case: dict[str, set[str]] = {}
@@ -135,7 +140,7 @@ def table() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {TABLE.relative_to(ROOT)}")
     args = parser.parse_args(argv)
     text = table()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -176,9 +176,12 @@ def _constant_tensor(value: SSAValue) -> torch.Tensor | None:
     shape = list(attr.get_shape())
     if dtype is None or math.prod(shape) > MAX_FOLDED_ELEMENTS:
         return None
-    values = attr.get_values()
+    values = cast(Sequence[float], attr.get_values())
     as_float = dtype.is_floating_point
-    data = torch.tensor([float(v) if as_float else int(v) for v in values], dtype=torch.float64 if as_float else torch.int64)
+    data = torch.tensor(
+        [float(v) if as_float else int(v) for v in values],
+        dtype=torch.float64 if as_float else torch.int64,
+    )
     if len(values) == 1 and math.prod(shape) != 1:
         data = data.expand(math.prod(shape))
     return data.to(dtype).reshape(shape)
@@ -347,6 +350,12 @@ class RemoveIdentitySlice(RewritePattern):
 # ---------------------------------------------------------------------------
 
 
+def _scalar_dense(dtype: Attribute, value: float) -> DenseIntOrFPElementsAttr:
+    """A 0-d float literal of `dtype`."""
+    tensor_type = cast(Any, TensorType(dtype, []))
+    return DenseIntOrFPElementsAttr.from_list(tensor_type, [value])
+
+
 def _is_guarded(op: mlx.ScaledDotProductAttentionOp) -> bool:
     """Whether the result already feeds the `where(any(mask), sdpa, 0)` guard."""
     uses = list(op.result.uses)
@@ -356,7 +365,7 @@ def _is_guarded(op: mlx.ScaledDotProductAttentionOp) -> bool:
     return (
         isinstance(user, mlx.WhereOp)
         and user.x == op.result
-        and isinstance(user.condition.owner, mlx.REDUCTION_OP_CLASSES["any"])
+        and (isinstance(user.condition.owner, mlx.ReductionOp) and user.condition.owner.name == "mlx.any")
     )
 
 
@@ -374,9 +383,9 @@ def _provably_nonempty_rows(mask: SSAValue) -> bool:
     """A causal mask `cols <= rows` (or `rows >= cols`) over aranges from 0: every row
     attends key 0."""
     owner = mask.owner
-    if isinstance(owner, mlx.BINARY_OP_CLASSES["less_equal"]):
+    if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.less_equal"):
         cols, rows = owner.lhs, owner.rhs
-    elif isinstance(owner, mlx.BINARY_OP_CLASSES["greater_equal"]):
+    elif (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.greater_equal"):
         rows, cols = owner.lhs, owner.rhs
     else:
         return False
@@ -405,10 +414,10 @@ class ZeroFullyMaskedRows(RewritePattern):
         mask_shape = list(shape_of(mask))
         bool_type = TensorType(IntegerType(1), mask_shape)
         if not _is_bool(dtype_of(mask)):
-            neg_inf = mlx.ConstantOp(
-                DenseIntOrFPElementsAttr.from_list(TensorType(dtype_of(mask), []), [-math.inf])
+            neg_inf = mlx.ConstantOp(_scalar_dense(dtype_of(mask), -math.inf))
+            greater = mlx.BINARY_OP_CLASSES["greater"].build(
+                operands=[mask, neg_inf.result], result_types=[bool_type]
             )
-            greater = mlx.BINARY_OP_CLASSES["greater"](mask, neg_inf.result, bool_type)
             new_ops += [neg_inf, greater]
             attendable = greater.results[0]
         any_shape = [*mask_shape[:-1], 1]
@@ -417,7 +426,7 @@ class ZeroFullyMaskedRows(RewritePattern):
             result_types=[TensorType(IntegerType(1), any_shape)],
             properties={"axes": int_array([len(mask_shape) - 1]), "keepdims": UnitAttr()},
         )
-        zero = mlx.ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(dtype, []), [0.0]))
+        zero = mlx.ConstantOp(_scalar_dense(dtype, 0.0))
         guarded_sdpa = op.clone()
         where = mlx.WhereOp.build(
             operands=[any_op.results[0], guarded_sdpa.results[0], zero.result],
@@ -480,11 +489,11 @@ def _strip_cast(value: SSAValue) -> SSAValue:
 def _is_square_of(value: SSAValue, x: SSAValue) -> bool:
     """`value` is x², as `square(x)`, `x * x` or `x ** 2` (x compared up to CSE)."""
     owner = value.owner
-    if isinstance(owner, mlx.UNARY_OP_CLASSES["square"]):
+    if (isinstance(owner, mlx.UnaryOp) and owner.name == "mlx.square"):
         return _same_value(owner.input, x)
-    if isinstance(owner, mlx.BINARY_OP_CLASSES["multiply"]):
+    if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.multiply"):
         return _same_value(owner.lhs, x) and _same_value(owner.rhs, x)
-    if isinstance(owner, mlx.BINARY_OP_CLASSES["power"]):
+    if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.power"):
         exponent = _constant_tensor(owner.rhs)
         return (
             _same_value(owner.lhs, x)
@@ -523,18 +532,18 @@ def _scalar_constant(value: SSAValue) -> float | None:
 def _match_rms(normalized: SSAValue) -> tuple[SSAValue, float] | None:
     """`x * rsqrt(mean(x², -1, keepdims) + eps)` → (x, eps)."""
     mul = normalized.owner
-    if not isinstance(mul, mlx.BINARY_OP_CLASSES["multiply"]):
+    if not (isinstance(mul, mlx.BinaryOp) and mul.name == "mlx.multiply"):
         return None
     for x, scale in ((mul.lhs, mul.rhs), (mul.rhs, mul.lhs)):
         rsqrt = scale.owner
-        if not isinstance(rsqrt, mlx.UNARY_OP_CLASSES["rsqrt"]):
+        if not (isinstance(rsqrt, mlx.UnaryOp) and rsqrt.name == "mlx.rsqrt"):
             continue
         add = rsqrt.input.owner
-        if not isinstance(add, mlx.BINARY_OP_CLASSES["add"]):
+        if not (isinstance(add, mlx.BinaryOp) and add.name == "mlx.add"):
             continue
         eps = _scalar_constant(add.rhs)
         mean = add.lhs.owner
-        if eps is None or not isinstance(mean, mlx.REDUCTION_OP_CLASSES["mean"]):
+        if eps is None or not (isinstance(mean, mlx.ReductionOp) and mean.name == "mlx.mean"):
             continue
         axes = ints(mean.axes) if mean.axes is not None else ()
         if mean.keepdims is None or [a % rank_of(x) for a in axes] != [rank_of(x) - 1]:
@@ -549,7 +558,7 @@ class FuseRmsNorm(RewritePattern):
     around it) times a weight → `mlx.rms_norm`, in the input's dtype."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, mlx.BINARY_OP_CLASSES["multiply"]):
+        if not (isinstance(op, mlx.BinaryOp) and op.name == "mlx.multiply"):
             return
         for weight, normalized in ((op.rhs, op.lhs), (op.lhs, op.rhs)):
             if rank_of(weight) != 1 or shape_of(weight)[0] != shape_of(op.result)[-1]:
@@ -575,7 +584,7 @@ class FuseRmsNorm(RewritePattern):
 def _last_axis_mean(value: SSAValue) -> SSAValue | None:
     """`mean(x, [-1], keepdims)` → x."""
     mean = value.owner
-    if not isinstance(mean, mlx.REDUCTION_OP_CLASSES["mean"]) or mean.keepdims is None:
+    if not (isinstance(mean, mlx.ReductionOp) and mean.name == "mlx.mean") or mean.keepdims is None:
         return None
     rank = rank_of(mean.input)
     axes = ints(mean.axes) if mean.axes is not None else tuple(range(rank))
@@ -587,10 +596,10 @@ def _last_axis_mean(value: SSAValue) -> SSAValue | None:
 def _match_layer_norm(normalized: SSAValue) -> tuple[SSAValue, float] | None:
     """`(x - mean(x)) * rsqrt(mean((x - mean(x))²) + eps)` (or `/ sqrt(...)`) → (x, eps)."""
     op = normalized.owner
-    if isinstance(op, mlx.BINARY_OP_CLASSES["multiply"]):
+    if (isinstance(op, mlx.BinaryOp) and op.name == "mlx.multiply"):
         pairs = ((op.lhs, op.rhs), (op.rhs, op.lhs))
         root_name = "rsqrt"
-    elif isinstance(op, mlx.BINARY_OP_CLASSES["divide"]):
+    elif (isinstance(op, mlx.BinaryOp) and op.name == "mlx.divide"):
         pairs = ((op.lhs, op.rhs),)
         root_name = "sqrt"
     else:
@@ -598,15 +607,15 @@ def _match_layer_norm(normalized: SSAValue) -> tuple[SSAValue, float] | None:
     for centered, scale in pairs:
         sub = centered.owner
         root = scale.owner
-        if not isinstance(sub, mlx.BINARY_OP_CLASSES["subtract"]):
+        if not (isinstance(sub, mlx.BinaryOp) and sub.name == "mlx.subtract"):
             continue
-        if not isinstance(root, mlx.UNARY_OP_CLASSES[root_name]):
+        if not (isinstance(root, mlx.UnaryOp) and root.name == f"mlx.{root_name}"):
             continue
         x = sub.lhs
         if _last_axis_mean(sub.rhs) != x:
             continue
         add = root.input.owner
-        if not isinstance(add, mlx.BINARY_OP_CLASSES["add"]):
+        if not (isinstance(add, mlx.BinaryOp) and add.name == "mlx.add"):
             continue
         eps = _scalar_constant(add.rhs)
         variance_of = _last_axis_mean(add.lhs)
@@ -626,7 +635,7 @@ class FuseLayerNorm(RewritePattern):
     bias then join it through `FoldNormAffine`)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, mlx.BINARY_OP_CLASSES["multiply"] | mlx.BINARY_OP_CLASSES["divide"]):
+        if not (isinstance(op, mlx.BinaryOp) and op.name in ("mlx.multiply", "mlx.divide")):
             return
         matched = _match_layer_norm(op.results[0])
         if matched is None:
@@ -656,8 +665,8 @@ class FoldNormAffine(RewritePattern):
     for a per-feature `w`/`b` and a norm with no other user."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        is_mul = isinstance(op, mlx.BINARY_OP_CLASSES["multiply"])
-        if not (is_mul or isinstance(op, mlx.BINARY_OP_CLASSES["add"])):
+        is_mul = (isinstance(op, mlx.BinaryOp) and op.name == "mlx.multiply")
+        if not (is_mul or (isinstance(op, mlx.BinaryOp) and op.name == "mlx.add")):
             return
         assert isinstance(op, mlx.BinaryOp)
         for norm_value, param in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
@@ -699,6 +708,8 @@ class FoldWeightTranspose(RewritePattern):
         if not isinstance(weight, mlx.WeightOp):
             return
         module = op.get_toplevel_object()
+        if not isinstance(module, ModuleOp):
+            return
         payloads = _payloads(module)
         name = weight.global_name.root_reference.data
         target = SymbolTable.lookup_symbol(op, weight.global_name)
