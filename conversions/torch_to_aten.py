@@ -174,10 +174,67 @@ NATIVE_OPS: tuple[torch._ops.OpOverload, ...] = (
 """Ops kept as themselves: mlxir lowers each to an MLX primitive or fast kernel."""
 
 
+EXTRA_DECOMPOSED_OPS: tuple[str, ...] = (
+    "leaky_relu.default",
+    "elu.default",
+    "celu.default",
+    "selu.default",
+    "hardsigmoid.default",
+    "hardswish.default",
+    "hardshrink.default",
+    "softshrink.default",
+    "threshold.default",
+    "softplus.default",
+    "mish.default",
+    "glu.default",
+    "logit.default",
+    "frac.default",
+    "nan_to_num.default",
+    "heaviside.default",
+    "xlogy.Tensor",
+    "lerp.Scalar",
+    "lerp.Tensor",
+    "addcmul.default",
+    "addcdiv.default",
+    "baddbmm.default",
+    "clamp_min.default",
+    "clamp_max.default",
+    "roll.default",
+    "eye.default",
+    "linalg_vector_norm.default",
+    "pixel_shuffle.default",
+    "upsample_nearest2d.default",
+    "upsample_nearest2d.vec",
+    "upsample_bilinear2d.default",
+    "upsample_bilinear2d.vec",
+    "reflection_pad1d.default",
+    "reflection_pad2d.default",
+    "replication_pad1d.default",
+    "replication_pad2d.default",
+    "expand_copy.default",
+    "permute_copy.default",
+    "view_copy.default",
+    "squeeze_copy.dims",
+    "unsqueeze_copy.default",
+    "transpose_copy.int",
+    "t_copy.default",
+    "alias_copy.default",
+)
+"""Core ATen ops that torch keeps whole but mlxir runs as their PyTorch decompositions
+(into ops it lowers natively): activations, padding modes, upsampling, `_copy` views."""
+
+
 def decomposition_table() -> dict[Any, Callable[..., Any]]:
+    from torch._decomp import get_decompositions
+
     table = dict(torch.export.default_decompositions())
     for op in NATIVE_OPS:
         table.pop(op, None)
+    extra = [
+        getattr(getattr(torch.ops.aten, name.split(".")[0]), name.split(".")[1])
+        for name in EXTRA_DECOMPOSED_OPS
+    ]
+    table.update(get_decompositions(extra))
     return table
 
 
