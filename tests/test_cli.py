@@ -116,3 +116,11 @@ def test_mlx_opt_rejects_a_non_archive(tmp_path: Path, capsys: pytest.CaptureFix
     assert mlx_opt([str(bogus)]) == 1
     err = capsys.readouterr().err
     assert "is not a torch.export archive" in err and "Traceback" not in err
+
+
+def test_demo_runs_and_matches_transformers(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's main command: export, compile and generate, checked against
+    transformers inside the demo itself (it exits 1 on a mismatch)."""
+    assert main_with(["demo", "--new-tokens", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "pass convert-aten-to-mlx" in out and "identical tokens: True" in out

@@ -1,4 +1,5 @@
-"""The built-in model of `mlxir demo`: a tiny decoder (embedding, RMSNorm, rotary-free
+"""The built-in models: `build_llama` (the `mlxir demo` model, a transformers Llama with
+random weights) and `TinyDecoder`, a tiny decoder (embedding, RMSNorm, rotary-free
 causal self-attention with grouped KV heads, SwiGLU MLP, LM head), random weights
 from a fixed seed, exported with a dynamic sequence length."""
 
@@ -93,3 +94,27 @@ def export_model(model: TinyDecoder, seq: int = 8) -> ExportedProgram:
         return export(
             model, (tokens,), dynamic_shapes={"tokens": {1: Dim("seq", min=2, max=MAX_SEQ)}}
         )
+
+
+LLAMA_CONFIG: dict[str, int] = {
+    "vocab_size": 512,
+    "hidden_size": 64,
+    "intermediate_size": 172,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 512,
+}
+
+
+def build_llama(seed: int = 0) -> nn.Module:
+    """A small transformers Llama (random weights from `seed`, SDPA attention)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(**LLAMA_CONFIG, pad_token_id=0)
+    config._attn_implementation = "sdpa"
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config).eval()
+    model.generation_config.eos_token_id = None  # random weights: never stop early
+    model.generation_config.pad_token_id = 0
+    return model

@@ -64,30 +64,35 @@ def _load_exported(path: Path) -> Any:
 
 
 def demo(args: argparse.Namespace) -> int:
+    import mlx.core as mx
     import torch
 
     import mlxir
     from mlxir.codegen import serialize
-    from mlxir.conversions.aten_to_mlx import ConvertAtenToMlxPass
-    from mlxir.tools import demo_model
+    from mlxir.tools import demo_model, llm
     from mlxir.tools.mlx_opt import make_context
     from mlxir.tools.registry import PASSES
 
+    config = demo_model.LLAMA_CONFIG
     start = _step(
-        f"building the built-in TinyDecoder ({demo_model.LAYERS} layers, hidden "
-        f"{demo_model.HIDDEN}, {demo_model.HEADS}/{demo_model.KV_HEADS} heads, vocab "
-        f"{demo_model.VOCAB}), random weights, seed {args.seed}"
+        f"building a Llama (transformers, random weights, seed {args.seed}): "
+        f"{config['num_hidden_layers']} layers, hidden {config['hidden_size']}, "
+        f"{config['num_attention_heads']}/{config['num_key_value_heads']} heads, "
+        f"vocab {config['vocab_size']}"
     )
-    model = demo_model.build_model(args.seed)
+    model = demo_model.build_llama(args.seed)
     print(f"    {sum(p.numel() for p in model.parameters()):,} parameters")
 
-    start = _step("torch.export with a dynamic sequence length (2..64)")
-    ep = demo_model.export_model(model)
-    exported = sum(1 for n in ep.graph.nodes if n.op == "call_function")
-    print(f"    {exported} ATen nodes in {time.perf_counter() - start:.2f} s")
+    start = _step(
+        "torch.export: one step program for prefill and decode, dynamic batch, prompt "
+        "length and past length, the KV cache as explicit inputs and outputs"
+    )
+    exported = llm.export_llm(model)
+    nodes = sum(1 for n in exported.ep.graph.nodes if n.op == "call_function")
+    print(f"    {nodes} ATen nodes in {time.perf_counter() - start:.2f} s")
 
     start = _step("importing into the aten dialect (core ATen, native ops kept)")
-    module = mlxir.import_program(ep)
+    module = mlxir.import_program(exported.ep)
     payloads = mlxir.payloads_of(module)
     counts = op_counts(module)
     print(f"    {sum(counts.values())} ops in {time.perf_counter() - start:.2f} s:")
@@ -96,10 +101,8 @@ def demo(args: argparse.Namespace) -> int:
     ctx = make_context()
     for name in ("convert-aten-to-mlx", "canonicalize", "cse", "dce"):
         start = _step(f"pass {name}")
-        if name == "convert-aten-to-mlx":
-            ConvertAtenToMlxPass().apply(ctx, module)
-        else:
-            PASSES[name].factory()().apply(ctx, module)
+        PASSES[name].factory()().apply(ctx, module)
+        module.verify()
         counts = op_counts(module)
         print(f"    {sum(counts.values())} ops in {time.perf_counter() - start:.2f} s")
     print("    mlx level, by op:")
@@ -110,33 +113,44 @@ def demo(args: argparse.Namespace) -> int:
     start = _step("serializing the FlatBuffer program and loading it")
     data = serialize(module, payloads)
     program = mlxir.Program(data)
+    compiled = llm.CompiledLLM.from_program(program)
     print(
         f"    {len(data):,} bytes, {len(program.info.instructions)} instructions, "
         f"{len(program.info.slots)} slots, in {time.perf_counter() - start:.2f} s"
     )
 
-    _step("running on MLX at sequence lengths the export never saw, against eager torch")
-    for seq in (3, 11, 40):
-        tokens = torch.randint(0, demo_model.VOCAB, (1, seq), generator=torch.Generator().manual_seed(seq))
-        with torch.no_grad():
-            start = time.perf_counter()
-            expected = model(tokens)
-            torch_ms = (time.perf_counter() - start) * 1e3
+    _step(
+        f"generating {args.new_tokens} greedy tokens for 2 left-padded prompts (lengths 5 "
+        "and 9) on MLX, against transformers' generate"
+    )
+    prompts = torch.randint(3, config["vocab_size"], (2, 9), generator=torch.Generator().manual_seed(1))
+    mask = torch.ones(2, 9, dtype=torch.int64)
+    mask[0, :4] = 0
+    prompts[0, :4] = 0
+    with torch.no_grad():
         start = time.perf_counter()
-        got = program(tokens)
-        mlx_ms = (time.perf_counter() - start) * 1e3
-        diff = float((got - expected).abs().max())
-        same = bool((got.argmax(-1) == expected.argmax(-1)).all())
-        print(
-            f"    seq {seq:>3}: max |mlx - torch| {diff:.2e}, same argmax tokens: {same}; "
-            f"mlx {mlx_ms:.1f} ms, torch {torch_ms:.1f} ms (one run each)"
+        expected = model.generate(
+            prompts, attention_mask=mask, max_new_tokens=args.new_tokens, do_sample=False
         )
-        if diff > 1e-3 or not same:
-            print("    MISMATCH against eager torch", file=sys.stderr)
-            return 1
+        torch_s = time.perf_counter() - start
+    start = time.perf_counter()
+    got = llm.generate(compiled, prompts, mask, max_new_tokens=args.new_tokens)
+    mx.eval()
+    mlx_s = time.perf_counter() - start
+    for row in range(2):
+        print(f"    prompt {row}: mlxir {got[row, 9:].tolist()}")
+        print(f"    {'':9} torch {expected[row, 9:].tolist()}")
+    same = bool(torch.equal(torch.as_tensor(got), expected))
+    print(
+        f"    identical tokens: {same}; mlxir {mlx_s * 1e3:.0f} ms, transformers "
+        f"{torch_s * 1e3:.0f} ms for the whole generation (one run each, compile excluded)"
+    )
     if args.output:
         Path(args.output).write_bytes(data)
         print(f"==> wrote {args.output}")
+    if not same:
+        print("mlxir: error: the generated tokens differ from transformers'", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -254,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo_parser.add_argument("--seed", type=int, default=0)
     demo_parser.add_argument("--print-ir", action="store_true", help="print the mlx-level IR")
     demo_parser.add_argument("-o", "--output", help="also write the program here")
+    demo_parser.add_argument("--new-tokens", type=int, default=16)
     demo_parser.set_defaults(run=demo)
 
     compile_parser = sub.add_parser("compile", help="compile a saved ExportedProgram (.pt2)")
