@@ -36,6 +36,7 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.__or__": "aten.bitwise_or",
         "aten.__xor__": "aten.bitwise_xor",
         "aten.hardtanh": "aten.clamp",
+        "aten.copy": "aten.expand",
         "aten._softmax": "aten.softmax",
         "aten._log_softmax": "aten.log_softmax",
         "aten.max_pool2d_with_indices": "aten.max_pool2d",
