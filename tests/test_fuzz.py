@@ -5,11 +5,13 @@ inputs, and a failure shrinks to a small one."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from fuzz import fuzz_program
+from fuzz import fuzz_parser, fuzz_program
 
 
 def smoke(examples: int) -> settings:
@@ -47,3 +49,23 @@ def test_corpus_programs_run(name: str) -> None:
 @given(program_case)
 def test_mutated_programs_load_run_or_fail_cleanly(case: fuzz_program.Case) -> None:
     event(fuzz_program.run_case(case.data(), case.input_seed))
+
+
+token_mutation = st.tuples(st.integers(0, 8), st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1))
+parser_case = st.builds(
+    fuzz_parser.Case,
+    st.integers(0, len(fuzz_parser.chunks()) - 1),
+    st.lists(token_mutation, min_size=1, max_size=3).map(tuple),
+    st.integers(0, len(fuzz_parser.PIPELINES) - 1),
+)
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz") / "fuzz.mlir"
+
+
+@smoke(1000)
+@given(case=parser_case)
+def test_mutated_mlir_gets_a_located_diagnostic(case: fuzz_parser.Case, scratch: Path) -> None:
+    event(fuzz_parser.run_case(case.text(), case.args(), path=scratch))

@@ -415,3 +415,18 @@ def test_an_out_of_range_position_does_not_crash(cache_program: tuple[StaticCach
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
+
+
+def test_attribute_text_is_parsed_in_linear_time() -> None:
+    """Attributes stored as text are parsed at load: an unterminated string literal
+    (xDSL 0.75's lexer backtracks exponentially on it) or deep nesting is rejected at
+    once."""
+    import time
+
+    from mlxir.codegen.attributes import parse_attribute
+
+    for text in ('"' + "a" * 10_000, "[" * 100_000, '"' + "\\n" * 5_000 + "\\"):
+        start = time.perf_counter()
+        with pytest.raises(mlxir.ProgramError):
+            parse_attribute(text)
+        assert time.perf_counter() - start < 5, text[:20]

@@ -6,8 +6,25 @@
 // PARSE-NOT: Traceback
 
 // RUN: not mlx-opt %S/Inputs/verify_error.mlir 2>&1 | filecheck %s --check-prefix=VERIFY
-// VERIFY: verify_error.mlir: error: 'aten.exp' op result shape [3] does not match operand shape [2]
+// VERIFY: verify_error.mlir:2:3: error: 'aten.exp' op result shape [3] does not match operand shape [2]
 // VERIFY-NOT: Traceback
+
+// A type constraint of a declarative format fails while the op is parsed: a parse
+// error at the op.
+// RUN: not mlx-opt %S/Inputs/type_constraint.mlir 2>&1 | filecheck %s --check-prefix=CONSTRAINT
+// CONSTRAINT: type_constraint.mlir:2:3
+// CONSTRAINT-NEXT: %0 = aten.exp %x : f32 -> f32
+// CONSTRAINT: f32 should be of base attribute tensor
+// CONSTRAINT-NOT: Traceback
+
+// RUN: not mlx-opt %S/Inputs/unterminated_string.mlir 2>&1 | filecheck %s --check-prefix=STRING
+// STRING: unterminated_string.mlir:2:11
+// STRING: End of file reached before closing string literal.
+
+// A pass that fails on an op names where the op is.
+// RUN: not mlx-opt %S/Inputs/lowering_error.mlir -p convert-aten-to-mlx 2>&1 | filecheck %s --check-prefix=LOWER
+// LOWER: lowering_error.mlir:2:3: error: aten.index: a bool mask index selects a data-dependent number of elements
+// LOWER-NOT: Traceback
 
 // RUN: not mlx-opt %S/Inputs/verify_error.mlir -p no-such-pass 2>&1 | filecheck %s --check-prefix=PASS
 // PASS: mlx-opt: error: Unrecognized passes: ['no-such-pass']
