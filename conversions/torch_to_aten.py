@@ -81,10 +81,13 @@ class ImportError_(Exception):
 class UnsupportedOpsError(ImportError_):
     """Raised once per program, listing every unsupported target."""
 
-    def __init__(self, unsupported: dict[str, list[str]]):
+    def __init__(self, unsupported: dict[str, list[str]], reasons: dict[str, str] | None = None):
         self.unsupported = unsupported
+        self.reasons = reasons or {}
+        """Why a target cannot be supported (data-dependent shapes, complex numbers)."""
         lines = [
             f"  {target}: {len(locations)} node(s), first at {locations[0]}"
+            + (f"\n    {self.reasons[target]}" if target in self.reasons else "")
             for target, locations in sorted(unsupported.items())
         ]
         super().__init__(
@@ -117,6 +120,8 @@ no float64, and the program must run the same everywhere."""
 
 
 def element_type(dtype: torch.dtype) -> Attribute:
+    if dtype.is_complex:
+        raise UnsupportedDtypeError(f"dtype {dtype}: {_COMPLEX}")
     if dtype not in DTYPES:
         raise UnsupportedDtypeError(
             f"dtype {dtype} is not supported by mlxir (supported: "
@@ -1118,15 +1123,73 @@ def _target_name(node: Node) -> str:
 # ---------------------------------------------------------------------------
 
 
+_DATA_DEPENDENT = (
+    "its output's shape depends on the values of its input, not only on its shape; an mlxir "
+    "program computes every shape from its inputs' shapes (MLX has no data-dependent shapes)"
+)
+_COMPLEX = (
+    "complex numbers are not supported by mlxir (no complex element type); write the "
+    "computation on real tensors (e.g. rotary embeddings with cos/sin)"
+)
+UNSUPPORTED_BECAUSE: dict[str, str] = {
+    "aten.nonzero": f"{_DATA_DEPENDENT}; torch.where(mask, x, y) keeps the shape",
+    "aten.argwhere": _DATA_DEPENDENT,
+    "aten.masked_select": f"{_DATA_DEPENDENT}; torch.where(mask, x, 0) keeps the shape",
+    "aten._unique2": _DATA_DEPENDENT,
+    "aten.unique_dim": _DATA_DEPENDENT,
+    "aten.unique_consecutive": _DATA_DEPENDENT,
+    "aten._local_scalar_dense": (
+        "`.item()` (or int(t), float(t), bool(t)) reads a tensor's value while exporting: the "
+        "result depends on the data, which a compiled program cannot (keep it a tensor)"
+    ),
+    "aten.view_as_complex": _COMPLEX,
+    "aten.view_as_real": _COMPLEX,
+    "aten.complex": _COMPLEX,
+    "aten.polar": _COMPLEX,
+}
+"""ATen packets mlxir cannot support, and why (the error says it)."""
+
+BOOL_MASK_INDEX = "aten.index.Tensor (a bool mask index, x[mask])"
+
+
+def _unsupported_because(node: Node) -> tuple[str, str] | None:
+    """(what, why) for a node mlxir cannot support by design, whatever its handler."""
+    target = node.target
+    if not isinstance(target, torch._ops.OpOverload):
+        return None
+    packet = target.overloadpacket._qualified_op_name.replace("::", ".")
+    if packet in UNSUPPORTED_BECAUSE:
+        return str(target), UNSUPPORTED_BECAUSE[packet]
+    if packet == "aten.index":
+        indices = node.args[1] if len(node.args) > 1 else ()
+        for index in indices if isinstance(indices, list | tuple) else ():
+            value = index.meta.get("val") if isinstance(index, Node) else None
+            if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
+                return BOOL_MASK_INDEX, (
+                    f"{_DATA_DEPENDENT}: a bool mask selects as many elements as it has true "
+                    "values; torch.where(mask, x, 0) keeps the shape"
+                )
+    values = node.meta.get("val")
+    for value in values if isinstance(values, list | tuple) else (values,):
+        if isinstance(value, torch.Tensor) and value.dtype.is_complex:
+            return f"{target} (on complex numbers)", _COMPLEX
+    return None
+
+
 def _check_supported(graph_nodes: Sequence[Node]) -> None:
     unsupported: dict[str, list[str]] = {}
+    reasons: dict[str, str] = {}
     for node in graph_nodes:
         if node.op != "call_function":
             continue
-        if _handler_for(node) is None:
+        because = _unsupported_because(node)
+        if because is not None:
+            unsupported.setdefault(because[0], []).append(describe_location(node))
+            reasons[because[0]] = because[1]
+        elif _handler_for(node) is None:
             unsupported.setdefault(_target_name(node), []).append(describe_location(node))
     if unsupported:
-        raise UnsupportedOpsError(unsupported)
+        raise UnsupportedOpsError(unsupported, reasons)
 
 
 def _global_name(name: str) -> str:

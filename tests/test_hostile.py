@@ -430,3 +430,68 @@ def test_attribute_text_is_parsed_in_linear_time() -> None:
         with pytest.raises(mlxir.ProgramError):
             parse_attribute(text)
         assert time.perf_counter() - start < 5, text[:20]
+
+
+# --------------------------------------------------------------------------- importer
+
+
+class _Nonzero(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nonzero(x)
+
+
+class _BoolMask(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x[x > 0] * 2
+
+
+class _MaskedSelect(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.masked_select(x, x > 0)
+
+
+class _Unique(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.unique(x)
+
+
+class _Item(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n = torch.count_nonzero(x).item()
+        return torch.ones(n)
+
+
+class _ComplexRope(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rotation = torch.polar(torch.ones(3), torch.arange(3.0))
+        return torch.view_as_real(torch.view_as_complex(x) * rotation)
+
+
+@pytest.mark.parametrize(
+    ("module", "op", "why"),
+    [
+        (_Nonzero(), "aten.nonzero.default", "output's shape depends on the values"),
+        (_BoolMask(), r"aten.index.Tensor \(a bool mask index, x\[mask\]\)", "a bool mask selects"),
+        (_MaskedSelect(), "aten.masked_select.default", "output's shape depends on the values"),
+        (_Unique(), "aten._unique2.default", "output's shape depends on the values"),
+        (_Item(), "aten._local_scalar_dense.default", r"`.item\(\)`"),
+        (_ComplexRope(), "aten.view_as_complex.default", "complex numbers are not supported"),
+    ],
+)
+def test_data_dependent_shapes_and_complex_numbers_are_explained(module: nn.Module, op: str, why: str) -> None:
+    from mlxir.conversions.torch_to_aten import UnsupportedOpsError
+
+    ep = export(module, (torch.tensor([[1.0, -2.0], [0.0, 3.0], [4.0, 0.0]]),))
+    with pytest.raises(UnsupportedOpsError, match=rf"(?s){op}: 1 node\(s\), first at .*test_hostile.py:\d+.*{why}"):
+        mlxir.compile(ep)
+
+
+def test_complex_inputs_are_explained() -> None:
+    from mlxir.conversions.torch_to_aten import UnsupportedDtypeError, UnsupportedOpsError
+
+    class Twice(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x * 2
+
+    with pytest.raises((UnsupportedOpsError, UnsupportedDtypeError), match="complex numbers are not supported"):
+        mlxir.compile(export(Twice(), (torch.randn(3, dtype=torch.complex64),)))
