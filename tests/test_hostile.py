@@ -5,6 +5,7 @@ many threads; and compiling the same ExportedProgram twice (byte-identical outpu
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -495,3 +496,69 @@ def test_complex_inputs_are_explained() -> None:
 
     with pytest.raises((UnsupportedOpsError, UnsupportedDtypeError), match="complex numbers are not supported"):
         mlxir.compile(export(Twice(), (torch.randn(3, dtype=torch.complex64),)))
+
+
+# --------------------------------------------------------------------------- determinism
+
+_COMPILE = """
+import sys, warnings
+warnings.simplefilter("ignore")
+import torch, mlxir
+for source in sys.argv[1:]:
+    data = mlxir.compile(torch.export.load(source)).to_bytes()
+    open(source.replace(".pt2", ".mlxfb"), "wb").write(data)
+"""
+
+
+def _saved_programs(tmp_path: Path) -> list[Path]:
+    """A decoder with a dynamic sequence length, a module with a mutated buffer and an
+    attention block with a bool mask, saved as .pt2."""
+    from mlxir.tools import demo_model
+
+    torch.manual_seed(0)
+    programs = {
+        "decoder": demo_model.export_model(demo_model.build_model()),
+        "cache": export(StaticCache().eval(), (torch.randn(1, 1, 4), torch.tensor([0]))),
+        "attention": export(
+            nn.MultiheadAttention(8, 2, batch_first=True).eval(),
+            (torch.randn(1, 5, 8),) * 3,
+            {"attn_mask": torch.ones(5, 5, dtype=torch.bool).tril()},
+        ),
+    }
+    paths = []
+    for name, ep in programs.items():
+        path = tmp_path / f"{name}.pt2"
+        torch.export.save(ep, path)
+        paths.append(path)
+    return paths
+
+
+def test_compiling_is_deterministic_across_processes(tmp_path: Path) -> None:
+    """The same ExportedProgram compiles to the same bytes in two processes (with other
+    hash seeds: no set or dict order leaks into the program) and in this one, twice."""
+    sources = _saved_programs(tmp_path)
+    outputs = []
+    for seed in ("1", "2"):
+        run_dir = tmp_path / f"run{seed}"
+        run_dir.mkdir()
+        copies = []
+        for source in sources:
+            copy = run_dir / source.name
+            copy.write_bytes(source.read_bytes())
+            copies.append(str(copy))
+        done = subprocess.run(
+            [sys.executable, "-c", _COMPILE, *copies],
+            capture_output=True,
+            timeout=600,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert done.returncode == 0, done.stderr.decode()[-3000:]
+        outputs.append({Path(c).stem: Path(c.replace(".pt2", ".mlxfb")).read_bytes() for c in copies})
+    assert outputs[0].keys() == outputs[1].keys() == {s.stem for s in sources}
+    for name in outputs[0]:
+        assert outputs[0][name] == outputs[1][name], f"{name}: two processes, two programs"
+    for source in sources:
+        ep = torch.export.load(source)
+        first, second = mlxir.compile(ep).to_bytes(), mlxir.compile(ep).to_bytes()
+        assert first == second, f"{source.stem}: compiled twice in one process"
+        assert first == outputs[0][source.stem], f"{source.stem}: this process and another"
