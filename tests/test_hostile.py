@@ -562,3 +562,163 @@ def test_compiling_is_deterministic_across_processes(tmp_path: Path) -> None:
         first, second = mlxir.compile(ep).to_bytes(), mlxir.compile(ep).to_bytes()
         assert first == second, f"{source.stem}: compiled twice in one process"
         assert first == outputs[0][source.stem], f"{source.stem}: this process and another"
+
+
+# --------------------------------------------------------------------------- hand-made programs
+
+F32, INPUT, TEMPORARY, CONSTANT = 12, 1, 0, 2  # DType.Float32, SlotKind values
+
+
+def raw_program(
+    slots: Sequence[tuple[int, Sequence[int]]],
+    op_names: Sequence[str] = (),
+    instructions: Sequence[dict[str, Any]] = (),
+    inputs: Sequence[int] = (),
+    outputs: Sequence[int] = (),
+    globals_: Sequence[tuple[str, int]] = (),
+    input_dims: Sequence[Sequence[str]] = (),
+) -> bytes:
+    """A `.mlxfb` written field by field with the flatc bindings: programs the serializer
+    refuses to write, for the loader's own checks. Slots are (kind, shape) of float32;
+    globals are (name, slot) constants with zero payloads."""
+    import flatbuffers
+
+    from mlxir.codegen.fb import Global, InputDims, Instruction, Program, Slot
+    from mlxir.codegen.ops import FILE_IDENTIFIER, SCHEMA_VERSION
+
+    b = flatbuffers.Builder(1024)
+
+    def uints(values: Sequence[int]) -> int:
+        return b.CreateNumpyVector(np.asarray(values, dtype="<u4"))
+
+    def offsets(items: Sequence[int]) -> int:
+        b.StartVector(4, len(items), 4)
+        for item in reversed(items):
+            b.PrependUOffsetTRelative(item)
+        return b.EndVector()
+
+    def strings(values: Sequence[str]) -> int:
+        return offsets([b.CreateString(v) for v in values])
+
+    slot_tables = []
+    for kind, shape in slots:
+        vector = b.CreateNumpyVector(np.asarray(shape, dtype="<i8"))
+        Slot.Start(b)
+        Slot.AddKind(b, kind)
+        Slot.AddDtype(b, F32)
+        Slot.AddShape(b, vector)
+        slot_tables.append(Slot.End(b))
+    instruction_tables = []
+    for ins in instructions:
+        fields = {k: uints(ins.get(k, ())) for k in ("operands", "results", "free")}
+        names = strings(ins["result_names"]) if "result_names" in ins else None
+        Instruction.Start(b)
+        Instruction.AddOp(b, ins.get("op", 0))
+        Instruction.AddOperands(b, fields["operands"])
+        Instruction.AddResults(b, fields["results"])
+        Instruction.AddFree(b, fields["free"])
+        if names is not None:
+            Instruction.AddResultNames(b, names)
+        instruction_tables.append(Instruction.End(b))
+    global_tables = []
+    segment = b""
+    for name, slot in globals_:
+        shape = [d for d in slots[slot][1] if d >= 0]
+        length = 4 * int(np.prod(shape)) if shape else 4
+        offset, segment = len(segment), segment + bytes(-(-length // 64) * 64)
+        name_offset = b.CreateString(name)
+        Global.Start(b)
+        Global.AddName(b, name_offset)
+        Global.AddKind(b, 2)  # GlobalKind.Constant
+        Global.AddSlot(b, slot)
+        Global.AddOffset(b, offset)
+        Global.AddLength(b, length)
+        global_tables.append(Global.End(b))
+    dims_tables = []
+    for dims in input_dims:
+        vector = strings(dims)
+        InputDims.Start(b)
+        InputDims.AddDims(b, vector)
+        dims_tables.append(InputDims.End(b))
+    vectors = {
+        "slots": offsets(slot_tables),
+        "op_names": strings(op_names),
+        "instructions": offsets(instruction_tables),
+        "inputs": uints(inputs),
+        "outputs": uints(outputs),
+        "globals": offsets(global_tables),
+        "input_dims": offsets(dims_tables),
+        "state": offsets([]),
+        "name": b.CreateString("forward"),
+    }
+    Program.Start(b)
+    Program.AddVersion(b, SCHEMA_VERSION)
+    Program.AddName(b, vectors["name"])
+    Program.AddSlots(b, vectors["slots"])
+    Program.AddOpNames(b, vectors["op_names"])
+    Program.AddInstructions(b, vectors["instructions"])
+    Program.AddInputs(b, vectors["inputs"])
+    Program.AddOutputs(b, vectors["outputs"])
+    Program.AddGlobals(b, vectors["globals"])
+    Program.AddState(b, vectors["state"])
+    Program.AddInputDims(b, vectors["input_dims"])
+    Program.AddSegmentSize(b, len(segment))
+    b.FinishSizePrefixed(Program.End(b), FILE_IDENTIFIER.encode())
+    data = bytes(b.Output())
+    return data + bytes(-len(data) % 64) + segment
+
+
+def test_raw_programs_load() -> None:
+    """The helper writes programs the loader takes (so each check below is the one
+    that fails)."""
+    data = raw_program(
+        [(INPUT, [2]), (TEMPORARY, [2])],
+        ["mlx.exp"],
+        [{"operands": [0], "results": [1], "result_names": ["y"]}],
+        inputs=[0],
+        outputs=[1],
+        input_dims=[[""]],
+    )
+    assert np.allclose(np.array(mlxir.load(data)(mx.zeros(2))), 1.0)
+    assert mlxir.load(raw_program([(CONSTANT, [3])], globals_=[("w", 0)], outputs=[0]))().shape == (3,)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"slots": [(INPUT, [2]), (TEMPORARY, [2])], "inputs": [0], "outputs": [1]}, r"program.outputs\[0\]: slot 1 holds no value at the end"),
+        ({"slots": [(CONSTANT, [-1])], "globals_": [("w", 0)]}, "a global's slot must have a static shape"),
+        (
+            {
+                "slots": [(INPUT, [2]), (TEMPORARY, [2])],
+                "op_names": ["mlx.exp"],
+                "instructions": [{"operands": [0], "results": [1], "result_names": ["a", "b"]}],
+                "inputs": [0],
+                "outputs": [1],
+            },
+            r"instruction #0 \(mlx.exp\): 2 result names for 1 results",
+        ),
+        ({"slots": [(INPUT, [2])], "inputs": [0], "outputs": [0], "input_dims": [[""], [""]]}, "input_dims has 2 entries for 1 inputs"),
+        ({"slots": [(INPUT, [2])], "inputs": [0], "outputs": [0], "input_dims": [["", ""]]}, r"input_dims\[0\] has 2 dims, the input has rank 1"),
+        (
+            {
+                "slots": [(INPUT, [2]), (TEMPORARY, [2])],
+                "op_names": ["mlx.exp"],
+                "instructions": [{"operands": [0], "results": [1], "free": [0]}],
+                "inputs": [0],
+                "outputs": [1],
+            },
+            "frees slot 0, which holds no temporary value",
+        ),
+    ],
+)
+def test_loader_checks(fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(mlxir.ProgramError, match=message):
+        mlxir.load(raw_program(**fields))
+    with pytest.raises(mlxir.ProgramError):
+        mlxir.codegen.deserialize(raw_program(**fields))
+
+
+def test_a_buffer_that_is_not_contiguous() -> None:
+    with pytest.raises(mlxir.ProgramError, match="not contiguous"):
+        mlxir.codegen.read_program(memoryview(bytes(256))[::2])
