@@ -215,18 +215,33 @@ def _where(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 # ---------------------------------------------------------------------------
 
 
+def _in_bounds(indices: mx.array, size: int) -> mx.array:
+    """Indices clamped to `[-size, size)`. MLX does not check index values (an index past
+    the end reads or writes outside the array's memory, and can crash the process);
+    checking would force evaluation, so mlxir clamps instead: an out-of-range index
+    addresses the nearest end, never foreign memory. Negative indices still wrap."""
+    unsigned = indices.dtype in (mx.uint8, mx.uint16, mx.uint32, mx.uint64)
+    return mx.clip(indices, 0 if unsigned else -size, max(size - 1, 0))
+
+
 @_kernel("mlx.take")
 def _take(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     if "axis" not in props:  # over the flattened input
-        return lambda operands: (mx.take(operands[0], operands[1]),)
+        return lambda operands: (mx.take(operands[0], _in_bounds(operands[1], operands[0].size)),)
     axis = _int(props, "axis")
-    return lambda operands: (mx.take(operands[0], operands[1], axis=axis),)
+    return lambda operands: (
+        mx.take(operands[0], _in_bounds(operands[1], operands[0].shape[axis]), axis=axis),
+    )
 
 
 @_kernel("mlx.take_along_axis")
 def _take_along_axis(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     axis = _int(props, "axis")
-    return lambda operands: (mx.take_along_axis(operands[0], operands[1], axis=axis),)
+    return lambda operands: (
+        mx.take_along_axis(
+            operands[0], _in_bounds(operands[1], operands[0].shape[axis]), axis=axis
+        ),
+    )
 
 
 class _AxisPlan:
@@ -263,6 +278,10 @@ def _offset_grids(
     return tuple(grids)
 
 
+def _grids_in_bounds(grids: Sequence[mx.array], shape: Sequence[int]) -> tuple[mx.array, ...]:
+    return tuple(_in_bounds(g, size) for g, size in zip(grids, shape))
+
+
 @_kernel("mlx.gather")
 def _gather(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     """`result[b..., s...] = x[idx_0[b] + s_a0, ..., s_d, ...]`, shape `B ++ slice_sizes`.
@@ -283,7 +302,7 @@ def _gather(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     def general(operands: Sequence[Any]) -> Sequence[Any]:
         x, indices = operands[0], operands[1 : 1 + n_indices]
         sizes = sizes_of(operands[1 + n_indices :])
-        return (x[_offset_grids(plan, indices, sizes)],)
+        return (x[_grids_in_bounds(_offset_grids(plan, indices, sizes), x.shape)],)
 
     if not unit_slices:
         return general
@@ -292,6 +311,7 @@ def _gather(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         x, indices = operands[0], operands[1 : 1 + n_indices]
         sizes = sizes_of(operands[1 + n_indices :])
         shape = x.shape
+        indices = [_in_bounds(i, shape[a]) for i, a in zip(indices, plan.axes)]
         xt = x if plan.identity else mx.transpose(x, plan.perm)
         key: list[Any] = list(indices)
         trailing_full = 0
@@ -364,7 +384,9 @@ def _scatter(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         if any(slice_shape[a] != 1 for a in plan.axes) or any(
             slice_shape[d] > shape[d] for d in plan.rest
         ):
-            return (apply(x, _offset_grids(plan, indices, slice_shape), updates),)
+            grids = _grids_in_bounds(_offset_grids(plan, indices, slice_shape), shape)
+            return (apply(x, grids, updates),)
+        indices = [_in_bounds(i, shape[a]) for i, a in zip(indices, plan.axes)]
         key: list[Any] = list(indices)
         for d in plan.rest:
             key.append(slice(None) if slice_shape[d] == shape[d] else slice(0, slice_shape[d]))

@@ -393,14 +393,9 @@ def test_threads_never_lose_a_state_update() -> None:
     assert float(program(torch.ones(4))[0]) == 1.0
 
 
-# --------------------------------------------------------------------------- known problems
+# --------------------------------------------------------------------------- index values
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime/kernels.py: out-of-range scatter/gather indices are undefined behaviour "
-    "(MLX writes outside its buffer); an index_copy position past the cache corrupts the heap",
-)
 def test_an_out_of_range_position_does_not_crash(cache_program: tuple[StaticCache, bytes], tmp_path: Path) -> None:
     _, data = cache_program
     path = tmp_path / "cache.mlxfb"
