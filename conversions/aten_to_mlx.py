@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 from xdsl.context import Context
@@ -160,7 +161,7 @@ class Emitter:
 
     def constant(self, value: float | int | bool, dtype: Attribute) -> SSAValue:
         """A 0-d tensor constant of `dtype`."""
-        tensor_type = _tensor(dtype, [])
+        tensor_type: Any = _tensor(dtype, [])
         if is_float(dtype):
             attr = DenseIntOrFPElementsAttr.from_list(tensor_type, [float(value)])
         else:
@@ -226,7 +227,8 @@ class Emitter:
     # --- ops -----------------------------------------------------------------
 
     def unary(self, name: str, value: SSAValue, result_type: Attribute | None = None) -> SSAValue:
-        return self.emit(mlx.UNARY_OP_CLASSES[name](value, result_type or value.type))
+        op_cls: Any = mlx.UNARY_OP_CLASSES[name]
+        return self.emit(op_cls(value, result_type or value.type))
 
     def binary(self, name: str, lhs: SSAValue, rhs: SSAValue, result_dtype: Attribute | None = None) -> SSAValue:
         shape = broadcast_shapes([shape_of(lhs), shape_of(rhs)])
@@ -236,7 +238,8 @@ class Emitter:
             if kind in (mlx.ElementwiseKind.COMPARE, mlx.ElementwiseKind.LOGICAL)
             else (result_dtype or dtype_of(lhs))
         )
-        return self.emit(mlx.BINARY_OP_CLASSES[name](lhs, rhs, _tensor(dtype, shape)))
+        op_cls: Any = mlx.BINARY_OP_CLASSES[name]
+        return self.emit(op_cls(lhs, rhs, _tensor(dtype, shape)))
 
     def reshape(self, value: SSAValue, sizes: Sequence[Size]) -> SSAValue:
         static = [s if isinstance(s, int) else DYNAMIC for s in sizes]
@@ -1460,7 +1463,7 @@ class LowerPool2d(AtenLowering):
             lead = e.dims(x)[:-2]
             for i in range(kh):
                 for j in range(kw):
-                    starts: list[Size] = [0] * (rank - 2) + [i * dh, j * dw]
+                    starts: list[Size] = [*([0] * (rank - 2)), i * dh, j * dw]
                     stops: list[Size] = [*lead, i * dh + (oh - 1) * sh + 1, j * dw + (ow - 1) * sw + 1]
                     part = e.slice(x, starts, stops, [1] * (rank - 2) + [sh, sw], [*shape[:-2], oh, ow])
                     acc = part if acc is None else e.binary(combine, acc, part)

@@ -64,6 +64,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.rewriter import InsertPoint
 
 from mlxir.dialects import aten, mlx
@@ -331,10 +332,20 @@ Handler = Callable[[ImportState, Node], Operation | SSAValue | list[SSAValue]]
 # ---------------------------------------------------------------------------
 
 
+def _args(node: Node) -> tuple[Any, ...]:
+    """A node's positional arguments, untyped: fx types them as a union the handlers
+    narrow by the op's schema, which is what they read them against."""
+    return tuple(node.args)
+
+
+def _kwargs(node: Node) -> dict[str, Any]:
+    return dict(node.kwargs)
+
+
 def _arg(node: Node, index: int, name: str, default: Any = None) -> Any:
-    if len(node.args) > index:
-        return node.args[index]
-    return node.kwargs.get(name, default)
+    if len(_args(node)) > index:
+        return _args(node)[index]
+    return _kwargs(node).get(name, default)
 
 
 def _props(**values: Attribute | None) -> dict[str, Attribute]:
@@ -353,21 +364,21 @@ def _unit(flag: Any) -> UnitAttr | None:
     return UnitAttr() if flag else None
 
 
-def _unary(op_cls: type[Operation]) -> Handler:
+def _unary(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
-        return op_cls.build(operands=[state.value(node.args[0])], result_types=[_type_of_node(node)])
+        return op_cls.build(operands=[state.value(_args(node)[0])], result_types=[_type_of_node(node)])
 
     return handle
 
 
-def _binary(op_cls: type[Operation], *, has_alpha: bool = False) -> Handler:
+def _binary(op_cls: type[IRDLOperation], *, has_alpha: bool = False) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
-        alpha = node.kwargs.get("alpha")
+        alpha = _kwargs(node).get("alpha")
         props = _props(alpha=_f64(alpha) if has_alpha and alpha not in (None, 1) else None)
-        if op_cls is aten.DivOp and node.kwargs.get("rounding_mode") is not None:
-            props["rounding_mode"] = StringAttr(node.kwargs["rounding_mode"])
+        if op_cls is aten.DivOp and _kwargs(node).get("rounding_mode") is not None:
+            props["rounding_mode"] = StringAttr(_kwargs(node)["rounding_mode"])
         return op_cls.build(
-            operands=[state.value(node.args[0]), state.value(node.args[1])],
+            operands=[state.value(_args(node)[0]), state.value(_args(node)[1])],
             result_types=[_type_of_node(node)],
             properties=props,
         )
@@ -376,9 +387,9 @@ def _binary(op_cls: type[Operation], *, has_alpha: bool = False) -> Handler:
 
 
 def _gelu(state: ImportState, node: Node) -> Operation:
-    approximate = node.kwargs.get("approximate", "none")
+    approximate = _kwargs(node).get("approximate", "none")
     return aten.GeluOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_type_of_node(node)],
         properties=_props(approximate=StringAttr(approximate) if approximate != "none" else None),
     )
@@ -386,14 +397,14 @@ def _gelu(state: ImportState, node: Node) -> Operation:
 
 def _where(state: ImportState, node: Node) -> Operation:
     return aten.WhereOp.build(
-        operands=[state.value(a) for a in node.args[:3]], result_types=[_type_of_node(node)]
+        operands=[state.value(a) for a in _args(node)[:3]], result_types=[_type_of_node(node)]
     )
 
 
 def _clamp(state: ImportState, node: Node) -> Operation:
     low, high = _arg(node, 1, "min"), _arg(node, 2, "max")
     return aten.ClampOp.build(
-        operands=[state.value(node.args[0]), _optional(state, low), _optional(state, high)],
+        operands=[state.value(_args(node)[0]), _optional(state, low), _optional(state, high)],
         result_types=[_type_of_node(node)],
     )
 
@@ -401,17 +412,17 @@ def _clamp(state: ImportState, node: Node) -> Operation:
 def _hardtanh(state: ImportState, node: Node) -> Operation:
     low, high = _arg(node, 1, "min_val", -1.0), _arg(node, 2, "max_val", 1.0)
     return aten.ClampOp.build(
-        operands=[state.value(node.args[0]), [state.value(low)], [state.value(high)]],
+        operands=[state.value(_args(node)[0]), [state.value(low)], [state.value(high)]],
         result_types=[_type_of_node(node)],
     )
 
 
 def _to_copy(state: ImportState, node: Node) -> Operation:
-    return aten.ToCopyOp(state.value(node.args[0]), _type_of_node(node))
+    return aten.ToCopyOp(state.value(_args(node)[0]), _type_of_node(node))
 
 
 def _identity(state: ImportState, node: Node) -> SSAValue:
-    return state.value(node.args[0])
+    return state.value(_args(node)[0])
 
 
 def _reduction(name: str) -> Handler:
@@ -425,7 +436,7 @@ def _reduction(name: str) -> Handler:
             dims = [dims]
         keepdim = bool(_arg(node, 2, "keepdim", False))
         return op_cls.build(
-            operands=[state.value(node.args[0])],
+            operands=[state.value(_args(node)[0])],
             result_types=[_type_of_node(node)],
             properties=_props(
                 dims=int_array(dims) if dims else None, keepdim=_unit(keepdim)
@@ -435,13 +446,13 @@ def _reduction(name: str) -> Handler:
     return handle
 
 
-def _variance(op_cls: type[Operation]) -> Handler:
+def _variance(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         dims = _arg(node, 1, "dim")
-        correction = node.kwargs.get("correction", 1 if len(node.args) < 3 else node.args[2])
-        keepdim = bool(node.kwargs.get("keepdim", False))
+        correction = _kwargs(node).get("correction", 1 if len(_args(node)) < 3 else _args(node)[2])
+        keepdim = bool(_kwargs(node).get("keepdim", False))
         return op_cls.build(
-            operands=[state.value(node.args[0])],
+            operands=[state.value(_args(node)[0])],
             result_types=[_type_of_node(node)],
             properties=_props(
                 dims=int_array(dims) if dims else None,
@@ -453,11 +464,11 @@ def _variance(op_cls: type[Operation]) -> Handler:
     return handle
 
 
-def _arg_reduction(op_cls: type[Operation]) -> Handler:
+def _arg_reduction(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         dim = _arg(node, 1, "dim")
         return op_cls.build(
-            operands=[state.value(node.args[0])],
+            operands=[state.value(_args(node)[0])],
             result_types=[_type_of_node(node)],
             properties=_props(
                 dim=_i64(dim) if dim is not None else None,
@@ -468,10 +479,10 @@ def _arg_reduction(op_cls: type[Operation]) -> Handler:
     return handle
 
 
-def _along_dim(op_cls: type[Operation]) -> Handler:
+def _along_dim(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls.build(
-            operands=[state.value(node.args[0])],
+            operands=[state.value(_args(node)[0])],
             result_types=[_type_of_node(node)],
             properties={"dim": _i64(_arg(node, 1, "dim"))},
         )
@@ -479,11 +490,11 @@ def _along_dim(op_cls: type[Operation]) -> Handler:
     return handle
 
 
-def _sized(op_cls: type[Operation], size_arg: int = 1) -> Handler:
+def _sized(op_cls: type[IRDLOperation], size_arg: int = 1) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
-        static, dynamic = index_operands(state.sizes(node.args[size_arg]))
+        static, dynamic = index_operands(state.sizes(_args(node)[size_arg]))
         return op_cls.build(
-            operands=[state.value(node.args[0]), dynamic],
+            operands=[state.value(_args(node)[0]), dynamic],
             result_types=[_type_of_node(node)],
             properties={"static_sizes": int_array(static)},
         )
@@ -493,16 +504,16 @@ def _sized(op_cls: type[Operation], size_arg: int = 1) -> Handler:
 
 def _permute(state: ImportState, node: Node) -> Operation:
     return aten.PermuteOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_type_of_node(node)],
-        properties={"dims": int_array(node.args[1])},
+        properties={"dims": int_array(_args(node)[1])},
     )
 
 
 def _transpose(state: ImportState, node: Node) -> Operation:
-    dim0, dim1 = (node.args[1], node.args[2]) if len(node.args) > 2 else (0, 1)
+    dim0, dim1 = (_args(node)[1], _args(node)[2]) if len(_args(node)) > 2 else (0, 1)
     return aten.TransposeOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_type_of_node(node)],
         properties={"dim0": _i64(dim0), "dim1": _i64(dim1)},
     )
@@ -510,9 +521,9 @@ def _transpose(state: ImportState, node: Node) -> Operation:
 
 def _unsqueeze(state: ImportState, node: Node) -> Operation:
     return aten.UnsqueezeOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_type_of_node(node)],
-        properties={"dim": _i64(node.args[1])},
+        properties={"dim": _i64(_args(node)[1])},
     )
 
 
@@ -521,7 +532,7 @@ def _squeeze(state: ImportState, node: Node) -> Operation:
     if isinstance(dims, int):
         dims = [dims]
     return aten.SqueezeOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_type_of_node(node)],
         properties=_props(dims=int_array(dims) if dims is not None else None),
     )
@@ -542,7 +553,7 @@ def _slice(state: ImportState, node: Node) -> Operation:
         state, _arg(node, 2, "start"), _arg(node, 3, "end"), _arg(node, 4, "step", 1)
     )
     return aten.SliceOp.build(
-        operands=[state.value(node.args[0]), dynamic],
+        operands=[state.value(_args(node)[0]), dynamic],
         result_types=[_type_of_node(node)],
         properties={"dim": _i64(_arg(node, 1, "dim", 0)), "static_bounds": int_array(static)},
     )
@@ -553,34 +564,34 @@ def _slice_scatter(state: ImportState, node: Node) -> Operation:
         state, _arg(node, 3, "start"), _arg(node, 4, "end"), _arg(node, 5, "step", 1)
     )
     return aten.SliceScatterOp.build(
-        operands=[state.value(node.args[0]), state.value(node.args[1]), dynamic],
+        operands=[state.value(_args(node)[0]), state.value(_args(node)[1]), dynamic],
         result_types=[_type_of_node(node)],
         properties={"dim": _i64(_arg(node, 2, "dim", 0)), "static_bounds": int_array(static)},
     )
 
 
 def _select(state: ImportState, node: Node) -> Operation:
-    static, dynamic = index_operands(state.sizes([node.args[2]]))
+    static, dynamic = index_operands(state.sizes([_args(node)[2]]))
     return aten.SelectOp.build(
-        operands=[state.value(node.args[0]), dynamic],
+        operands=[state.value(_args(node)[0]), dynamic],
         result_types=[_type_of_node(node)],
-        properties={"dim": _i64(node.args[1]), "static_index": int_array(static)},
+        properties={"dim": _i64(_args(node)[1]), "static_index": int_array(static)},
     )
 
 
 def _narrow(state: ImportState, node: Node) -> Operation:
-    static, dynamic = index_operands(state.sizes([node.args[2], node.args[3]]))
+    static, dynamic = index_operands(state.sizes([_args(node)[2], _args(node)[3]]))
     return aten.NarrowOp.build(
-        operands=[state.value(node.args[0]), dynamic],
+        operands=[state.value(_args(node)[0]), dynamic],
         result_types=[_type_of_node(node)],
-        properties={"dim": _i64(node.args[1]), "static_bounds": int_array(static)},
+        properties={"dim": _i64(_args(node)[1]), "static_bounds": int_array(static)},
     )
 
 
-def _join(op_cls: type[Operation]) -> Handler:
+def _join(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls.build(
-            operands=[[state.value(t) for t in node.args[0]]],
+            operands=[[state.value(t) for t in _args(node)[0]]],
             result_types=[_type_of_node(node)],
             properties={"dim": _i64(_arg(node, 1, "dim", 0))},
         )
@@ -594,9 +605,9 @@ def _multi_result_types(node: Node) -> list[Attribute]:
 
 def _split(state: ImportState, node: Node) -> list[SSAValue]:
     op = aten.SplitOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_multi_result_types(node)],
-        properties={"split_size": _i64(node.args[1]), "dim": _i64(_arg(node, 2, "dim", 0))},
+        properties={"split_size": _i64(_args(node)[1]), "dim": _i64(_arg(node, 2, "dim", 0))},
     )
     state.insert(op)
     return list(op.results)
@@ -604,10 +615,10 @@ def _split(state: ImportState, node: Node) -> list[SSAValue]:
 
 def _split_with_sizes(state: ImportState, node: Node) -> list[SSAValue]:
     op = aten.SplitWithSizesOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_multi_result_types(node)],
         properties={
-            "split_sizes": int_array(node.args[1]),
+            "split_sizes": int_array(_args(node)[1]),
             "dim": _i64(_arg(node, 2, "dim", 0)),
         },
     )
@@ -615,12 +626,12 @@ def _split_with_sizes(state: ImportState, node: Node) -> list[SSAValue]:
     return list(op.results)
 
 
-def _int_list_op(op_cls: type[Operation], prop: str) -> Handler:
+def _int_list_op(op_cls: type[IRDLOperation], prop: str) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls.build(
-            operands=[state.value(node.args[0])],
+            operands=[state.value(_args(node)[0])],
             result_types=[_type_of_node(node)],
-            properties={prop: int_array(node.args[1])},
+            properties={prop: int_array(_args(node)[1])},
         )
 
     return handle
@@ -629,43 +640,43 @@ def _int_list_op(op_cls: type[Operation], prop: str) -> Handler:
 def _constant_pad(state: ImportState, node: Node) -> Operation:
     value = _arg(node, 2, "value", 0)
     return aten.ConstantPadNdOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_type_of_node(node)],
-        properties=_props(pad=int_array(node.args[1]), value=_f64(value) if value else None),
+        properties=_props(pad=int_array(_args(node)[1]), value=_f64(value) if value else None),
     )
 
 
 def _index(state: ImportState, node: Node) -> Operation:
-    indices = node.args[1]
+    indices = _args(node)[1]
     positions = [i for i, idx in enumerate(indices) if idx is not None]
     return aten.IndexOp.build(
-        operands=[state.value(node.args[0]), [state.value(indices[i]) for i in positions]],
+        operands=[state.value(_args(node)[0]), [state.value(indices[i]) for i in positions]],
         result_types=[_type_of_node(node)],
         properties={"indexed_dims": int_array(positions)},
     )
 
 
 def _index_put(state: ImportState, node: Node) -> Operation:
-    indices = node.args[1]
+    indices = _args(node)[1]
     positions = [i for i, idx in enumerate(indices) if idx is not None]
     accumulate = _arg(node, 3, "accumulate", False)
     return aten.IndexPutOp.build(
         operands=[
-            state.value(node.args[0]),
+            state.value(_args(node)[0]),
             [state.value(indices[i]) for i in positions],
-            state.value(node.args[2]),
+            state.value(_args(node)[2]),
         ],
         result_types=[_type_of_node(node)],
         properties=_props(indexed_dims=int_array(positions), accumulate=_unit(accumulate)),
     )
 
 
-def _dim_op(op_cls: type[Operation], order: Sequence[int], dim_index: int) -> Handler:
+def _dim_op(op_cls: type[IRDLOperation], order: Sequence[int], dim_index: int) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls.build(
-            operands=[state.value(node.args[i]) for i in order],
+            operands=[state.value(_args(node)[i]) for i in order],
             result_types=[_type_of_node(node)],
-            properties={"dim": _i64(node.args[dim_index])},
+            properties={"dim": _i64(_args(node)[dim_index])},
         )
 
     return handle
@@ -673,21 +684,21 @@ def _dim_op(op_cls: type[Operation], order: Sequence[int], dim_index: int) -> Ha
 
 def _embedding(state: ImportState, node: Node) -> Operation:
     return aten.EmbeddingOp.build(
-        operands=[state.value(node.args[0]), state.value(node.args[1])],
+        operands=[state.value(_args(node)[0]), state.value(_args(node)[1])],
         result_types=[_type_of_node(node)],
     )
 
 
 def _masked_fill(state: ImportState, node: Node) -> Operation:
     return aten.MaskedFillOp.build(
-        operands=[state.value(a) for a in node.args[:3]], result_types=[_type_of_node(node)]
+        operands=[state.value(a) for a in _args(node)[:3]], result_types=[_type_of_node(node)]
     )
 
 
-def _plain(op_cls: type[Operation], count: int) -> Handler:
+def _plain(op_cls: type[IRDLOperation], count: int) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls.build(
-            operands=[state.value(a) for a in node.args[:count]],
+            operands=[state.value(a) for a in _args(node)[:count]],
             result_types=[_type_of_node(node)],
         )
 
@@ -695,9 +706,9 @@ def _plain(op_cls: type[Operation], count: int) -> Handler:
 
 
 def _addmm(state: ImportState, node: Node) -> Operation:
-    beta, alpha = node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
+    beta, alpha = _kwargs(node).get("beta", 1), _kwargs(node).get("alpha", 1)
     return aten.AddmmOp.build(
-        operands=[state.value(a) for a in node.args[:3]],
+        operands=[state.value(a) for a in _args(node)[:3]],
         result_types=[_type_of_node(node)],
         properties=_props(
             beta=_f64(beta) if beta != 1 else None, alpha=_f64(alpha) if alpha != 1 else None
@@ -708,15 +719,15 @@ def _addmm(state: ImportState, node: Node) -> Operation:
 def _linear(state: ImportState, node: Node) -> Operation:
     bias = _arg(node, 2, "bias")
     operands: list[SSAValue | list[SSAValue]] = [
-        state.value(node.args[0]),
-        state.value(node.args[1]),
+        state.value(_args(node)[0]),
+        state.value(_args(node)[1]),
         [state.value(bias)] if bias is not None else [],
     ]
     return aten.LinearOp.build(operands=operands, result_types=[_type_of_node(node)])
 
 
 def _convolution(state: ImportState, node: Node) -> Operation:
-    x, w, bias, stride, padding, dilation, transposed, output_padding, groups = node.args[:9]
+    x, w, bias, stride, padding, dilation, transposed, output_padding, groups = _args(node)[:9]
     return aten.ConvolutionOp.build(
         operands=[
             state.value(x),
@@ -744,9 +755,9 @@ def _pair(values: Any, default: Sequence[int]) -> list[int]:
 
 
 def _max_pool2d(state: ImportState, node: Node) -> Operation | list[SSAValue]:
-    kernel = _pair(node.args[1], [])
+    kernel = _pair(_args(node)[1], [])
     op = aten.MaxPool2dOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[tensor_type_of(_first_val(node))],
         properties=_props(
             kernel_size=int_array(kernel),
@@ -763,10 +774,10 @@ def _max_pool2d(state: ImportState, node: Node) -> Operation | list[SSAValue]:
 
 
 def _avg_pool2d(state: ImportState, node: Node) -> Operation:
-    kernel = _pair(node.args[1], [])
+    kernel = _pair(_args(node)[1], [])
     divisor = _arg(node, 6, "divisor_override")
     return aten.AvgPool2dOp.build(
-        operands=[state.value(node.args[0])],
+        operands=[state.value(_args(node)[0])],
         result_types=[_type_of_node(node)],
         properties=_props(
             kernel_size=int_array(kernel),
@@ -789,7 +800,7 @@ def _optional(state: ImportState, value: Any) -> list[SSAValue]:
 
 
 def _layer_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
-    x, shape = node.args[0], node.args[1]
+    x, shape = _args(node)[0], _args(node)[1]
     weight, bias = _optional(state, _arg(node, 2, "weight")), _optional(state, _arg(node, 3, "bias"))
     eps = _arg(node, 4, "eps", 1e-5)
     op = aten.LayerNormOp.build(
@@ -809,16 +820,16 @@ def _layer_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
 def _rms_norm(state: ImportState, node: Node) -> Operation:
     eps = _arg(node, 3, "eps")
     return aten.RmsNormOp.build(
-        operands=[state.value(node.args[0]), _optional(state, _arg(node, 2, "weight"))],
+        operands=[state.value(_args(node)[0]), _optional(state, _arg(node, 2, "weight"))],
         result_types=[_type_of_node(node)],
         properties=_props(
-            normalized_shape=int_array(node.args[1]), eps=_f64(eps) if eps is not None else None
+            normalized_shape=int_array(_args(node)[1]), eps=_f64(eps) if eps is not None else None
         ),
     )
 
 
 def _batch_norm(state: ImportState, node: Node) -> list[SSAValue]:
-    x, weight, bias, mean, var, _momentum, eps = node.args[:7]
+    x, weight, bias, mean, var, _momentum, eps = _args(node)[:7]
     weight_v, bias_v = _optional(state, weight), _optional(state, bias)
     op = aten.BatchNormOp.build(
         operands=[state.value(x), weight_v, bias_v, state.value(mean), state.value(var)],
@@ -833,9 +844,9 @@ def _batch_norm(state: ImportState, node: Node) -> list[SSAValue]:
 
 def _group_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
     if node.target is _A.native_group_norm.default:
-        x, weight, bias, _n, _c, _hw, groups, eps = node.args[:8]
+        x, weight, bias, _n, _c, _hw, groups, eps = _args(node)[:8]
     else:
-        x, groups = node.args[0], node.args[1]
+        x, groups = _args(node)[0], _args(node)[1]
         weight, bias, eps = _arg(node, 2, "weight"), _arg(node, 3, "bias"), _arg(node, 4, "eps", 1e-5)
     weight_v, bias_v = _optional(state, weight), _optional(state, bias)
     op = aten.GroupNormOp.build(
@@ -857,7 +868,7 @@ def _sdpa(state: ImportState, node: Node) -> Operation:
     dropout = _arg(node, 4, "dropout_p", 0.0)
     scale = _arg(node, 6, "scale")
     return aten.ScaledDotProductAttentionOp.build(
-        operands=[*(state.value(a) for a in node.args[:3]), _optional(state, mask)],
+        operands=[*(state.value(a) for a in _args(node)[:3]), _optional(state, mask)],
         result_types=[_type_of_node(node)],
         properties=_props(
             dropout_p=_f64(dropout) if dropout else None,
@@ -868,12 +879,12 @@ def _sdpa(state: ImportState, node: Node) -> Operation:
     )
 
 
-def _creation(op_cls: type[Operation], fill: bool) -> Handler:
+def _creation(op_cls: type[IRDLOperation], fill: bool) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
-        static, dynamic = index_operands(state.sizes(node.args[0]))
+        static, dynamic = index_operands(state.sizes(_args(node)[0]))
         operands: list[SSAValue | list[SSAValue]] = [dynamic]
         if fill:
-            operands.insert(0, state.value(node.args[1]))
+            operands.insert(0, state.value(_args(node)[1]))
         return op_cls.build(
             operands=operands,
             result_types=[_type_of_node(node)],
@@ -885,14 +896,14 @@ def _creation(op_cls: type[Operation], fill: bool) -> Handler:
 
 def _full_like(state: ImportState, node: Node) -> Operation:
     return aten.FullLikeOp.build(
-        operands=[state.value(node.args[1]), state.value(node.args[0])],
+        operands=[state.value(_args(node)[1]), state.value(_args(node)[0])],
         result_types=[_type_of_node(node)],
     )
 
 
 def _scalar_tensor(state: ImportState, node: Node) -> Operation:
     return aten.ScalarTensorOp.build(
-        operands=[state.value(node.args[0])], result_types=[_type_of_node(node)]
+        operands=[state.value(_args(node)[0])], result_types=[_type_of_node(node)]
     )
 
 
@@ -907,11 +918,11 @@ def _arange(state: ImportState, node: Node) -> Operation:
     )
 
 
-def _triangle(op_cls: type[Operation]) -> Handler:
+def _triangle(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         diagonal = _arg(node, 1, "diagonal", 0)
         return op_cls.build(
-            operands=[state.value(node.args[0])],
+            operands=[state.value(_args(node)[0])],
             result_types=[_type_of_node(node)],
             properties=_props(diagonal=_i64(diagonal) if diagonal else None),
         )
@@ -920,13 +931,13 @@ def _triangle(op_cls: type[Operation]) -> Handler:
 
 
 def _sym_size(state: ImportState, node: Node) -> Operation:
-    return aten.SymSizeOp(state.value(node.args[0]), node.args[1])
+    return aten.SymSizeOp(state.value(_args(node)[0]), _args(node)[1])
 
 
 def _copy(state: ImportState, node: Node) -> Operation | SSAValue:
     """`aten.copy(self, src)`, the functional form of `self.copy_(src)`: `src` cast to
     `self`'s dtype and broadcast to `self`'s shape (a static cache's `copy_`)."""
-    self_node, src_node = node.args[0], node.args[1]
+    self_node, src_node = _args(node)[0], _args(node)[1]
     assert isinstance(self_node, Node) and isinstance(src_node, Node)
     target, source = self_node.meta["val"], src_node.meta["val"]
     value = state.value(src_node)
@@ -1048,9 +1059,10 @@ IMPORTERS: dict[str, Handler] = {
 share a handler: operand types tell them apart in the IR."""
 
 
-def _index_binary(op_cls: type[Operation]) -> Handler:
+def _index_binary(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
-        return op_cls(state.index_value(node.args[0]), state.index_value(node.args[1]))
+        make: Any = op_cls
+        return make(state.index_value(_args(node)[0]), state.index_value(_args(node)[1]))
 
     return handle
 
@@ -1058,7 +1070,7 @@ def _index_binary(op_cls: type[Operation]) -> Handler:
 def _index_compare(predicate: str) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return arith.CmpiOp(
-            state.index_value(node.args[0]), state.index_value(node.args[1]), predicate
+            state.index_value(_args(node)[0]), state.index_value(_args(node)[1]), predicate
         )
 
     return handle
@@ -1066,7 +1078,7 @@ def _index_compare(predicate: str) -> Handler:
 
 def _index_neg(state: ImportState, node: Node) -> Operation:
     zero = state.index_value(0)
-    return arith.SubiOp(zero, state.index_value(node.args[0]))
+    return arith.SubiOp(zero, state.index_value(_args(node)[0]))
 
 
 SYMBOLIC_IMPORTERS: dict[Callable[..., Any], Handler] = {
@@ -1100,13 +1112,13 @@ def _handler_for(node: Node) -> Handler | None:
 
 
 def _getitem(state: ImportState, node: Node) -> SSAValue:
-    source = state.values[node.args[0]]  # type: ignore[index]
+    source = state.values[_args(node)[0]]  # type: ignore[index]
     assert isinstance(source, list)
-    index = node.args[1]
+    index = _args(node)[1]
     assert isinstance(index, int)
     if index >= len(source):
         raise ImportError_(
-            f"{describe_location(node)}: result #{index} of {node.args[0]} is not supported"
+            f"{describe_location(node)}: result #{index} of {_args(node)[0]} is not supported"
         )
     return source[index]
 
@@ -1161,7 +1173,7 @@ def _unsupported_because(node: Node) -> tuple[str, str] | None:
     if packet in UNSUPPORTED_BECAUSE:
         return str(target), UNSUPPORTED_BECAUSE[packet]
     if packet == "aten.index":
-        indices = node.args[1] if len(node.args) > 1 else ()
+        indices = _args(node)[1] if len(_args(node)) > 1 else ()
         for index in indices if isinstance(indices, list | tuple) else ():
             value = index.meta.get("val") if isinstance(index, Node) else None
             if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
@@ -1277,12 +1289,12 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
                 values = list(result.results)
                 if node.target is not operator.getitem and len(values) == 1:
                     values[0].name_hint = _name_hint(node.name)
-                state.values[node] = values[0] if len(values) == 1 else values
+                state.values[node] = values[0] if len(values) == 1 else list[SSAValue](values)
             else:
                 state.values[node] = result
         elif node.op == "output":
             state.location = None
-            flat = list(node.args[0])  # type: ignore[arg-type]
+            flat = list(_args(node)[0])  # type: ignore[arg-type]
             for spec, out in zip(signature.output_specs, flat):
                 value = state.value(out) if isinstance(out, Node) else state.value(out)
                 if spec.kind is OutputKind.BUFFER_MUTATION:

@@ -5,6 +5,8 @@ from a fixed seed, exported with a dynamic sequence length."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 from torch.export import Dim, ExportedProgram, export
@@ -111,7 +113,8 @@ def build_llama(seed: int = 0) -> nn.Module:
     """A small transformers Llama (random weights from `seed`, SDPA attention)."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    config = LlamaConfig(**LLAMA_CONFIG, pad_token_id=0)
+    options: dict[str, Any] = dict(LLAMA_CONFIG)
+    config = LlamaConfig(**options, pad_token_id=0)
     config._attn_implementation = "sdpa"
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config).eval()

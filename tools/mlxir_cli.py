@@ -129,7 +129,7 @@ def demo(args: argparse.Namespace) -> int:
     prompts[0, :4] = 0
     with torch.no_grad():
         start = time.perf_counter()
-        expected = model.generate(
+        expected = model.generate(  # pyright: ignore[reportCallIssue] (transformers' stub)
             prompts, attention_mask=mask, max_new_tokens=args.new_tokens, do_sample=False
         )
         torch_s = time.perf_counter() - start
