@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv demo test pytest lit lint bench clean fbs
+.PHONY: venv demo test ruff pytest lit lint bench clean fbs
 
 venv: $(STAMP)
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 demo: venv
 	$(BIN)/mlxir demo
 
-test: venv pytest lit
+test: venv ruff pytest lit
 
 pytest: venv
 	$(BIN)/python -m pytest -q -n 2 tests
@@ -27,8 +27,10 @@ pytest: venv
 lit: venv
 	$(BIN)/lit -v tests/filecheck
 
-lint: venv
+ruff: venv
 	$(BIN)/ruff check .
+
+lint: venv ruff
 	$(BIN)/pyright
 
 bench: venv
