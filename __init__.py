@@ -53,7 +53,7 @@ def compile(ep: ExportedProgram, pipeline: str | None = None) -> Program:
     module = import_program(ep)
     payloads = payloads_of(module)
     lower(module, pipeline)
-    return Program(serialize(module, payloads))
+    return Program(serialize(module, payloads), verify=False)  # serialize verified it
 
 
 _LAZY = {

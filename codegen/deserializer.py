@@ -42,6 +42,19 @@ def deserialize(
 
         ctx = Context()
         register_dialects(ctx)
+    module = module_of(info, ctx)
+    payloads = {g.name: info.constants[g.slot] for g in info.globals}
+    return module, payloads
+
+
+def module_of(info: ProgramInfo, ctx: Context | None = None) -> ModuleOp:
+    """The verified mlx IR of a program `read_program` returned. Raises `ProgramError`
+    when it is no valid IR: an op's verifier fails (types that lie, a property out of
+    its range), which `read_program`, checking structure only, lets through."""
+    if ctx is None:
+        from mlxir.codegen.attributes import _text_context
+
+        ctx = _text_context()  # shared and cached: dialects are registered once
     try:
         module = _build(info, ctx)
         module.verify()
@@ -50,8 +63,7 @@ def deserialize(
     except Exception as error:  # the file decodes but is no valid IR: say why
         message = str(error).strip() or type(error).__name__
         raise ProgramError(f"the program is not valid mlx IR: {message}") from error
-    payloads = {g.name: info.constants[g.slot] for g in info.globals}
-    return module, payloads
+    return module
 
 
 def ir_type(slot: SlotInfo) -> Attribute:

@@ -39,13 +39,15 @@ def program_of(text: str, payloads: dict | None = None) -> bytes:
 
 
 def test_a_result_type_that_lies_fails_naming_the_op() -> None:
-    program = mlxir.load(
-        program_of("""
+    data = program_of("""
         func.func @forward(%x: tensor<2xf32>) -> tensor<3xf32> {
           %y = mlx.exp %x : tensor<2xf32> -> tensor<3xf32> loc("m.py":4:2)
           func.return %y : tensor<3xf32>
         }""")
-    )
+    with pytest.raises(mlxir.ProgramError, match=r"not valid mlx IR: 'mlx.exp' op result shape \[3\]"):
+        mlxir.load(data)
+    # Unverified (trusted bytes only), the runtime's own check still catches the lie.
+    program = mlxir.load(data, verify=False)
     with pytest.raises(
         RuntimeError,
         match=r"^mlx.exp \(m.py:4:2\) failed: gave float32\[2\], the program declares float32\[3\]",
@@ -110,8 +112,30 @@ def test_properties_a_kernel_cannot_take_are_a_program_error() -> None:
           %y:2 = "mlx.split"(%x) <{axis = 0 : i64, indices = true}> : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>)
           func.return %x : tensor<4xf32>
         }""")
-    with pytest.raises(mlxir.ProgramError, match=r"instruction #0 \(mlx.split\): invalid properties"):
+    with pytest.raises(mlxir.ProgramError, match="not valid mlx IR"):
         mlxir.load(data)
+    with pytest.raises(mlxir.ProgramError, match=r"instruction #0 \(mlx.split\): invalid properties"):
+        mlxir.load(data, verify=False)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        # Each crashed the process (SIGFPE, std::terminate) before programs were verified.
+        '%y = mlx.conv_general %x, %w stride [1] padding [0] [0] kernel_dilation [1] '
+        'input_dilation [1] groups 0 : tensor<1x5x2xf32>, tensor<3x3x2xf32> -> tensor<1x3x3xf32>',
+        '%y:2 = mlx.split %x at [140737488355336] axis 1 : tensor<1x5x2xf32> -> tensor<1x4x2xf32>, '
+        'tensor<1x1x2xf32>',
+    ],
+)
+def test_properties_mlx_crashes_on_are_rejected_at_load(op: str) -> None:
+    text = f"""
+        func.func @forward(%x: tensor<1x5x2xf32>, %w: tensor<3x3x2xf32>) -> tensor<1x5x2xf32> {{
+          {op}
+          func.return %x : tensor<1x5x2xf32>
+        }}"""
+    with pytest.raises(mlxir.ProgramError, match="not valid mlx IR"):
+        mlxir.load(program_of(text))
 
 
 def test_state_written_with_another_type_is_a_program_error() -> None:
@@ -124,8 +148,10 @@ def test_state_written_with_another_type_is_a_program_error() -> None:
         }""",
         {"s": np.zeros(2, np.float32)},
     )
-    with pytest.raises(mlxir.ProgramError, match=r"@s is float32\[2\], the value is float32\[3\]"):
+    with pytest.raises(mlxir.ProgramError, match="not valid mlx IR"):
         mlxir.load(data)
+    with pytest.raises(mlxir.ProgramError, match=r"@s is float32\[2\], the value is float32\[3\]"):
+        mlxir.load(data, verify=False)
 
 
 def _with_input_dims(expr: str) -> bytes:
