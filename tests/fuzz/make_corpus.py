@@ -117,7 +117,7 @@ def _torch_programs() -> Iterator[tuple[str, bytes]]:
     def compiled(model: nn.Module, args: tuple, dynamic: dict | None = None) -> bytes:
         with torch.no_grad():
             ep = export(model.eval(), args, dynamic_shapes=dynamic)
-        return mlxir.compile(ep).to_bytes()
+        return _relative_locations(mlxir.compile(ep).to_bytes())
 
     builds: list[tuple[str, Callable[[], bytes]]] = [
         ("mlp", lambda: compiled(MLP(), (torch.randn(2, 4),), {"x": {0: Dim("batch", max=16)}})),
@@ -142,6 +142,22 @@ def _torch_programs() -> Iterator[tuple[str, bytes]]:
     for name, build in builds:
         torch.manual_seed(0)
         yield name, build()
+
+
+def _relative_locations(data: bytes) -> bytes:
+    """`data` with its source locations relative to the repository (the same bytes in
+    any checkout)."""
+    from xdsl.dialects.builtin import FileLineColLoc, StringAttr
+
+    from mlxir.codegen import deserialize, serialize
+
+    module, payloads = deserialize(data)
+    for op in module.walk():
+        loc = op.location
+        if isinstance(loc, FileLineColLoc) and loc.filename.data.startswith(str(ROOT)):
+            relative = loc.filename.data[len(str(ROOT)) :].lstrip("/")
+            op.location = FileLineColLoc(StringAttr(relative), loc.line, loc.column)
+    return serialize(module, payloads)
 
 
 # --------------------------------------------------------------------------- IR programs
