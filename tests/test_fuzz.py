@@ -42,7 +42,7 @@ def test_corpus_programs_run(name: str) -> None:
     """Unmutated, every corpus program loads and its call returns or fails cleanly
     (hand-written IR functions do not say how their dynamic dims relate)."""
     data = dict(fuzz_program.corpus())[name]
-    assert fuzz_program.run_case(data, index_ops=True) in ("ran", "kernel-error")
+    assert fuzz_program.run_case(data) in ("ran", "kernel-error")
 
 
 @smoke(3000)

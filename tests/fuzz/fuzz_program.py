@@ -316,13 +316,6 @@ def time_bound(seconds: float) -> Iterator[None]:
 MAX_INPUT_ELEMENTS = 1 << 16
 
 
-UNCHECKED_INDEX_OPS = frozenset({"mlx.take", "mlx.take_along_axis", "mlx.gather", "mlx.scatter"})
-"""Ops whose out-of-range indices are undefined behaviour (`runtime/kernels.py`): MLX
-reads, and for scatter writes, outside its buffers. A mutated program can compute any
-index, so by default the fuzzer loads such programs but does not call them
-(`--index-ops` calls them too)."""
-
-
 class Unrunnable(Exception):
     """The program loads but declares an input too big to make."""
 
@@ -376,12 +369,10 @@ def make_inputs(program: Any, seed: int) -> list[Any]:
     return inputs
 
 
-def run_case(
-    data: bytes, input_seed: int = 0, seconds: float = CASE_SECONDS, index_ops: bool = False
-) -> str:
+def run_case(data: bytes, input_seed: int = 0, seconds: float = CASE_SECONDS) -> str:
     """Checks one input; returns its outcome ("rejected", "input-error", "kernel-error",
-    "ran", "unrunnable" for a program whose inputs are too big to make, "not-called"
-    for one with `UNCHECKED_INDEX_OPS` unless `index_ops`) or raises `Finding`."""
+    "ran", or "unrunnable" for a program whose inputs are too big to make) or raises
+    `Finding`."""
     import mlxir
     from mlxir.codegen import deserialize
 
@@ -395,8 +386,6 @@ def run_case(
                 deserialize(data)
             except mlxir.ProgramError:
                 pass
-            if not index_ops and UNCHECKED_INDEX_OPS & set(program.info.op_names):
-                return "not-called"
             try:
                 inputs = make_inputs(program, input_seed)
             except Unrunnable:
@@ -455,9 +444,7 @@ def _save(case: Case, kind: str, message: str) -> Path:
     return path
 
 
-def _worker(
-    seed: int, start: int, deadline: float, limit: int | None, seconds: float, index_ops: bool
-) -> None:
+def _worker(seed: int, start: int, deadline: float, limit: int | None, seconds: float) -> None:
     """Runs cases `start`, `start + 1`, ... announcing each on stdout before it runs."""
     import warnings
 
@@ -474,7 +461,7 @@ def _worker(
         out.write(f"CASE {i}\n")
         out.flush()
         try:
-            outcome = run_case(case.data(), case.input_seed, seconds, index_ops)
+            outcome = run_case(case.data(), case.input_seed, seconds)
         except Finding as finding:
             out.write(f"FINDING {i} {json.dumps(str(finding))}\n")
         else:
@@ -491,7 +478,6 @@ def fuzz(
     seed: int = 0,
     case_seconds: float = CASE_SECONDS,
     quiet: bool = False,
-    index_ops: bool = False,
 ) -> Report:
     """The long run: cases in a worker process, restarted after a crash or a hang."""
     report = Report()
@@ -511,8 +497,6 @@ def fuzz(
         ]
         if cases is not None:
             command.append(f"--cases={cases}")
-        if index_ops:
-            command.append("--index-ops")
         worker = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, bufsize=1)
         assert worker.stdout is not None
         current: int | None = None
@@ -569,21 +553,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--case-seconds", type=float, default=CASE_SECONDS)
     parser.add_argument("--replay", type=Path, help="check one saved input, in this process")
-    parser.add_argument(
-        "--index-ops", action="store_true", help="also call programs with gather/scatter ops"
-    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--deadline", type=float, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        _worker(
-            args.seed, args.start, args.deadline or math.inf, args.cases, args.case_seconds, args.index_ops
-        )
+        _worker(args.seed, args.start, args.deadline or math.inf, args.cases, args.case_seconds)
         return 0
     if args.replay is not None:
         try:
-            print(run_case(args.replay.read_bytes(), seconds=args.case_seconds, index_ops=args.index_ops))
+            print(run_case(args.replay.read_bytes(), seconds=args.case_seconds))
         except Finding as finding:
             import traceback
 
@@ -595,7 +574,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.minutes is None and args.cases is None:
         args.minutes = 1.0
     seconds = args.minutes * 60 if args.minutes is not None else None
-    report = fuzz(seconds, args.cases, args.seed, args.case_seconds, index_ops=args.index_ops)
+    report = fuzz(seconds, args.cases, args.seed, args.case_seconds)
     print(report.line())
     for finding in report.findings:
         print(f"  {finding}")
