@@ -328,6 +328,17 @@ class Emitter:
             )
         )
 
+    def concatenate(self, parts: Sequence[SSAValue], axis: int, result_type: Attribute) -> SSAValue:
+        if len(parts) == 1:
+            return parts[0]
+        return self.emit(
+            mlx.ConcatenateOp.build(
+                operands=[list(parts)],
+                result_types=[result_type],
+                properties={"axis": IntegerAttr(axis, i64)},
+            )
+        )
+
     def where(self, condition: SSAValue, x: SSAValue, y: SSAValue) -> SSAValue:
         shape = broadcast_shapes([shape_of(condition), shape_of(x), shape_of(y)])
         return self.emit(
@@ -917,15 +928,7 @@ class LowerCat(AtenLowering):
 
         def build(e: Emitter) -> SSAValue:
             cast = [e.astype(v, dtype) for v in inputs]
-            if len(cast) == 1:
-                return cast[0]
-            return e.emit(
-                mlx.ConcatenateOp.build(
-                    operands=[cast],
-                    result_types=[op.result.type],
-                    properties={"axis": IntegerAttr(axis, i64)},
-                )
-            )
+            return e.concatenate(cast, axis, op.result.type)
 
         self.replace(op, rewriter, build)
 
@@ -938,15 +941,7 @@ class LowerStack(AtenLowering):
 
         def build(e: Emitter) -> SSAValue:
             parts = [e.expand_dims(e.astype(v, dtype), [axis]) for v in op.inputs]
-            if len(parts) == 1:
-                return parts[0]
-            return e.emit(
-                mlx.ConcatenateOp.build(
-                    operands=[parts],
-                    result_types=[op.result.type],
-                    properties={"axis": IntegerAttr(axis, i64)},
-                )
-            )
+            return e.concatenate(parts, axis, op.result.type)
 
         self.replace(op, rewriter, build)
 
