@@ -18,6 +18,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 import torch
+from stateful_models import StaticCache
 from torch import nn
 from torch.export import Dim, export
 from xdsl.parser import Parser
@@ -243,17 +244,6 @@ def test_bad_program_sources() -> None:
 # --------------------------------------------------------------------------- state
 
 
-class StaticCache(nn.Module):
-    """A static KV-cache-like buffer written with index_copy at a position."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.register_buffer("cache", torch.zeros(1, 8, 4))
-        self.proj = nn.Linear(4, 4)
-
-    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-        self.cache.index_copy_(1, pos, self.proj(x))
-        return self.cache.sum(dim=1)
 
 
 @pytest.fixture(scope="module")

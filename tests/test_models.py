@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from stateful_models import History, StaticCache
 from torch import nn
 from torch.export import Dim, export
 
@@ -62,30 +63,8 @@ class Block(nn.Module):
         return x + self.mlp(self.norm2(x))
 
 
-class StaticCache(nn.Module):
-    """A static KV-cache-like buffer written with index_copy at a position."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.register_buffer("cache", torch.zeros(1, 8, 4))
-        self.proj = nn.Linear(4, 4)
-
-    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-        self.cache.index_copy_(1, pos, self.proj(x))
-        return self.cache.sum(dim=1)
 
 
-class Counter(nn.Module):
-    """A buffer updated with slice_scatter-style assignment."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.register_buffer("history", torch.zeros(4, 3))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        new = torch.cat([self.history[1:], x[None]], dim=0)
-        self.history.copy_(new)
-        return self.history.mean(dim=0)
 
 
 def test_mlp_dynamic_batch() -> None:
@@ -146,9 +125,9 @@ def test_mutated_buffer_persists_across_calls_and_resets() -> None:
 
 
 def test_rolling_history_buffer() -> None:
-    model = Counter()
+    model = History()
     program = mlxir.compile(export(model, (torch.randn(3),)))
-    reference = Counter()
+    reference = History()
     for _ in range(6):
         x = torch.randn(3)
         _close(program(x), reference(x))

@@ -42,6 +42,9 @@ MAX_PROGRAM_BYTES = 16 * 1024
 def _torch_programs() -> Iterator[tuple[str, bytes]]:
     import torch
     import torch.nn.functional as F
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from stateful_models import History, StaticCache  # pyright: ignore[reportMissingImports]
     from torch import nn
     from torch.export import Dim, export
 
@@ -95,24 +98,7 @@ def _torch_programs() -> Iterator[tuple[str, bytes]]:
             x = x + F.scaled_dot_product_attention(q[:, None], k[:, None], v[:, None], is_causal=True)[:, 0]
             return self.head(x)
 
-    class StaticCache(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.register_buffer("cache", torch.zeros(1, 8, 4))
-            self.proj = nn.Linear(4, 4)
 
-        def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-            self.cache.index_copy_(1, pos, self.proj(x))
-            return self.cache.sum(dim=1)
-
-    class History(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.register_buffer("history", torch.zeros(4, 3))
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            self.history.copy_(torch.cat([self.history[1:], x[None]], dim=0))
-            return self.history.mean(dim=0)
 
     def compiled(model: nn.Module, args: tuple, dynamic: dict | None = None) -> bytes:
         with torch.no_grad():
