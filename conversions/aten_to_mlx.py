@@ -707,6 +707,148 @@ class LowerArgReduction(AtenLowering):
         )
 
 
+# ---------------------------------------------------------------------------
+# Sorting and selection: a stable argsort, then picks with take_along_axis
+# ---------------------------------------------------------------------------
+
+_U32 = IntegerType(32, Signedness.UNSIGNED)
+
+
+def _sort_axis(op: Operation, input: SSAValue, dim: int) -> int:
+    if rank_of(input) == 0:
+        raise LoweringError(f"{op.name}: a 0-d input is not supported (sort a 1-element tensor)")
+    return normalize_axis(dim, rank_of(input))
+
+
+def _reverse(e: Emitter, x: SSAValue, axis: int) -> SSAValue:
+    """`x` reversed along `axis` (`x[-1 : -(n+1) : -1]` works for any size n)."""
+    return _full_range_slice(e, x, axis, -1, -_INT32_MAX, -1, shape_of(x))
+
+
+def _argsort(e: Emitter, x: SSAValue, axis: int) -> SSAValue:
+    return e.emit(
+        mlx.ArgsortOp.build(
+            operands=[x],
+            result_types=[_with_dtype(x.type, _U32)],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+    )
+
+
+def _sorting_indices(e: Emitter, x: SSAValue, axis: int, descending: bool) -> SSAValue:
+    """The i64 indices that sort `x` along `axis`, stably: equal values keep their input
+    order in both directions. Descending is the ascending sort of the reversed input,
+    reversed back (negating would overflow integers and cannot order bools); entry `j`
+    of the reversed input is entry `n - 1 - j` of `x`."""
+    if not descending:
+        return e.astype(_argsort(e, x, axis), i64)
+    backwards = e.astype(_reverse(e, _argsort(e, _reverse(e, x, axis), axis), axis), i64)
+    size = e.dim(x, axis)
+    last = e.constant(size - 1, i64) if isinstance(size, int) else e.as_tensor(e.index(e.add(size, -1)), i64)
+    return e.binary("subtract", last, backwards)
+
+
+def _take_along(e: Emitter, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
+    return e.emit(
+        mlx.TakeAlongAxisOp.build(
+            operands=[x, indices],
+            result_types=[_tensor(dtype_of(x), shape_of(indices))],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+    )
+
+
+def _pick(e: Emitter, indices: SSAValue, axis: int, position: Size) -> SSAValue:
+    """The `position`-th entry of `indices` along `axis`, keeping the axis as size 1."""
+    shape = list(shape_of(indices))
+    shape[axis] = 1
+    return _full_range_slice(e, indices, axis, position, e.add(position, 1), 1, shape)
+
+
+class LowerSort(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.SortOp, rewriter: PatternRewriter) -> None:
+        axis = _sort_axis(op, op.input, op.dim.value.data)
+
+        def build(e: Emitter) -> list[SSAValue]:
+            indices = _sorting_indices(e, op.input, axis, op.descending is not None)
+            values = _take_along(e, op.input, indices, axis)
+            return [values, e.astype(indices, dtype_of(op.indices))]
+
+        self.replace(op, rewriter, build)
+
+
+class LowerTopk(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.TopkOp, rewriter: PatternRewriter) -> None:
+        axis = _sort_axis(op, op.input, op.dim.value.data)
+        k = op.k.value.data
+
+        def build(e: Emitter) -> list[SSAValue]:
+            indices = _sorting_indices(e, op.input, axis, op.smallest is None)
+            shape = list(shape_of(op.input))
+            shape[axis] = k
+            first = _full_range_slice(e, indices, axis, 0, k, 1, shape)
+            return [_take_along(e, op.input, first, axis), e.astype(first, dtype_of(op.indices))]
+
+        self.replace(op, rewriter, build)
+
+
+def _lower_middle(e: Emitter, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
+    """The index (size 1 along `axis`) of the lower median of sorted `indices`; for
+    floats, the index of a NaN instead when there is one (NaN sorts last), as ATen."""
+    size = e.dim(x, axis)
+    last = e.add(size, -1)
+    middle = _pick(e, indices, axis, e.floordiv(last, 2))
+    if not is_float(dtype_of(x)):
+        return middle
+    last_index = _pick(e, indices, axis, last)
+    last_value = _take_along(e, x, last_index, axis)
+    is_nan = e.unary("isnan", last_value, _with_dtype(last_value.type, i1))
+    return e.where(is_nan, last_index, middle)
+
+
+class LowerMedian(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.MedianOp, rewriter: PatternRewriter) -> None:
+        x = op.input
+        dim = op.dim.value.data if op.dim is not None else None
+        keep = op.keepdim is not None
+
+        def build(e: Emitter) -> list[SSAValue]:
+            if dim is None:
+                flat = e.reshape(x, [_numel(e, e.dims(x))])
+                indices = _sorting_indices(e, flat, 0, False)
+                value = _take_along(e, flat, _lower_middle(e, flat, indices, 0), 0)
+                return [e.reshape(value, [])]
+            axis = _sort_axis(op, x, dim)
+            indices = _sorting_indices(e, x, axis, False)
+            middle = _lower_middle(e, x, indices, axis)
+            values = _take_along(e, x, middle, axis)
+            if not keep:
+                values, middle = e.squeeze(values, [axis]), e.squeeze(middle, [axis])
+            return [values, e.astype(middle, dtype_of(op.outputs[1]))]
+
+        self.replace(op, rewriter, build)
+
+
+class LowerKthvalue(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.KthvalueOp, rewriter: PatternRewriter) -> None:
+        axis = _sort_axis(op, op.input, op.dim.value.data)
+        k = op.k.value.data
+        keep = op.keepdim is not None
+
+        def build(e: Emitter) -> list[SSAValue]:
+            indices = _pick(e, _sorting_indices(e, op.input, axis, False), axis, k - 1)
+            values = _take_along(e, op.input, indices, axis)
+            if not keep:
+                values, indices = e.squeeze(values, [axis]), e.squeeze(indices, [axis])
+            return [values, e.astype(indices, dtype_of(op.indices))]
+
+        self.replace(op, rewriter, build)
+
+
 class LowerScan(AtenLowering):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.AlongDimOp, rewriter: PatternRewriter) -> None:
@@ -1840,6 +1982,10 @@ LOWERING_PATTERNS: tuple[RewritePattern, ...] = (
     LowerReduction(),
     LowerVariance(),
     LowerArgReduction(),
+    LowerSort(),
+    LowerTopk(),
+    LowerMedian(),
+    LowerKthvalue(),
     LowerScan(),
     LowerReshape(),
     LowerExpand(),

@@ -626,6 +626,78 @@ def _split_with_sizes(state: ImportState, node: Node) -> list[SSAValue]:
     return list(op.results)
 
 
+def _inserted_results(state: ImportState, op: Operation) -> list[SSAValue]:
+    """A multi-result op's values, for `getitem` to pick."""
+    state.insert(op)
+    return list(op.results)
+
+
+def _sort(state: ImportState, node: Node) -> list[SSAValue]:
+    if getattr(node.target, "_overloadname", "default") == "stable":  # (self, *, stable, dim, descending)
+        dim, descending = _kwargs(node).get("dim", -1), _kwargs(node).get("descending", False)
+    else:  # (self, dim=-1, descending=False)
+        dim, descending = _arg(node, 1, "dim", -1), _arg(node, 2, "descending", False)
+    return _inserted_results(
+        state,
+        aten.SortOp.build(
+            operands=[state.value(_args(node)[0])],
+            result_types=_multi_result_types(node),
+            properties=_props(dim=_i64(dim), descending=_unit(descending)),
+        ),
+    )
+
+
+def _static_int(node: Node, value: Any, what: str) -> int:
+    if not isinstance(value, int):
+        raise ImportError_(f"{describe_location(node)}: {_target_name(node)} needs a static {what}")
+    return value
+
+
+def _topk(state: ImportState, node: Node) -> list[SSAValue]:
+    k = _static_int(node, _args(node)[1], "k")
+    return _inserted_results(
+        state,
+        aten.TopkOp.build(
+            operands=[state.value(_args(node)[0])],
+            result_types=_multi_result_types(node),
+            properties=_props(
+                k=_i64(k),
+                dim=_i64(_arg(node, 2, "dim", -1)),
+                smallest=_unit(not _arg(node, 3, "largest", True)),
+            ),
+        ),
+    )
+
+
+def _median(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+    dim = _arg(node, 1, "dim")
+    op = aten.MedianOp.build(
+        operands=[state.value(_args(node)[0])],
+        result_types=[_multi_result_types(node) if dim is not None else [_type_of_node(node)]],
+        properties=_props(
+            dim=_i64(dim) if dim is not None else None,
+            keepdim=_unit(_arg(node, 2, "keepdim", False)),
+        ),
+    )
+    return _inserted_results(state, op) if dim is not None else op
+
+
+def _kthvalue(state: ImportState, node: Node) -> list[SSAValue]:
+    k = _static_int(node, _args(node)[1], "k")
+    return _inserted_results(
+        state,
+        aten.KthvalueOp.build(
+            operands=[state.value(_args(node)[0])],
+            result_types=_multi_result_types(node),
+            properties=_props(
+                k=_i64(k),
+                dim=_i64(_arg(node, 2, "dim", -1)),
+                keepdim=_unit(_arg(node, 3, "keepdim", False)),
+            ),
+        ),
+    )
+
+
 def _int_list_op(op_cls: type[IRDLOperation], prop: str) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls.build(
@@ -989,6 +1061,10 @@ IMPORTERS: dict[str, Handler] = {
     "aten.std": _variance(aten.StdOp),
     "aten.argmax": _arg_reduction(aten.ArgmaxOp),
     "aten.argmin": _arg_reduction(aten.ArgminOp),
+    "aten.sort": _sort,
+    "aten.topk": _topk,
+    "aten.median": _median,
+    "aten.kthvalue": _kthvalue,
     "aten.cumsum": _along_dim(aten.CumsumOp),
     "aten.cumprod": _along_dim(aten.CumprodOp),
     "aten._softmax": _along_dim(aten.SoftmaxOp),

@@ -628,6 +628,166 @@ class LogSoftmaxOp(AlongDimOp):
 
 
 # ---------------------------------------------------------------------------
+# Sorting and selection
+# ---------------------------------------------------------------------------
+
+
+def _verify_values_and_indices(
+    input: SSAValue, values: SSAValue, indices: SSAValue, expected: Sequence[int]
+) -> None:
+    """`values` (the input's element type) and `indices` (an integer type) of one shape."""
+    verify_shape_matches(expected, values, "values")
+    verify_shape_matches(expected, indices, "indices")
+    if dtype_of(values) != dtype_of(input):
+        raise VerifyException(
+            f"values element type {dtype_of(values)} must equal the input's {dtype_of(input)}"
+        )
+    verify_dtype(indices, "integer (not bool)", "indices")
+
+
+@irdl_op_definition
+class SortOp(MlxirOp):
+    """`aten.sort`: the input sorted along `dim` (ascending, or `descending`) and each
+    value's index in the input. Ties keep their input order (a stable sort, which is
+    also a valid answer for ATen's `stable=False`)."""
+
+    name = "aten.sort"
+    input = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    descending = opt_prop_def(UnitAttr)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `dim` $dim (`descending` $descending^)? attr-dict `:` type($input) `->` "
+        "type($values) `,` type($indices)"
+    )
+
+    def verify_(self) -> None:
+        normalize_axis(self.dim.value.data, rank_of(self.input))
+        _verify_values_and_indices(self.input, self.values, self.indices, shape_of(self.input))
+
+
+@irdl_op_definition
+class TopkOp(MlxirOp):
+    """`aten.topk`: the `k` largest (or, with `smallest`, smallest) entries along `dim`,
+    in sorted order, and their indices. ATen's `sorted=False` allows any order, so the
+    sorted one is always a valid answer."""
+
+    name = "aten.topk"
+    input = operand_def(TensorType)
+    k = prop_def(I64Attr)
+    dim = prop_def(I64Attr)
+    smallest = opt_prop_def(UnitAttr)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `k` $k `dim` $dim (`smallest` $smallest^)? attr-dict `:` type($input) `->` "
+        "type($values) `,` type($indices)"
+    )
+
+    def verify_(self) -> None:
+        shape = list(shape_of(self.input))
+        axis = normalize_axis(self.dim.value.data, len(shape))
+        k = self.k.value.data
+        size = shape[axis] if shape else 1
+        if k < 0 or (size != DYNAMIC and k > size):
+            raise VerifyException(
+                f"k {k} is out of range for a dim of size {format_dims([size])[1:-1]}"
+            )
+        if shape:
+            shape[axis] = k
+        _verify_values_and_indices(self.input, self.values, self.indices, shape)
+
+
+@irdl_op_definition
+class MedianOp(MlxirOp):
+    """`aten.median`: the lower of the two middle values for an even count (NaN when
+    there is a NaN). Without `dim`, of all elements (one 0-d result); with `dim`, along
+    it, giving the values and their indices (`keepdim` keeps `dim` as size 1)."""
+
+    name = "aten.median"
+    input = operand_def(TensorType)
+    dim = opt_prop_def(I64Attr)
+    keepdim = opt_prop_def(UnitAttr)
+    outputs = var_result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`dim` $dim^)? (`keepdim` $keepdim^)? attr-dict `:` type($input) `->` "
+        "type($outputs)"
+    )
+
+    def verify_(self) -> None:
+        if self.dim is None:
+            if self.keepdim is not None:
+                raise VerifyException("keepdim needs a dim")
+            if len(self.outputs) != 1:
+                raise VerifyException(
+                    f"without a dim the median has 1 result, got {len(self.outputs)}"
+                )
+            verify_shape_matches([], self.outputs[0])
+            if dtype_of(self.outputs[0]) != dtype_of(self.input):
+                raise VerifyException("result element type must equal the input's")
+            return
+        if len(self.outputs) != 2:
+            raise VerifyException(
+                f"with a dim the median has 2 results (values, indices), got {len(self.outputs)}"
+            )
+        _verify_values_and_indices(
+            self.input,
+            self.outputs[0],
+            self.outputs[1],
+            _reduced_along(self.input, self.dim.value.data, self.keepdim is not None),
+        )
+
+
+def _reduced_along(input: SSAValue, dim: int, keepdim: bool) -> list[int]:
+    shape = list(shape_of(input))
+    axis = normalize_axis(dim, len(shape))
+    if not shape:
+        return []
+    if keepdim:
+        shape[axis] = 1
+    else:
+        del shape[axis]
+    return shape
+
+
+@irdl_op_definition
+class KthvalueOp(MlxirOp):
+    """`aten.kthvalue`: the `k`-th smallest value along `dim` (`k` counts from 1) and
+    its index."""
+
+    name = "aten.kthvalue"
+    input = operand_def(TensorType)
+    k = prop_def(I64Attr)
+    dim = prop_def(I64Attr)
+    keepdim = opt_prop_def(UnitAttr)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `k` $k `dim` $dim (`keepdim` $keepdim^)? attr-dict `:` type($input) `->` "
+        "type($values) `,` type($indices)"
+    )
+
+    def verify_(self) -> None:
+        shape = shape_of(self.input)
+        axis = normalize_axis(self.dim.value.data, len(shape))
+        k = self.k.value.data
+        size = shape[axis] if shape else 1
+        if k < 1 or (size != DYNAMIC and k > size):
+            raise VerifyException(f"k {k} is out of range [1, {format_dims([size])[1:-1]}]")
+        _verify_values_and_indices(
+            self.input,
+            self.values,
+            self.indices,
+            _reduced_along(self.input, self.dim.value.data, self.keepdim is not None),
+        )
+
+
+# ---------------------------------------------------------------------------
 # Shape ops
 # ---------------------------------------------------------------------------
 
@@ -2021,6 +2181,10 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     StdOp,
     ArgmaxOp,
     ArgminOp,
+    SortOp,
+    TopkOp,
+    MedianOp,
+    KthvalueOp,
     CumsumOp,
     CumprodOp,
     SoftmaxOp,

@@ -1261,6 +1261,42 @@ class ArgminOp(ArgReductionOp):
     name = "mlx.argmin"
 
 
+class SortAlongAxisOp(MlxirOp):
+    """Sorts along `axis`, ascending; ties keep their input order (MLX's sort is stable)."""
+
+    input = operand_def(TensorType)
+    axis = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `axis` $axis attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        _axis(self.axis.value.data, rank_of(self.input))
+        verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class SortOp(SortAlongAxisOp):
+    """`mx.sort(x, axis)`: the sorted values (NaN last)."""
+
+    name = "mlx.sort"
+
+    def verify_(self) -> None:
+        super().verify_()
+        _verify_result_dtype(self.input, self.result)
+
+
+@irdl_op_definition
+class ArgsortOp(SortAlongAxisOp):
+    """`mx.argsort(x, axis)`: the indices that sort `x` (MLX gives uint32)."""
+
+    name = "mlx.argsort"
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_dtype(self.result, "integer (not bool)", "result")
+
+
 class ScanOp(MlxirOp):
     input = operand_def(TensorType)
     axis = prop_def(I64Attr)
@@ -1636,6 +1672,8 @@ MLX_OPS: list[type[IRDLOperation]] = [
     StdOp,
     ArgmaxOp,
     ArgminOp,
+    SortOp,
+    ArgsortOp,
     CumsumOp,
     CumprodOp,
     CummaxOp,

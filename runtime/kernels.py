@@ -670,6 +670,18 @@ def _arg_reduction_of(fn: Callable[..., mx.array]) -> KernelFactory:
 KERNELS.update({"mlx.argmax": _arg_reduction_of(mx.argmax), "mlx.argmin": _arg_reduction_of(mx.argmin)})
 
 
+def _sort_of(fn: Callable[..., mx.array]) -> KernelFactory:
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        axis = _int(props, "axis")
+        cast_result = _cast_to(result_dtypes[0])  # argsort gives uint32
+        return lambda operands: (cast_result(fn(operands[0], axis=axis)),)
+
+    return factory
+
+
+KERNELS.update({"mlx.sort": _sort_of(mx.sort), "mlx.argsort": _sort_of(mx.argsort)})
+
+
 def _scan_of(fn: Callable[..., mx.array]) -> KernelFactory:
     def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         axis = _int(props, "axis")

@@ -81,6 +81,32 @@ def nonzero_int(*shape: int, dtype: torch.dtype = torch.int64, salt: str = "") -
     return values * signs
 
 
+def distinct(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    """A permutation of the integers around 0 (exact in every dtype here): no ties, so
+    the indices of sorts and selections are unique."""
+    count = 1
+    for d in shape:
+        count *= d
+    perm = torch.randperm(count, generator=_gen(sum(shape), salt)) - count // 2
+    return perm.reshape(shape).to(dtype)
+
+
+def ties(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    """Few distinct values, many ties."""
+    return randint(-2, 3, *shape, dtype=dtype, salt=salt)
+
+
+
+def _one_nan(x: torch.Tensor) -> torch.Tensor:
+    """`x` with one NaN in its first row (the median of a row with a NaN is NaN)."""
+    x = x.clone()
+    x[0, 1] = float("nan")
+    return x
+
+
+SORTABLE = (*FLOATS, *INTS)
+
+
 CASES: list[Case] = [
     # --- elementwise unary ---------------------------------------------------
     unary("abs", torch.abs),
@@ -238,6 +264,26 @@ CASES: list[Case] = [
     Case("any_all", lambda m, x: ((x > 1).any(dim=1), (x > -3).all(dim=0)), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
     Case("softmax", lambda m, x: torch.softmax(x, dim=-1), lambda n, dt: (randn(2, 3, n, dtype=dt),), {0: (2,)}),
     Case("log_softmax", lambda m, x: torch.log_softmax(x, dim=1), lambda n, dt: (randn(2, n, dtype=dt),), {0: (1,)}),
+    # --- sorting and selection ---------------------------------------------------
+    Case("sort", lambda m, x: torch.sort(x, dim=1), lambda n, dt: (distinct(3, n, 4, dtype=dt, salt="sort"),), {0: (1,)}, dtypes=SORTABLE),
+    Case("sort_descending_last_dim", lambda m, x: torch.sort(x, dim=-1, descending=True), lambda n, dt: (distinct(3, 4, n, dtype=dt, salt="sortd"),), {0: (2,)}, dtypes=SORTABLE),
+    Case("sort_stable_ties", lambda m, x: torch.sort(x, dim=1, stable=True), lambda n, dt: (ties(3, n + 4, dtype=dt, salt="st"),), {0: (1,)}, dtypes=SORTABLE),
+    Case("sort_stable_ties_descending", lambda m, x: torch.sort(x, dim=0, descending=True, stable=True), lambda n, dt: (ties(n + 4, 3, dtype=dt, salt="std"),), {0: (0,)}, dtypes=SORTABLE),
+    Case("sort_ties_values", lambda m, x: torch.sort(x, dim=-1, descending=True).values, lambda n, dt: (ties(2, n + 3, dtype=dt, salt="stv"),), {0: (1,)}),
+    Case("sort_bool_stable", lambda m, x: torch.sort(x > 0, dim=1, descending=True, stable=True), lambda n, dt: (randn(3, n, dtype=dt, salt="sb"),), {0: (1,)}, dtypes=F32),
+    Case("argsort", lambda m, x: torch.argsort(x, dim=0), lambda n, dt: (distinct(n, 3, dtype=dt, salt="as"),), {0: (0,)}, dtypes=SORTABLE),
+    Case("argsort_descending", lambda m, x: torch.argsort(x, dim=1, descending=True), lambda n, dt: (distinct(2, n, dtype=dt, salt="asd"),), {0: (1,)}, dtypes=SORTABLE),
+    Case("topk", lambda m, x: torch.topk(x, 2, dim=1), lambda n, dt: (distinct(3, n, 4, dtype=dt, salt="tk"),), {0: (1,)}, dtypes=SORTABLE),
+    Case("topk_smallest_last_dim", lambda m, x: torch.topk(x, 3, largest=False), lambda n, dt: (distinct(n, 5, dtype=dt, salt="tks"),), {0: (0,)}, dtypes=SORTABLE),
+    Case("topk_values_with_ties", lambda m, x: torch.topk(x, 3, dim=-1).values, lambda n, dt: (ties(n, 6, dtype=dt, salt="tkt"),), {0: (0,)}),
+    Case("median_all", lambda m, x: torch.median(x), lambda n, dt: (distinct(3, n, dtype=dt, salt="med"),), {0: (1,)}, dtypes=SORTABLE),
+    Case("median_all_even", lambda m, x: torch.median(x), lambda n, dt: (distinct(2, n, dtype=dt, salt="mede"),), {0: (1,)}, dtypes=SORTABLE),
+    Case("median_dim", lambda m, x: torch.median(x, dim=1), lambda n, dt: (distinct(3, n, 4, dtype=dt, salt="medd"),), {0: (1,)}, dtypes=SORTABLE),
+    Case("median_dim_even_keepdim", lambda m, x: torch.median(x, dim=-1, keepdim=True), lambda n, dt: (distinct(n, 3, 4, dtype=dt, salt="medk"),), {0: (0,)}, dtypes=SORTABLE),
+    Case("median_nan", lambda m, x: (torch.median(x), *torch.median(x[:1], dim=1)), lambda n, dt: (_one_nan(distinct(2, n + 2, dtype=dt, salt="mn")),), {0: (1,)}, dtypes=F32),
+    Case("median_ties_values", lambda m, x: torch.median(x, dim=0).values, lambda n, dt: (ties(n, 4, dtype=dt, salt="mt"),), {0: (0,)}),
+    Case("kthvalue", lambda m, x: torch.kthvalue(x, 2, dim=1), lambda n, dt: (distinct(3, n, 4, dtype=dt, salt="kv"),), {0: (1,)}, dtypes=SORTABLE),
+    Case("kthvalue_keepdim", lambda m, x: torch.kthvalue(x, 3, dim=-1, keepdim=True), lambda n, dt: (distinct(n, 4, dtype=dt, salt="kvk"),), {0: (0,)}, dtypes=SORTABLE),
     # --- shape ops -----------------------------------------------------------
     Case("view", lambda m, x: x.view(x.shape[0], -1) * 2, lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}),
     Case("view_infer", lambda m, x: x.reshape(-1, 6) + 1, lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}),

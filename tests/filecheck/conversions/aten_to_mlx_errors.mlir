@@ -14,3 +14,11 @@ func.func @transposed_conv(%x: tensor<1x2x5x5xf32>, %w: tensor<2x3x3x3xf32>) -> 
   func.return %r : tensor<1x3x7x7xf32>
 }
 // CHECK: aten.convolution: transposed convolution is not supported yet
+
+// -----
+
+func.func @sort_scalar(%x: tensor<f32>) -> tensor<f32> {
+  %v, %i = aten.sort %x dim 0 : tensor<f32> -> tensor<f32>, tensor<i64>
+  func.return %v : tensor<f32>
+}
+// CHECK: aten.sort: a 0-d input is not supported
