@@ -1052,6 +1052,10 @@ IMPORTERS: dict[str, Handler] = {
     "aten.clamp": _clamp,
     "aten.hardtanh": _hardtanh,
     "aten._to_copy": _to_copy,
+    # ExecuTorch's dim-order forms: a dim order is a memory layout, the values are those
+    # of `_to_copy` and `clone`.
+    "dim_order_ops._to_dim_order_copy": _to_copy,
+    "dim_order_ops._clone_dim_order": _unary(aten.UNARY_OP_CLASSES["clone"]),
     "aten.copy": _copy,
     "aten.alias": _identity,
     "aten.detach": _identity,
@@ -1176,15 +1180,28 @@ SYMBOLIC_IMPORTERS: dict[Callable[..., Any], Handler] = {
 """Python/torch symbolic-integer ops → `arith` on `index` values."""
 
 
+def torch_overload(target: Any) -> torch._ops.OpOverload | None:
+    """The torch operator overload a graph node calls: the target itself, or the one an
+    ExecuTorch Edge op (`EdgeOpOverload`, which wraps it as `_op`) stands for."""
+    if isinstance(target, torch._ops.OpOverload):
+        return target
+    wrapped = getattr(target, "_op", None)
+    return wrapped if isinstance(wrapped, torch._ops.OpOverload) else None
+
+
+def packet_name(overload: torch._ops.OpOverload) -> str:
+    """`aten.add` for `aten::add.Tensor`: the key of `IMPORTERS`."""
+    return overload.overloadpacket._qualified_op_name.replace("::", ".")
+
+
 def _handler_for(node: Node) -> Handler | None:
     target = node.target
     if target is operator.getitem:
         return _getitem
     if target in SYMBOLIC_IMPORTERS:
         return SYMBOLIC_IMPORTERS[target]  # type: ignore[index]
-    if isinstance(target, torch._ops.OpOverload):
-        return IMPORTERS.get(target.overloadpacket._qualified_op_name.replace("::", "."))
-    return None
+    overload = torch_overload(target)
+    return IMPORTERS.get(packet_name(overload)) if overload is not None else None
 
 
 def _getitem(state: ImportState, node: Node) -> SSAValue:
@@ -1201,8 +1218,9 @@ def _getitem(state: ImportState, node: Node) -> SSAValue:
 
 def _target_name(node: Node) -> str:
     target = node.target
-    if isinstance(target, torch._ops.OpOverload):
-        return str(target)
+    overload = torch_overload(target)
+    if overload is not None:
+        return str(overload)
     return getattr(target, "__name__", str(target))
 
 
@@ -1242,10 +1260,10 @@ BOOL_MASK_INDEX = "aten.index.Tensor (a bool mask index, x[mask])"
 
 def _unsupported_because(node: Node) -> tuple[str, str] | None:
     """(what, why) for a node mlxir cannot support by design, whatever its handler."""
-    target = node.target
-    if not isinstance(target, torch._ops.OpOverload):
+    target = torch_overload(node.target)
+    if target is None:
         return None
-    packet = target.overloadpacket._qualified_op_name.replace("::", ".")
+    packet = packet_name(target)
     if packet in UNSUPPORTED_BECAUSE:
         return str(target), UNSUPPORTED_BECAUSE[packet]
     if packet == "aten.index":

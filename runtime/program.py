@@ -40,7 +40,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mlx.core as mx
 import numpy as np
@@ -49,6 +49,9 @@ from mlxir.codegen import ProgramError, ProgramInfo, read_program
 from mlxir.codegen.deserializer import module_of
 from mlxir.runtime.dtypes import mx_dtype, to_mx, to_numpy, to_torch
 from mlxir.runtime.kernels import KERNELS, Kernel
+
+if TYPE_CHECKING:
+    from mlxir.interop.executorch import PteProgram
 
 
 class InputError(ValueError):
@@ -575,16 +578,39 @@ def _convert(value: Any, kind: str) -> Any:
     return value
 
 
-def load(source: str | Path | bytes | bytearray | memoryview, *, verify: bool = True) -> Program:
-    """Loads a `.mlxfb` program from a path or from its bytes (see `Program` for
-    `verify`)."""
+def load(
+    source: str | Path | bytes | bytearray | memoryview, *, verify: bool = True
+) -> Program | PteProgram:
+    """Loads a program from a path or from its bytes: an `.mlxfb` as a `Program` (see
+    it for `verify`), or an ExecuTorch `.pte` whose method `forward` runs on mlxir
+    delegates as a `PteProgram` (needs the `executorch` extra). Every failure to load
+    is a `ProgramError`."""
     if isinstance(source, str | Path):
         try:
             data = Path(source).read_bytes()
         except OSError as error:
             raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
         try:
-            return Program(data, verify=verify)
+            return _load_bytes(data, verify)
         except ProgramError as error:
             raise ProgramError(f"{source}: {error}") from None
-    return Program(source, verify=verify)
+    return _load_bytes(source, verify)
+
+
+def _load_bytes(data: bytes | bytearray | memoryview, verify: bool) -> Program | PteProgram:
+    if is_pte(data):
+        try:
+            from mlxir.interop.executorch import PteProgram
+        except ImportError as error:
+            raise ProgramError(f"an ExecuTorch .pte file: {error}") from None
+        return PteProgram(data, verify=verify)
+    return Program(data, verify=verify)
+
+
+def is_pte(data: Any) -> bool:
+    """ExecuTorch's FlatBuffer identifier (`ET` and a two-digit schema version)."""
+    try:
+        head = bytes(memoryview(data)[4:8])
+    except TypeError:
+        return False
+    return len(head) == 4 and head[:2] == b"ET" and head[2:].isdigit()

@@ -5,6 +5,8 @@
     mlxir compile model.pt2 --emit aten|mlx      print the IR at a level instead
     mlxir run model.mlxfb --input x.npy ...      run a program on .npy inputs
     mlxir inspect model.mlxfb                    instructions, slots, constants, signature
+    mlxir inspect model.pte                      an ExecuTorch program's delegates, each
+                                                 mlxir payload described as above
     mlxir generate llm.mlxfb --ids 1,15,27       generate token ids (mlxir.tools.llm programs)
 
 Errors in the user's input are one line on stderr and exit status 1, never a traceback.
@@ -224,35 +226,76 @@ def run(args: argparse.Namespace) -> int:
 
 
 def inspect(args: argparse.Namespace) -> int:
-    program = _load_program(args.program)
+    from mlxir.runtime.program import is_pte
+
+    try:
+        data = Path(args.program).read_bytes()
+    except OSError as error:
+        raise CliError(f"cannot read '{args.program}': {error.strerror}") from error
+    if is_pte(data):
+        _inspect_pte(args.program, data)
+    else:
+        _describe_program(f"program {args.program}", _load_program(args.program), "")
+    return 0
+
+
+def _inspect_pte(path: str, data: bytes) -> None:
+    """Each method's delegates; each mlxir payload described like an `.mlxfb`."""
+    import mlxir
+    from mlxir.codegen import ProgramError
+
+    try:
+        from mlxir.interop.executorch import BACKEND_ID, read_delegates
+    except ImportError as error:
+        raise ProgramError(f"{path}: an ExecuTorch .pte file: {error}") from None
+    try:
+        methods = read_delegates(data)
+    except ProgramError as error:
+        raise ProgramError(f"{path}: {error}") from None
+    print(f"ExecuTorch program {path}: {len(methods)} method(s)")
+    for method, delegates in methods.items():
+        print(f"method '{method}': {len(delegates)} delegate(s)")
+        for delegate in delegates:
+            title = f"  delegate {delegate.index}: {delegate.backend}, {len(delegate.payload):,} bytes"
+            if delegate.backend != BACKEND_ID:
+                print(f"{title} (not an mlxir payload)")
+                continue
+            try:
+                program = mlxir.Program(delegate.payload)
+            except ProgramError as error:
+                raise ProgramError(f"{path}: delegate {delegate.index}: {error}") from None
+            _describe_program(title, program, "    ")
+
+
+def _describe_program(title: str, program: Any, indent: str) -> None:
     info = program.info
     counts = Counter(i.op for i in info.instructions)
     kinds = Counter(s.kind for s in info.slots)
     constant_bytes = sum(int(a.nbytes) for a in info.constants.values())
-    print(f"program {args.program}: schema version {info.version}, function @{info.name}")
-    print(f"  {len(info.instructions)} instructions:")
-    print(format_counts(counts))
-    print(
-        "  slots: "
+    lines = [f"{len(info.instructions)} instructions:"]
+    lines += [line.removeprefix("  ") for line in format_counts(counts).splitlines()]
+    lines.append(
+        "slots: "
         + ", ".join(f"{kinds[k]} {k}" for k in ("input", "constant", "state", "temporary"))
         + f" ({len(info.slots)} in all)"
     )
-    print(f"  constants: {len(info.globals)} globals, {constant_bytes:,} bytes")
-    for spec in program.inputs:
-        print(f"  input  {spec.name}: {spec.describe()}")
+    lines.append(f"constants: {len(info.globals)} globals, {constant_bytes:,} bytes")
+    lines += [f"input  {spec.name}: {spec.describe()}" for spec in program.inputs]
     for i, slot in enumerate(info.outputs):
         s = info.slots[slot]
         shape = ", ".join("?" if d is None else str(d) for d in s.shape)
-        print(f"  output {i}: {'integer' if s.scalar else f'{s.dtype}[{shape}]'}")
+        lines.append(f"output {i}: {'integer' if s.scalar else f'{s.dtype}[{shape}]'}")
     for name in info.state:
         s = info.slots[info.state[name]]
-        print(f"  state  {name}: {s.dtype}{list(s.shape)}")
+        lines.append(f"state  {name}: {s.dtype}{list(s.shape)}")
     if info.symbol_ranges:
         ranges = ", ".join(
             f"{sym} in [{lo}, {hi if hi >= 0 else 'inf'}]" for sym, (lo, hi) in info.symbol_ranges.items()
         )
-        print(f"  dynamic dims: {ranges}")
-    return 0
+        lines.append(f"dynamic dims: {ranges}")
+    print(f"{title}: schema version {info.version}, function @{info.name}")
+    for line in lines:
+        print(f"{indent}  {line}")
 
 
 # ---------------------------------------------------------------------------
