@@ -1309,6 +1309,109 @@ class LowerGather(AtenLowering):
         )
 
 
+def _scatter_along(
+    e: Emitter, x: SSAValue, axis: int, index: SSAValue, values: SSAValue, reduce: str
+) -> SSAValue:
+    """ATen's scatter along `axis` as an `mlx.scatter` over every axis: the index of
+    entry `p` of `index` is `index[p]` on `axis` and `p` itself elsewhere (an arange per
+    axis, broadcast against `index`). `values` has the index's shape."""
+    rank = rank_of(x)
+    grids: list[SSAValue] = []
+    for d in range(rank):
+        if d == axis:
+            grids.append(index)
+            continue
+        positions = _arange(e, e.dim(index, d))
+        grids.append(e.expand_dims(positions, [a for a in range(rank) if a != d]))
+    updates = e.expand_dims(values, list(range(rank, 2 * rank)))
+    return e.emit(
+        mlx.ScatterOp.build(
+            operands=[x, grids, updates],
+            result_types=[x.type],
+            properties={
+                "axes": int_array(list(range(rank))),
+                **({"reduce": StringAttr(reduce)} if reduce != "none" else {}),
+            },
+        )
+    )
+
+
+def _scatter_values(e: Emitter, src: SSAValue, index: SSAValue, dtype: Attribute) -> SSAValue:
+    """The scattered values, in the index's shape: a Scalar broadcast to it, or the
+    leading `index.shape` block of `src` (ATen reads only that part)."""
+    if not isinstance(src.type, TensorType):
+        return e.broadcast_to(e.as_tensor(src, dtype), e.dims(index))
+    src = e.astype(src, dtype)
+    if shape_of(src) == shape_of(index) and DYNAMIC not in shape_of(index):
+        return src
+    rank = rank_of(index)
+    return e.slice(src, [0] * rank, e.dims(index), [1] * rank, shape_of(index))
+
+
+_SCATTER_MODES = {"add": "add", "multiply": "prod"}
+
+
+class LowerScatter(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ScatterOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        reduce = _SCATTER_MODES[op.reduce.data] if op.reduce is not None else "none"
+
+        def build(e: Emitter) -> SSAValue:
+            values = _scatter_values(e, op.src, op.index, dtype_of(op.input))
+            return _scatter_along(e, op.input, axis, op.index, values, reduce)
+
+        self.replace(op, rewriter, build)
+
+
+_SCATTER_REDUCTIONS = {"sum": "add", "prod": "prod", "amax": "max", "amin": "min", "mean": "add"}
+
+
+def _reduction_identity(op: Operation, reduce: str, dtype: Attribute) -> float | int:
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    torch_dtype = _TORCH_DTYPES[dtype]
+    if torch_dtype == torch.bool:
+        raise LoweringError(f"{op.name}: {reduce} of bool tensors is not supported")
+    if torch_dtype.is_floating_point:
+        return -math.inf if reduce == "amax" else math.inf
+    info = torch.iinfo(torch_dtype)
+    return info.min if reduce == "amax" else info.max
+
+
+class LowerScatterReduce(AtenLowering):
+    """`scatter_reduce`: without `include_self` the written positions are first reset to
+    the reduction's identity; `mean` divides a scatter-add by a scatter-added count
+    (floor division for integers, as ATen)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ScatterReduceOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        reduce = op.reduce.data
+        include_self = op.include_self is not None
+        dtype = dtype_of(op.input)
+        identity = _reduction_identity(op, reduce, dtype)
+
+        def build(e: Emitter) -> SSAValue:
+            x, index = op.input, op.index
+            values = _scatter_values(e, op.src, index, dtype)
+            if not include_self:
+                reset = e.broadcast_to(e.constant(identity, dtype), e.dims(index))
+                x = _scatter_along(e, x, axis, index, reset, "none")
+            total = _scatter_along(e, x, axis, index, values, _SCATTER_REDUCTIONS[reduce])
+            if reduce != "mean":
+                return total
+            start = e.broadcast_to(e.constant(1 if include_self else 0, dtype), e.dims(x))
+            ones = e.broadcast_to(e.constant(1, dtype), e.dims(index))
+            counts = _scatter_along(e, start, axis, index, ones, "add")
+            counts = e.binary("maximum", counts, e.constant(1, dtype))
+            return e.binary("divide" if is_float(dtype) else "floor_divide", total, counts)
+
+        self.replace(op, rewriter, build)
+
+
 class LowerMaskedFill(AtenLowering):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.MaskedFillOp, rewriter: PatternRewriter) -> None:
@@ -2006,6 +2109,8 @@ LOWERING_PATTERNS: tuple[RewritePattern, ...] = (
     LowerIndexSelect(),
     LowerEmbedding(),
     LowerGather(),
+    LowerScatter(),
+    LowerScatterReduce(),
     LowerMaskedFill(),
     LowerIndexPut(),
     LowerIndexCopy(),

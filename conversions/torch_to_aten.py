@@ -754,6 +754,33 @@ def _dim_op(op_cls: type[IRDLOperation], order: Sequence[int], dim_index: int) -
     return handle
 
 
+def _scatter(state: ImportState, node: Node) -> Operation:
+    """`scatter.src/value` (self, dim, index, src|value) and their `reduce=` forms."""
+    reduce = _kwargs(node).get("reduce")
+    if reduce is not None and reduce not in aten.SCATTER_MODES:
+        raise ImportError_(f"{describe_location(node)}: scatter reduce '{reduce}' is not supported")
+    return aten.ScatterOp.build(
+        operands=[state.value(_args(node)[0]), state.value(_args(node)[2]), state.value(_args(node)[3])],
+        result_types=[_type_of_node(node)],
+        properties=_props(dim=_i64(_args(node)[1]), reduce=StringAttr(reduce) if reduce else None),
+    )
+
+
+def _scatter_reduce(state: ImportState, node: Node) -> Operation:
+    """`scatter_reduce.two` (self, dim, index, src, reduce, *, include_self=True), and
+    `scatter_add` (self, dim, index, src), its `sum` with the input included."""
+    is_add = getattr(node.target, "__name__", "").startswith("scatter_add")
+    reduce = "sum" if is_add else _arg(node, 4, "reduce")
+    include_self = True if is_add else _kwargs(node).get("include_self", True)
+    return aten.ScatterReduceOp.build(
+        operands=[state.value(_args(node)[0]), state.value(_args(node)[2]), state.value(_args(node)[3])],
+        result_types=[_type_of_node(node)],
+        properties=_props(
+            dim=_i64(_args(node)[1]), reduce=StringAttr(reduce), include_self=_unit(include_self)
+        ),
+    )
+
+
 def _embedding(state: ImportState, node: Node) -> Operation:
     return aten.EmbeddingOp.build(
         operands=[state.value(_args(node)[0]), state.value(_args(node)[1])],
@@ -1100,6 +1127,9 @@ IMPORTERS: dict[str, Handler] = {
     "aten.index_select": _dim_op(aten.IndexSelectOp, [0, 2], 1),
     "aten.index_copy": _dim_op(aten.IndexCopyOp, [0, 2, 3], 1),
     "aten.gather": _dim_op(aten.GatherOp, [0, 2], 1),
+    "aten.scatter": _scatter,
+    "aten.scatter_add": _scatter_reduce,
+    "aten.scatter_reduce": _scatter_reduce,
     "aten.embedding": _embedding,
     "aten.masked_fill": _masked_fill,
     "aten.matmul": _plain(aten.MatmulOp, 2),

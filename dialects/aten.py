@@ -1489,6 +1489,98 @@ class GatherOp(MlxirOp):
         verify_shape_matches(shape_of(self.index), self.result)
 
 
+def _verify_scatter_operands(
+    input: SSAValue, index: SSAValue, src: SSAValue, dim: int, result: SSAValue
+) -> None:
+    """ATen's scatter rules: one rank for input, index and a tensor src; index no larger
+    than src in any dim, nor than input outside `dim`; src of the input's type."""
+    x, idx = shape_of(input), shape_of(index)
+    axis = normalize_axis(dim, len(x))
+    verify_dtype(index, "integer (not bool)", "index")
+    if len(idx) != len(x):
+        raise VerifyException(f"index must have the input's rank {len(x)}, got {len(idx)}")
+    for d, (i, s) in enumerate(zip(idx, x)):
+        if d != axis and DYNAMIC not in (i, s) and i > s:
+            raise VerifyException(f"index dim {d} ({i}) exceeds the input's ({s})")
+    if isinstance(src.type, TensorType):
+        if rank_of(src) != len(x):
+            raise VerifyException(f"src must have the input's rank {len(x)}, got {rank_of(src)}")
+        for d, (i, s) in enumerate(zip(idx, shape_of(src))):
+            if DYNAMIC not in (i, s) and i > s:
+                raise VerifyException(f"index dim {d} ({i}) exceeds src's ({s})")
+        if dtype_of(src) != dtype_of(input):
+            raise VerifyException(
+                f"src element type {dtype_of(src)} must equal the input's {dtype_of(input)}"
+            )
+    verify_same_shape(input, result)
+    if dtype_of(result) != dtype_of(input):
+        raise VerifyException("result element type must equal the input's")
+
+
+SCATTER_MODES = ("add", "multiply")
+
+
+@irdl_op_definition
+class ScatterOp(MlxirOp):
+    """`aten.scatter`: `input` with `src` written at `index` along `dim` (for dim 0,
+    `result[index[i][j]][j] = src[i][j]`); `src` is a tensor or a Scalar written at
+    every index. With `reduce` (`add` or `multiply`) the values combine instead."""
+
+    name = "aten.scatter"
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    src = operand_def(TensorOrScalarConstr)
+    dim = prop_def(I64Attr)
+    reduce = opt_prop_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    custom_directives = (StringLiteral,)
+    assembly_format = (
+        "$input `,` $index `,` $src `dim` $dim (`reduce` custom<StringLiteral>($reduce)^)? "
+        "attr-dict `:` type($input) `,` type($index) `,` type($src) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        _verify_scatter_operands(self.input, self.index, self.src, self.dim.value.data, self.result)
+        if self.reduce is not None and self.reduce.data not in SCATTER_MODES:
+            raise VerifyException(
+                f"reduce must be one of {SCATTER_MODES}, got '{self.reduce.data}'"
+            )
+
+
+SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+@irdl_op_definition
+class ScatterReduceOp(MlxirOp):
+    """`aten.scatter_reduce` (and `scatter_add`, its `sum`): `src` combined into `input`
+    at `index` along `dim` by `reduce`; without `include_self` the input's values at
+    the written positions do not take part."""
+
+    name = "aten.scatter_reduce"
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    src = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    reduce = prop_def(StringAttr)
+    include_self = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    custom_directives = (StringLiteral,)
+    assembly_format = (
+        "$input `,` $index `,` $src `dim` $dim `reduce` custom<StringLiteral>($reduce) "
+        "(`include_self` $include_self^)? attr-dict `:` type($input) `,` type($index) `,` "
+        "type($src) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        _verify_scatter_operands(self.input, self.index, self.src, self.dim.value.data, self.result)
+        if self.reduce.data not in SCATTER_REDUCTIONS:
+            raise VerifyException(
+                f"reduce must be one of {SCATTER_REDUCTIONS}, got '{self.reduce.data}'"
+            )
+
+
 @irdl_op_definition
 class MaskedFillOp(MlxirOp):
     name = "aten.masked_fill"
@@ -2213,6 +2305,8 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     IndexCopyOp,
     EmbeddingOp,
     GatherOp,
+    ScatterOp,
+    ScatterReduceOp,
     MaskedFillOp,
     MatmulOp,
     MmOp,

@@ -104,6 +104,13 @@ def _one_nan(x: torch.Tensor) -> torch.Tensor:
     return x
 
 
+def unique_along_0(rows: int, size: int, cols: int, salt: str = "") -> torch.Tensor:
+    """`[rows, cols]` int64 indices in `[0, size)`, distinct within each column: a plain
+    scatter writes each position at most once, so its result is deterministic."""
+    g = _gen(rows + size + cols, salt)
+    return torch.stack([torch.randperm(size, generator=g)[:rows] for _ in range(cols)], dim=1)
+
+
 SORTABLE = (*FLOATS, *INTS)
 
 
@@ -323,6 +330,16 @@ CASES: list[Case] = [
     Case("index_select", lambda m, x, i: torch.index_select(x, 1, i), lambda n, dt: (randn(n, 5, dtype=dt), randint(0, 5, 3)), {0: (0,)}),
     Case("embedding", lambda m, i: F.embedding(i, m.table), lambda n, dt: (randint(0, 10, 2, n),), {0: (1,)}, params=lambda dt: {"table": randn(10, 4, dtype=dt, salt="table")}),
     Case("gather", lambda m, x, i: torch.gather(x, 1, i), lambda n, dt: (randn(n, 5, dtype=dt), randint(0, 5, n, 3)), {0: (0,), 1: (0,)}),
+    Case("scatter_src", lambda m, x, i, s: torch.scatter(x, 0, i, s), lambda n, dt: (randn(5, n, dtype=dt, scale=4), unique_along_0(3, 5, n, "sc"), randn(4, n, dtype=dt, salt="s", scale=4)), {0: (1,), 1: (1,), 2: (1,)}, dtypes=(*FLOATS, *INTS)),
+    Case("scatter_value_inner_dim", lambda m, x, i: torch.scatter(x, 1, i, 1.5), lambda n, dt: (randn(n, 6, dtype=dt), unique_along_0(3, 6, n, "sv").T.contiguous()), {0: (0,), 1: (0,)}),
+    Case("scatter_reduce_multiply", lambda m, x, i, s: torch.scatter(x, 1, i, s, reduce="multiply"), lambda n, dt: (positive(n, 5, dtype=dt), randint(0, 5, n, 4, salt="sm"), positive(n, 6, dtype=dt, salt="s")), {0: (0,), 1: (0,), 2: (0,)}, dtypes=F32),
+    Case("scatter_add", lambda m, x, i, s: torch.scatter_add(x, 1, i, s), lambda n, dt: (randn(n, 5, dtype=dt, scale=4), randint(0, 5, n, 4, salt="sa"), randn(n, 6, dtype=dt, salt="s", scale=4)), {0: (0,), 1: (0,), 2: (0,)}, dtypes=(*FLOATS, *INTS)),
+    Case("scatter_reduce_sum_exclude_self", lambda m, x, i, s: torch.scatter_reduce(x, 0, i, s, "sum", include_self=False), lambda n, dt: (randn(4, n, dtype=dt), randint(0, 4, 6, n, salt="ss"), randn(6, n, dtype=dt, salt="s")), {0: (1,), 1: (1,), 2: (1,)}),
+    Case("scatter_reduce_prod", lambda m, x, i, s: torch.scatter_reduce(x, 0, i, s, "prod", include_self=False), lambda n, dt: (int_tensor(4, n, dtype=dt) if not dt.is_floating_point else positive(4, n, dtype=dt), randint(0, 4, 6, n, salt="sp"), nonzero_int(6, n, dtype=dt, salt="s") if not dt.is_floating_point else positive(6, n, dtype=dt, salt="s")), {0: (1,), 1: (1,), 2: (1,)}, dtypes=(*FLOATS, *INTS)),
+    Case("scatter_reduce_mean", lambda m, x, i, s: torch.scatter_reduce(x, 1, i, s, "mean"), lambda n, dt: (int_tensor(n, 5, dtype=dt) if not dt.is_floating_point else randn(n, 5, dtype=dt), randint(0, 5, n, 4, salt="sme"), int_tensor(n, 4, dtype=dt, salt="s") if not dt.is_floating_point else randn(n, 4, dtype=dt, salt="s")), {0: (0,), 1: (0,), 2: (0,)}, dtypes=(*FLOATS, *INTS)),
+    Case("scatter_reduce_mean_exclude_self", lambda m, x, i, s: torch.scatter_reduce(x, 1, i, s, "mean", include_self=False), lambda n, dt: (randn(n, 5, dtype=dt), randint(0, 5, n, 3, salt="smx"), randn(n, 3, dtype=dt, salt="s")), {0: (0,), 1: (0,), 2: (0,)}),
+    Case("scatter_reduce_amax_exclude_self", lambda m, x, i, s: torch.scatter_reduce(x, 0, i, s, "amax", include_self=False), lambda n, dt: (distinct(4, n, dtype=dt, salt="am"), randint(0, 4, 6, n, salt="sam"), distinct(6, n, dtype=dt, salt="s")), {0: (1,), 1: (1,), 2: (1,)}, dtypes=(*FLOATS, *INTS)),
+    Case("scatter_reduce_amin", lambda m, x, i, s: torch.scatter_reduce(x, 1, i, s, "amin"), lambda n, dt: (distinct(n, 5, dtype=dt, salt="an"), randint(0, 5, n, 4, salt="san"), distinct(n, 4, dtype=dt, salt="s")), {0: (0,), 1: (0,), 2: (0,)}, dtypes=(*FLOATS, *INTS)),
     Case("index_put", lambda m, x, i, v: x.index_put((i,), v), lambda n, dt: (randn(n, 3, dtype=dt), torch.tensor([0, 1]), randn(2, 3, dtype=dt, salt="v")), {0: (0,)}),
     Case("index_put_accumulate", lambda m, x, i, v: x.index_put((i,), v, accumulate=True), lambda n, dt: (randn(4, n, dtype=dt), torch.tensor([1, 3, 1]), randn(3, n, dtype=dt, salt="v")), {0: (1,), 2: (1,)}),
     Case("index_put_inner", lambda m, x, i, v: torch.ops.aten.index_put(x, [None, i], v), lambda n, dt: (randn(n, 4, dtype=dt), torch.tensor([2, 0]), randn(n, 2, dtype=dt, salt="v")), {0: (0,), 2: (0,)}),
