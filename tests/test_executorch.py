@@ -1,0 +1,280 @@
+"""ExecuTorch interop end to end (`mlxir.interop.executorch`), against eager PyTorch.
+
+- Edge input: `mlxir.compile` of an `EdgeProgramManager`'s program (Edge op overloads,
+  dim-order ops), on the models of the ATen path.
+- Backend: `to_edge_transform_and_lower(ep, partitioner=[MlxirPartitioner()])
+  .to_executorch()` writes a `.pte` whose method is one mlxir delegate call;
+  `mlxir.load` runs it. The models: an MLP, a CNN, a tiny transformers Llama with a
+  static KV cache (the cache is the delegate's state, carried across calls).
+- Partial support: a model with an op mlxir cannot compile gets partitions around it,
+  the partitioner names the op with the importer's reason, and `mlxir.load` refuses the
+  `.pte` naming the kernel left outside the delegates.
+
+Every run uses shapes the export never saw (a dynamic batch). Tolerances
+against eager PyTorch: float32 1e-4 relative + 1e-5 absolute; float16 1e-2 + 1e-2;
+bfloat16 4e-2 + 4e-2 (a few ulps at the outputs' scale after a reduction of 8-32 terms).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+from torch.export import Dim, export
+
+import mlxir
+from mlxir.codegen import ProgramError
+from mlxir.interop.executorch import BACKEND_ID, MlxirPartitioner, PteProgram
+
+# The `executorch` extra: `make venv` (and so CI) installs it.
+import executorch.exir as executorch_exir  # isort: skip  (after mlxir.interop, which quiets its import)
+
+TOLERANCES = {
+    torch.float32: (1e-4, 1e-5),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (4e-2, 4e-2),
+}
+
+
+class MLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(16, 32)
+        self.fc2 = nn.Linear(32, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(self.fc2(torch.nn.functional.gelu(self.fc1(x))), dim=-1)
+
+
+class CNN(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding=1)
+        self.head = nn.Linear(8, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(self.bn(self.conv1(x)))
+        x = torch.nn.functional.max_pool2d(torch.relu(self.conv2(x)), 2)
+        return self.head(x.mean(dim=(2, 3)))
+
+
+class WithCdist(nn.Module):
+    """An MLP with `torch.cdist` in the middle (core ATen `_cdist_forward`), which mlxir
+    does not compile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(6, 4)
+        self.centers = nn.Parameter(torch.randn(5, 4))
+        self.fc2 = nn.Linear(5, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.cdist(torch.tanh(self.fc1(x)), self.centers))
+
+
+def _mlp_case(dtype: torch.dtype) -> tuple[nn.Module, Any, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    model = MLP().to(dtype).eval()
+    ep = export(model, (torch.randn(4, 16, dtype=dtype),), dynamic_shapes=({0: Dim("batch", max=64)},))
+    return model, ep, (torch.randn(9, 16, dtype=dtype),)
+
+
+def _cnn_case(dtype: torch.dtype) -> tuple[nn.Module, Any, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    model = CNN().eval()
+    model.bn.running_mean.uniform_(-0.5, 0.5)
+    model.bn.running_var.uniform_(0.5, 1.5)
+    model = model.to(dtype)
+    # Spatial dims stay static: mlxir's pooling lowering needs them.
+    dims = ({0: Dim("batch", max=8)},)
+    ep = export(model, (torch.randn(2, 3, 16, 12, dtype=dtype),), dynamic_shapes=dims)
+    return model, ep, (torch.randn(5, 3, 16, 12, dtype=dtype),)
+
+
+CASES = {"mlp": _mlp_case, "cnn": _cnn_case}
+
+
+def _close(got: Any, expected: torch.Tensor) -> None:
+    got_t = torch.from_numpy(np.asarray(got, dtype=np.float32)) if not isinstance(got, torch.Tensor) else got
+    rtol, atol = TOLERANCES[expected.dtype]
+    assert got_t.shape == expected.shape
+    torch.testing.assert_close(got_t.float(), expected.float(), rtol=rtol, atol=atol)
+
+
+def _to_pte(
+    ep: Any, tmp_path: Path, partitioner: MlxirPartitioner | None = None, name: str = "model"
+) -> Path:
+    lowered = executorch_exir.to_edge_transform_and_lower(ep, partitioner=[partitioner or MlxirPartitioner()])
+    path = tmp_path / f"{name}.pte"
+    path.write_bytes(lowered.to_executorch().buffer)
+    return path
+
+
+def _method_instructions(path: Path) -> list[Any]:
+    from executorch.exir._serialize._program import deserialize_pte_binary
+
+    plan = deserialize_pte_binary(path.read_bytes()).program.execution_plan[0]
+    return [i.instr_args for i in plan.chains[0].instructions]
+
+
+# ---------------------------------------------------------------------------
+# Edge programs in
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", list(TOLERANCES), ids=str)
+@pytest.mark.parametrize("name", list(CASES))
+def test_edge_program_compiles_like_the_aten_one(name: str, dtype: torch.dtype) -> None:
+    model, ep, inputs = CASES[name](dtype)
+    edge = executorch_exir.to_edge(ep).exported_program()
+    targets = {type(n.target).__name__ for n in edge.graph.nodes if n.op == "call_function"}
+    assert "EdgeOpOverload" in targets
+    with torch.no_grad():
+        expected = model(*inputs)
+    _close(mlxir.compile(edge)(*inputs), expected)
+
+
+def test_dim_order_ops_import_as_copies() -> None:
+    class Casts(nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return x.to(torch.float16).clone(), x.contiguous(memory_format=torch.channels_last) * 2
+
+    ep = export(Casts(), (torch.randn(2, 3, 4, 5),), dynamic_shapes=({0: Dim("b", max=16)},))
+    edge = executorch_exir.to_edge(ep).exported_program()
+    names = {str(n.target) for n in edge.graph.nodes if n.op == "call_function"}
+    assert any("_to_dim_order_copy" in t for t in names) and any("_clone_dim_order" in t for t in names)
+    module = mlxir.import_program(edge, decompose=False)
+    text = str(module)
+    assert "aten._to_copy" in text and "aten.clone" in text
+    x = torch.randn(5, 3, 4, 5)
+    half, doubled = mlxir.compile(edge)(x)
+    assert half.dtype == torch.float16
+    _close(half, x.to(torch.float16))
+    _close(doubled, x * 2)
+
+
+# ---------------------------------------------------------------------------
+# .pte files out, run by mlxir
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("name", list(CASES))
+def test_pte_with_one_mlxir_delegate_runs(name: str, dtype: torch.dtype, tmp_path: Path) -> None:
+    from executorch.exir.schema import DelegateCall
+
+    model, ep, inputs = CASES[name](dtype)
+    partitioner = MlxirPartitioner()
+    path = _to_pte(ep, tmp_path, partitioner)
+    assert partitioner.unsupported == {}
+    instructions = _method_instructions(path)
+    assert [type(i) for i in instructions] == [DelegateCall]
+    program = mlxir.load(path)
+    assert isinstance(program, PteProgram)
+    assert [d.backend for d in program.delegates] == [BACKEND_ID]
+    with torch.no_grad():
+        expected = model(*inputs)
+    _close(program(*inputs), expected)
+    with pytest.raises(mlxir.InputError):
+        program(torch.randn(2, 2, dtype=dtype))
+
+
+def test_pte_llama_with_static_cache_state(tmp_path: Path) -> None:
+    """One token per call at an explicit cache position; the KV cache is state owned by
+    the delegate. Reference: the exported program run by PyTorch (`ep.module()`), whose
+    buffers carry the same cache."""
+    from mlxir.tools.demo_model import build_llama
+    from mlxir.tools.llm import export_static_llm
+
+    model = build_llama(seed=1)
+    ep = export_static_llm(model, max_cache_len=16)
+    partitioner = MlxirPartitioner()
+    path = _to_pte(ep, tmp_path, partitioner)
+    assert partitioner.unsupported == {}
+    program = mlxir.load(path)
+    assert len(program.delegates) == 1 and program.programs[0].state
+    reference = ep.module()
+    tokens = [5, 17, 3, 99, 42, 7]
+    for position, token in enumerate(tokens):
+        ids = torch.tensor([[token]])
+        cache_position = torch.tensor([position])
+        with torch.no_grad():
+            expected = reference(ids, cache_position)
+        _close(program(ids, cache_position), expected)
+    program.reset_state()
+    with torch.no_grad():
+        fresh = export_static_llm(model, max_cache_len=16).module()(torch.tensor([[tokens[0]]]), torch.tensor([0]))
+    _close(program(torch.tensor([[tokens[0]]]), torch.tensor([0])), fresh)
+
+
+def test_pipeline_compile_spec_reaches_the_backend(tmp_path: Path) -> None:
+    _, ep, inputs = _mlp_case(torch.float32)
+    unoptimized = mlxir.load(_to_pte(ep, tmp_path, MlxirPartitioner(pipeline="convert-aten-to-mlx"), "plain"))
+    optimized = mlxir.load(_to_pte(ep, tmp_path, MlxirPartitioner(), "optimized"))
+    count = len(unoptimized.programs[0].info.instructions)
+    assert count > len(optimized.programs[0].info.instructions)
+    _close(unoptimized(*inputs), optimized(*inputs))
+
+
+# ---------------------------------------------------------------------------
+# What mlxir cannot compile stays outside, named
+# ---------------------------------------------------------------------------
+
+
+def test_unsupported_op_splits_the_partition_and_the_pte_is_refused(tmp_path: Path) -> None:
+    from executorch.exir.schema import DelegateCall, KernelCall
+
+    torch.manual_seed(0)
+    ep = export(WithCdist().eval(), (torch.randn(4, 6),), dynamic_shapes=({0: Dim("batch", max=16)},))
+    partitioner = MlxirPartitioner()
+    path = _to_pte(ep, tmp_path, partitioner)
+    left_out = {str(n.target._op) for n in partitioner.unsupported}  # type: ignore[union-attr]
+    assert left_out == {"aten._cdist_forward.default"}
+    # The partitioner's verdict is the importer's: it refuses the same op, and only it.
+    with pytest.raises(mlxir.conversions.torch_to_aten.UnsupportedOpsError) as refused:
+        mlxir.import_program(ep)
+    assert "aten._cdist_forward.default" in str(refused.value) and str(refused.value).count("aten.") == 1
+    kinds = [type(i) for i in _method_instructions(path)]
+    assert kinds.count(DelegateCall) == 2 and KernelCall in kinds
+    with pytest.raises(ProgramError, match=r"aten::_cdist_forward.out: 1 call\(s\) outside any delegate"):
+        mlxir.load(path)
+
+
+def test_inspect_lists_delegates_and_describes_payloads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mlxir.tools.mlxir_cli import main_with
+
+    _, ep, _ = _mlp_case(torch.float32)
+    path = _to_pte(ep, tmp_path)
+    assert main_with(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "method 'forward': 1 delegate(s)" in out
+    assert f"delegate 0: {BACKEND_ID}" in out
+    assert "mlx.matmul" in out and "dynamic dims:" in out
+
+
+def test_corrupt_pte_raises_program_error(tmp_path: Path) -> None:
+    _, ep, inputs = _mlp_case(torch.float32)
+    data = _to_pte(ep, tmp_path).read_bytes()
+    with pytest.raises(ProgramError):
+        mlxir.load(data[: len(data) // 3])
+    with pytest.raises(ProgramError):
+        mlxir.load(data[:8] + b"\xff" * 64)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        corrupt = bytearray(data)
+        for position in rng.integers(8, len(data), size=8):
+            corrupt[position] ^= 0xFF
+        try:
+            program = mlxir.load(bytes(corrupt))
+        except ProgramError:
+            continue
+        try:
+            program(*inputs)
+        except (mlxir.InputError, RuntimeError, ProgramError):
+            pass
