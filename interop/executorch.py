@@ -157,8 +157,8 @@ class MlxirPartitioner(Partitioner):
             allows_single_node_partition=True,
         ).propose_partitions()
         tags: dict[str, DelegationSpec] = {}
-        for partition in partitions:
-            tag = f"mlxir_{partition.id}"
+        for number, partition in enumerate(partitions):
+            tag = f"mlxir_{number}"
             tags[tag] = self.delegation_spec
             for node in partition.nodes:
                 node.meta["delegation_tag"] = tag

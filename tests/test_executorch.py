@@ -213,6 +213,39 @@ def test_pte_llama_with_static_cache_state(tmp_path: Path) -> None:
     _close(program(torch.tensor([[tokens[0]]]), torch.tensor([0])), fresh)
 
 
+class SplittingPartitioner(MlxirPartitioner):
+    """MlxirPartitioner, then the second half of its one partition retagged: a method
+    of two mlxir delegates, the second reading the first's outputs."""
+
+    def partition(self, exported_program: Any) -> Any:
+        from executorch.exir.backend.utils import tag_constant_data
+
+        result = super().partition(exported_program)
+        nodes = [n for n in exported_program.graph.nodes if n.op == "call_function"]
+        assert {n.meta.get("delegation_tag") for n in nodes} == {"mlxir_0"}
+        for node in nodes[len(nodes) // 2 :]:
+            node.meta["delegation_tag"] = "mlxir_1"
+        for node in exported_program.graph.nodes:
+            if node.op == "placeholder":
+                node.meta.pop("delegation_tag", None)
+        tag_constant_data(exported_program)
+        result.partition_tags["mlxir_1"] = self.delegation_spec
+        return result
+
+
+def test_pte_with_two_chained_delegates_runs(tmp_path: Path) -> None:
+    from executorch.exir.schema import DelegateCall
+
+    model, ep, inputs = _mlp_case(torch.float32)
+    path = _to_pte(ep, tmp_path, SplittingPartitioner())
+    assert [type(i) for i in _method_instructions(path)] == [DelegateCall, DelegateCall]
+    program = mlxir.load(path)
+    assert isinstance(program, PteProgram) and len(program.delegates) == 2
+    with torch.no_grad():
+        expected = model(*inputs)
+    _close(program(*inputs), expected)
+
+
 def test_pipeline_compile_spec_reaches_the_backend(tmp_path: Path) -> None:
     _, ep, inputs = _mlp_case(torch.float32)
     unoptimized = mlxir.load(_to_pte(ep, tmp_path, MlxirPartitioner(pipeline="convert-aten-to-mlx"), "plain"))
