@@ -1335,7 +1335,15 @@ def _global_name(name: str) -> str:
 def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
     """Imports an ExportedProgram as an `aten`-level module with `@forward`."""
     if decompose:
-        ep = ep.run_decompositions(decomposition_table())
+        try:
+            ep = ep.run_decompositions(decomposition_table())
+        except Exception as error:  # torch re-traces the program: any failure is torch's
+            raise ImportError_(
+                f"torch.export's run_decompositions failed on this program "
+                f"({type(error).__name__}: {error}); it happens before mlxir sees the graph "
+                "(e.g. a torch.export.load'ed program with derived dims such as 2*Dim('h')); "
+                "compile the ExportedProgram in the process that exported it"
+            ) from error
     graph = ep.graph_module.graph
     nodes = list(graph.nodes)
     _check_supported(nodes)
