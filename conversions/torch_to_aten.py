@@ -176,6 +176,17 @@ NATIVE_OPS: tuple[torch._ops.OpOverload, ...] = (
     _A.repeat.default,
     _A.square.default,
     _A.floor_divide.default,
+    # The `_copy` forms of views (ExecuTorch Edge programs are made of them) import as
+    # their views; torch would decompose these to the view plus a clone.
+    _A.alias_copy.default,
+    _A.expand_copy.default,
+    _A.squeeze_copy.default,
+    _A.squeeze_copy.dim,
+    _A.squeeze_copy.dims,
+    _A.t_copy.default,
+    _A.transpose_copy.int,
+    _A.unsqueeze_copy.default,
+    _A.split_with_sizes_copy.default,
 )
 """Ops kept as themselves: mlxir lowers each to an MLX primitive or fast kernel."""
 
@@ -217,17 +228,9 @@ EXTRA_DECOMPOSED_OPS: tuple[str, ...] = (
     "reflection_pad2d.default",
     "replication_pad1d.default",
     "replication_pad2d.default",
-    "expand_copy.default",
-    "permute_copy.default",
-    "view_copy.default",
-    "squeeze_copy.dims",
-    "unsqueeze_copy.default",
-    "transpose_copy.int",
-    "t_copy.default",
-    "alias_copy.default",
 )
 """Core ATen ops that torch keeps whole but mlxir runs as their PyTorch decompositions
-(into ops it lowers natively): activations, padding modes, upsampling, `_copy` views."""
+(into ops it lowers natively): activations, padding modes, upsampling."""
 
 
 def decomposition_table() -> dict[Any, Callable[..., Any]]:
@@ -698,6 +701,36 @@ def _kthvalue(state: ImportState, node: Node) -> list[SSAValue]:
     )
 
 
+def _unbind(state: ImportState, node: Node) -> list[SSAValue]:
+    """`unbind(self, dim)`: the size-1 pieces of a split along `dim`, squeezed."""
+    dim = _arg(node, 1, "dim", 0)
+    pieces = _multi_result_types(node)
+    source = _args(node)[0]
+    assert isinstance(source, Node)
+    shape = [_static_dim(d) for d in source.meta["val"].shape]
+    axis = dim + len(shape) if dim < 0 else dim
+    shape[axis] = 1
+    split = aten.SplitWithSizesOp.build(
+        operands=[state.value(source)],
+        result_types=[[TensorType(_element_type_of(piece), shape) for piece in pieces]],
+        properties={"split_sizes": int_array([1] * len(pieces)), "dim": _i64(dim)},
+    )
+    state.insert(split)
+    return [
+        state.insert(
+            aten.SqueezeOp.build(
+                operands=[part], result_types=[piece], properties={"dims": int_array([dim])}
+            )
+        ).results[0]
+        for part, piece in zip(split.results, pieces)
+    ]
+
+
+def _element_type_of(tensor_type: Attribute) -> Attribute:
+    assert isinstance(tensor_type, TensorType)
+    return tensor_type.get_element_type()
+
+
 def _int_list_op(op_cls: type[IRDLOperation], prop: str) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls.build(
@@ -1119,6 +1152,7 @@ IMPORTERS: dict[str, Handler] = {
     "aten.stack": _join(aten.StackOp),
     "aten.split": _split,
     "aten.split_with_sizes": _split_with_sizes,
+    "aten.unbind": _unbind,
     "aten.flip": _int_list_op(aten.FlipOp, "dims"),
     "aten.repeat": _int_list_op(aten.RepeatOp, "repeats"),
     "aten.constant_pad_nd": _constant_pad,
@@ -1167,6 +1201,17 @@ IMPORTERS: dict[str, Handler] = {
 }
 """ATen overload packet → handler. Overloads of one packet (`add.Tensor`, `add.Scalar`)
 share a handler: operand types tell them apart in the IR."""
+
+COPY_FORMS: dict[str, str] = {
+    f"aten.{view}_copy": f"aten.{view}"
+    for view in (
+        "alias", "view", "expand", "permute", "transpose", "t", "unsqueeze", "squeeze",
+        "slice", "select", "split", "split_with_sizes", "unbind",
+    )
+}
+"""The `_copy` form of a view (ExecuTorch Edge programs are made of them) → the view:
+values are values, so both import as the same op."""
+IMPORTERS.update({copy: IMPORTERS[view] for copy, view in COPY_FORMS.items()})
 
 
 def _index_binary(op_cls: type[IRDLOperation]) -> Handler:

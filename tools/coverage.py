@@ -24,7 +24,7 @@ TABLE = ROOT / "docs" / "coverage.md"
 
 def _aten_op_of(packet: str) -> str | None:
     """The aten dialect op an importer entry produces (None for dropped assertions)."""
-    from mlxir.conversions.torch_to_aten import IMPORTERS, _dropped, _identity
+    from mlxir.conversions.torch_to_aten import COPY_FORMS, IMPORTERS, _dropped, _identity
 
     handler = IMPORTERS[packet]
     if handler in (_dropped, _identity):
@@ -43,7 +43,13 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.native_layer_norm": "aten.layer_norm",
         "aten._native_batch_norm_legit_no_training": "aten.batch_norm",
         "aten.native_group_norm": "aten.group_norm",
+        "aten.scatter_add": "aten.scatter_reduce",
+        "aten.unbind": "aten.split_with_sizes",
+        "dim_order_ops._to_dim_order_copy": "aten._to_copy",
+        "dim_order_ops._clone_dim_order": "aten.clone",
     }
+    if packet in COPY_FORMS:
+        return _aten_op_of(COPY_FORMS[packet])
     return aliases.get(packet, packet)
 
 

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from differential.harness import F32, FLOATS, Case
 
 INTS = (torch.int32, torch.int64)
+A = torch.ops.aten
 
 
 def _gen(n: int, salt: str) -> torch.Generator:
@@ -320,6 +321,17 @@ CASES: list[Case] = [
     Case("pixel_shuffle", lambda m, x: F.pixel_shuffle(x, 2), lambda n, dt: (randn(n, 8, 3, 2, dtype=dt),), {0: (0,)}),
     Case("baddbmm", lambda m, c, a, b: torch.baddbmm(c, a, b, beta=0.5, alpha=2.0), lambda n, dt: (randn(2, n, 3, dtype=dt), randn(2, n, 4, dtype=dt, salt="a"), randn(2, 4, 3, dtype=dt, salt="b")), {0: (1,), 1: (1,)}),
     Case("eye", lambda m, x: x @ torch.eye(4, dtype=x.dtype), lambda n, dt: (randn(n, 4, dtype=dt),), {0: (0,)}),
+    # --- the _copy forms of views (ExecuTorch Edge programs are made of them) ---
+    Case("view_copy", lambda m, x: A.view_copy(x, [x.shape[0], -1]) * 2, lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}, dtypes=(*FLOATS, *INTS)),
+    Case("permute_copy", lambda m, x: A.permute_copy(x, [2, 0, 1]), lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}, dtypes=(*FLOATS, *INTS)),
+    Case("expand_copy", lambda m, x: A.expand_copy(A.unsqueeze_copy(x, 1), [-1, 3, -1]), lambda n, dt: (randn(n, 4, dtype=dt),), {0: (0,)}),
+    Case("transpose_t_copy", lambda m, x: (A.transpose_copy(x, 0, 2), A.t_copy(x[0])), lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}),
+    Case("squeeze_copy", lambda m, x: (A.squeeze_copy(x), A.squeeze_copy(x, 1), A.squeeze_copy(x, [1, 3])), lambda n, dt: (randn(n, 1, 3, 1, dtype=dt),), {0: (0,)}),
+    Case("select_slice_copy", lambda m, x: (A.select_copy(x, 0, -1), A.slice_copy(x, 1, 1, None, 2)), lambda n, dt: (randn(n, 4, dtype=dt),), {0: (0,)}),
+    Case("split_copy", lambda m, x: tuple(A.split_copy(x, 2, 1)), lambda n, dt: (randn(n, 5, dtype=dt),), {0: (0,)}),
+    Case("split_with_sizes_copy", lambda m, x: tuple(A.split_with_sizes_copy(x, [1, 3, 2], -1)), lambda n, dt: (randn(n, 6, dtype=dt),), {0: (0,)}),
+    Case("unbind_copy", lambda m, x: tuple(A.unbind_copy(x, 1)), lambda n, dt: (randn(n, 3, 2, dtype=dt),), {0: (0,)}, dtypes=(*FLOATS, *INTS)),
+    Case("alias_copy", lambda m, x: A.alias_copy(x) + 1, lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     # --- indexing ------------------------------------------------------------
     Case("index_one", lambda m, x, i: x[i], lambda n, dt: (randn(n, 3, dtype=dt), randint(-n, n, 4)), {0: (0,)}),
     Case("index_inner", lambda m, x, i: x[:, i], lambda n, dt: (randn(n, 6, dtype=dt), randint(0, 6, 2, 3)), {0: (0,)}),
