@@ -1,18 +1,19 @@
 """ExecuTorch interop end to end (`mlxir.interop.executorch`), against eager PyTorch.
 
 - Edge input: `mlxir.compile` of an `EdgeProgramManager`'s program (Edge op overloads,
-  dim-order ops), on the models of the ATen path.
+  dim-order ops), on the models of the ATen path (`test_models`: MLP, CNN, transformer
+  block with a bool attention mask).
 - Backend: `to_edge_transform_and_lower(ep, partitioner=[MlxirPartitioner()])
   .to_executorch()` writes a `.pte` whose method is one mlxir delegate call;
-  `mlxir.load` runs it. The models: an MLP, a CNN, a tiny transformers Llama with a
-  static KV cache (the cache is the delegate's state, carried across calls).
+  `mlxir.load` runs it. The models: the same three, and a tiny transformers Llama with
+  a static KV cache (the cache is the delegate's state, carried across calls).
 - Partial support: a model with an op mlxir cannot compile gets partitions around it,
   the partitioner names the op with the importer's reason, and `mlxir.load` refuses the
   `.pte` naming the kernel left outside the delegates.
 
-Every run uses shapes the export never saw (a dynamic batch). Tolerances
+Every run uses shapes the export never saw (a dynamic batch or sequence length). Tolerances
 against eager PyTorch: float32 1e-4 relative + 1e-5 absolute; float16 1e-2 + 1e-2;
-bfloat16 4e-2 + 4e-2 (a few ulps at the outputs' scale after a reduction of 8-32 terms).
+bfloat16 4e-2 + 4e-2 (a few ulps at the outputs' scale after reductions of 8-256 terms).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from test_models import CNN, MLP, Block
 from torch import nn
 from torch.export import Dim, export
 
@@ -38,30 +40,6 @@ TOLERANCES = {
     torch.float16: (1e-2, 1e-2),
     torch.bfloat16: (4e-2, 4e-2),
 }
-
-
-class MLP(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc1 = nn.Linear(16, 32)
-        self.fc2 = nn.Linear(32, 8)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(self.fc2(torch.nn.functional.gelu(self.fc1(x))), dim=-1)
-
-
-class CNN(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
-        self.bn = nn.BatchNorm2d(8)
-        self.conv2 = nn.Conv2d(8, 8, 3, stride=2, padding=1)
-        self.head = nn.Linear(8, 5)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = torch.relu(self.bn(self.conv1(x)))
-        x = torch.nn.functional.max_pool2d(torch.relu(self.conv2(x)), 2)
-        return self.head(x.mean(dim=(2, 3)))
 
 
 class WithCdist(nn.Module):
@@ -81,23 +59,31 @@ class WithCdist(nn.Module):
 def _mlp_case(dtype: torch.dtype) -> tuple[nn.Module, Any, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     model = MLP().to(dtype).eval()
-    ep = export(model, (torch.randn(4, 16, dtype=dtype),), dynamic_shapes=({0: Dim("batch", max=64)},))
-    return model, ep, (torch.randn(9, 16, dtype=dtype),)
+    ep = export(model, (torch.randn(4, 8, dtype=dtype),), dynamic_shapes=({0: Dim("batch", max=64)},))
+    return model, ep, (torch.randn(9, 8, dtype=dtype),)
 
 
 def _cnn_case(dtype: torch.dtype) -> tuple[nn.Module, Any, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     model = CNN().eval()
-    model.bn.running_mean.uniform_(-0.5, 0.5)
-    model.bn.running_var.uniform_(0.5, 1.5)
+    for bn in (model.bn1, model.bn2):
+        bn.running_mean.uniform_(-0.5, 0.5)
+        bn.running_var.uniform_(0.5, 2.0)
     model = model.to(dtype)
-    # Spatial dims stay static: mlxir's pooling lowering needs them.
-    dims = ({0: Dim("batch", max=8)},)
-    ep = export(model, (torch.randn(2, 3, 16, 12, dtype=dtype),), dynamic_shapes=dims)
-    return model, ep, (torch.randn(5, 3, 16, 12, dtype=dtype),)
+    ep = export(model, (torch.randn(2, 3, 16, 16, dtype=dtype),), dynamic_shapes=({0: Dim("batch", max=8)},))
+    return model, ep, (torch.randn(5, 3, 16, 16, dtype=dtype),)
 
 
-CASES = {"mlp": _mlp_case, "cnn": _cnn_case}
+def _block_case(dtype: torch.dtype) -> tuple[nn.Module, Any, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    model = Block().to(dtype).eval()
+    seq = Dim("seq", min=2, max=64)
+    x, mask = torch.randn(2, 6, 32, dtype=dtype), torch.ones(2, 6, 6, dtype=torch.bool).tril()
+    ep = export(model, (x, mask), dynamic_shapes={"x": {1: seq}, "mask": {1: seq, 2: seq}})
+    return model, ep, (torch.randn(2, 11, 32, dtype=dtype), torch.ones(2, 11, 11, dtype=torch.bool).tril())
+
+
+CASES = {"mlp": _mlp_case, "cnn": _cnn_case, "block": _block_case}
 
 
 def _close(got: Any, expected: torch.Tensor) -> None:
