@@ -171,32 +171,38 @@ def test_pte_with_one_mlxir_delegate_runs(name: str, dtype: torch.dtype, tmp_pat
         program(torch.randn(2, 2, dtype=dtype))
 
 
-def test_pte_llama_with_static_cache_state(tmp_path: Path) -> None:
-    """One token per call at an explicit cache position; the KV cache is state owned by
-    the delegate. Reference: the exported program run by PyTorch (`ep.module()`), whose
-    buffers carry the same cache."""
+def _decode_matches_reference(program: Any, reference: Any) -> None:
+    """Six tokens, one per call at increasing cache positions: each step's logits depend
+    on the cache the earlier steps wrote."""
+    for position, token in enumerate([5, 17, 3, 99, 42, 7]):
+        ids, cache_position = torch.tensor([[token]]), torch.tensor([position])
+        with torch.no_grad():
+            expected = reference(input_ids=ids, cache_position=cache_position)
+        _close(program(ids, cache_position), expected)
+
+
+@pytest.mark.parametrize("route", ["pte", "edge"])
+def test_llama_with_static_cache_state(route: str, tmp_path: Path) -> None:
+    """A transformers Llama with a static KV cache, one token per call; the cache is
+    program state (in the `.pte`, owned by the delegate). Reference: the exported
+    program run by PyTorch (`ep.module()`), whose buffers carry the same cache."""
     from mlxir.tools.demo_model import build_llama
     from mlxir.tools.llm import export_static_llm
 
     model = build_llama(seed=1)
     ep = export_static_llm(model, max_cache_len=16)
+    reference = ep.module()  # before lowering, which takes the program's buffers
+    if route == "edge":
+        _decode_matches_reference(mlxir.compile(executorch_exir.to_edge(ep).exported_program()), reference)
+        return
     partitioner = MlxirPartitioner()
-    path = _to_pte(ep, tmp_path, partitioner)
+    program = mlxir.load(_to_pte(ep, tmp_path, partitioner))
     assert partitioner.unsupported == {}
-    program = mlxir.load(path)
+    assert isinstance(program, PteProgram)
     assert len(program.delegates) == 1 and program.programs[0].state
-    reference = ep.module()
-    tokens = [5, 17, 3, 99, 42, 7]
-    for position, token in enumerate(tokens):
-        ids = torch.tensor([[token]])
-        cache_position = torch.tensor([position])
-        with torch.no_grad():
-            expected = reference(ids, cache_position)
-        _close(program(ids, cache_position), expected)
+    _decode_matches_reference(program, reference)
     program.reset_state()
-    with torch.no_grad():
-        fresh = export_static_llm(model, max_cache_len=16).module()(torch.tensor([[tokens[0]]]), torch.tensor([0]))
-    _close(program(torch.tensor([[tokens[0]]]), torch.tensor([0])), fresh)
+    _decode_matches_reference(program, export_static_llm(model, max_cache_len=16).module())
 
 
 class SplittingPartitioner(MlxirPartitioner):
