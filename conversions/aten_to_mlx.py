@@ -1609,42 +1609,103 @@ def _expand_list(values: Sequence[int], count: int) -> list[int]:
 
 
 class LowerConvolution(AtenLowering):
-    """NCHW convolution → channels-last `mlx.conv_general` between two transposes."""
+    """NCHW convolution → channels-last `mlx.conv_general` between two transposes.
+
+    A transposed convolution is the convolution of the input dilated by `stride` with
+    the flipped kernel (MLX's own `conv_transpose`): stride 1, kernel dilation
+    `dilation`, padding `dilation * (k - 1) - padding` low and that plus
+    `output_padding` high (cropped after the convolution where it is negative), and
+    the weight `[in, out/g, *k]` regrouped to `[out, in/g, *k]`."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ConvolutionOp, rewriter: PatternRewriter) -> None:
-        if op.transposed is not None:
-            raise LoweringError(f"{op.name}: transposed convolution is not supported yet")
         rank = rank_of(op.input)
         spatial = rank - 2
         dtype = dtype_of(op.result)
+        groups = op.groups.value.data
+        transposed = op.transposed is not None
+        if spatial == 3 and groups != 1:
+            raise LoweringError(f"{op.name}: MLX has no grouped 3-d convolution (groups={groups})")
         to_last = [0, *range(2, rank), 1]
         to_first = [0, rank - 1, *range(1, rank - 1)]
+        stride = _expand_list(ints(op.stride), spatial)
         padding = _expand_list(ints(op.padding), spatial)
+        dilation = _expand_list(ints(op.dilation), spatial)
+        out_shape = shape_of(op.result)
+        result_shape = [out_shape[p] for p in to_last]
+        if not transposed:
+            options = {
+                "stride": stride,
+                "padding_lo": padding,
+                "padding_hi": padding,
+                "kernel_dilation": dilation,
+                "input_dilation": [1] * spatial,
+            }
+            crop_lo, crop_hi = [0] * spatial, [0] * spatial
+        else:
+            kernel = shape_of(op.weight)[2:]
+            if DYNAMIC in shape_of(op.weight):
+                raise LoweringError(f"{op.name}: a transposed convolution needs a static weight shape")
+            extra = _expand_list(ints(op.output_padding), spatial) if op.output_padding else [0] * spatial
+            low = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding)]
+            high = [lo + x for lo, x in zip(low, extra)]
+            options = {
+                "stride": [1] * spatial,
+                "padding_lo": [max(v, 0) for v in low],
+                "padding_hi": [max(v, 0) for v in high],
+                "kernel_dilation": dilation,
+                "input_dilation": stride,
+            }
+            crop_lo, crop_hi = [max(-v, 0) for v in low], [max(-v, 0) for v in high]
+        conv_shape = [
+            *result_shape[:1],
+            *(DYNAMIC if d == DYNAMIC else d + lo + hi for d, lo, hi in zip(result_shape[1:-1], crop_lo, crop_hi)),
+            result_shape[-1],
+        ]
 
         def build(e: Emitter) -> SSAValue:
             x = e.transpose(e.astype(op.input, dtype), to_last)
-            w = e.transpose(e.astype(op.weight, dtype), to_last)
-            out_shape = shape_of(op.result)
+            weight = e.astype(op.weight, dtype)
+            if transposed:
+                weight = _regroup_transposed_weight(e, weight, groups)
+            w = e.transpose(weight, to_last)
             conv = e.emit(
                 mlx.ConvGeneralOp.build(
                     operands=[x, w],
-                    result_types=[_tensor(dtype, [out_shape[p] for p in to_last])],
+                    result_types=[_tensor(dtype, conv_shape)],
                     properties={
-                        "stride": int_array(_expand_list(ints(op.stride), spatial)),
-                        "padding_lo": int_array(padding),
-                        "padding_hi": int_array(padding),
-                        "kernel_dilation": int_array(_expand_list(ints(op.dilation), spatial)),
-                        "input_dilation": int_array([1] * spatial),
+                        **{name: int_array(values) for name, values in options.items()},
                         "groups": op.groups,
+                        **({"flip": UnitAttr()} if transposed else {}),
                     },
                 )
             )
+            if any(crop_lo) or any(crop_hi):
+                dims = e.dims(conv)
+                stops: list[Size] = [
+                    dims[0],
+                    *(e.add(size, -hi) for size, hi in zip(dims[1:-1], crop_hi)),
+                    dims[-1],
+                ]
+                conv = e.slice(conv, [0, *crop_lo, 0], stops, [1] * rank, result_shape)
             if op.bias is not None:
                 conv = e.binary("add", conv, e.astype(op.bias, dtype))
             return e.transpose(conv, to_first)
 
         self.replace(op, rewriter, build)
+
+
+def _regroup_transposed_weight(e: Emitter, weight: SSAValue, groups: int) -> SSAValue:
+    """A transposed convolution's weight `[in, out/g, *k]` as the `[out, in/g, *k]`
+    weight of the equivalent convolution."""
+    rank = rank_of(weight)
+    swap = [1, 0, *range(2, rank)]
+    if groups == 1:
+        return e.transpose(weight, swap)
+    cin, cout_g, *kernel = shape_of(weight)
+    grouped = e.reshape(weight, [groups, cin // groups, cout_g, *kernel])
+    regrouped = e.transpose(grouped, [0, 2, 1, *range(3, rank + 1)])
+    return e.reshape(regrouped, [groups * cout_g, cin // groups, *kernel])
 
 
 def _pool_output(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil: bool) -> int:

@@ -22,6 +22,11 @@ func.func @causal(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x?x8xf32>) -> tensor<1x
   func.return %o : tensor<1x2x3x8xf32>
 }
 
+func.func @conv_transpose(%x: tensor<2x4x7xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x6x13xf32> {
+  %r = aten.convolution %x, %w stride [2] padding [1] dilation [1] transposed groups 2 : tensor<2x4x7xf32>, tensor<4x3x3xf32> -> tensor<2x6x13xf32>
+  func.return %r : tensor<2x6x13xf32>
+}
+
 // CHECK-LABEL: func.func @elementwise(%x: tensor<2x?xf16>, %i: tensor<2x?xi32>) -> (tensor<2x?xf16>, tensor<2x?xf32>, tensor<2x?xi1>) {
 // CHECK-NEXT: %c = arith.constant 2.500000e+00 : f64
 // CHECK-NEXT: %a = mlx.constant dense<2.500000e+00> : tensor<f16>
@@ -62,6 +67,19 @@ func.func @causal(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x?x8xf32>) -> tensor<1x
 // CHECK-NEXT: %o_5 = mlx.less_equal %o_4, %o_3 : tensor<1x?xi64>, tensor<3x1xi64> -> tensor<3x?xi1>
 // CHECK-NEXT: %o_6 = mlx.scaled_dot_product_attention %q, %k, %k mask %o_5 : tensor<3x?xi1> scale 0.35355339059327373 : tensor<1x2x3x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x3x8xf32>
 // CHECK-NEXT: func.return %o_6 : tensor<1x2x3x8xf32>
+
+// A transposed convolution: the input dilated by the stride, the kernel flipped and
+// its groups regrouped to [out, in/g, k].
+// CHECK-LABEL: func.func @conv_transpose(%x: tensor<2x4x7xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x6x13xf32> {
+// CHECK-NEXT: %r = mlx.transpose %x [0, 2, 1] : tensor<2x4x7xf32> -> tensor<2x7x4xf32>
+// CHECK-NEXT: %r_1 = mlx.reshape %w [2, 2, 3, 3] : tensor<4x3x3xf32> -> tensor<2x2x3x3xf32>
+// CHECK-NEXT: %r_2 = mlx.transpose %r_1 [0, 2, 1, 3] : tensor<2x2x3x3xf32> -> tensor<2x3x2x3xf32>
+// CHECK-NEXT: %r_3 = mlx.reshape %r_2 [6, 2, 3] : tensor<2x3x2x3xf32> -> tensor<6x2x3xf32>
+// CHECK-NEXT: %r_4 = mlx.transpose %r_3 [0, 2, 1] : tensor<6x2x3xf32> -> tensor<6x3x2xf32>
+// CHECK-NEXT: %r_5 = mlx.conv_general %r, %r_4 stride [1] padding [1] [1] kernel_dilation [1] input_dilation [2] groups 2 flip : tensor<2x7x4xf32>, tensor<6x3x2xf32> -> tensor<2x13x6xf32>
+// CHECK-NEXT: %r_6 = mlx.transpose %r_5 [0, 2, 1] : tensor<2x13x6xf32> -> tensor<2x6x13xf32>
+// CHECK-NEXT: func.return %r_6 : tensor<2x6x13xf32>
+// CHECK-NEXT: }
 
 // The same module through the default pipeline: no aten op is left.
 // RUN: mlx-opt %s -p lower-to-mlx | filecheck %s --check-prefix=PIPELINE

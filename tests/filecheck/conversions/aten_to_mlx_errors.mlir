@@ -9,11 +9,19 @@ func.func @bool_mask(%x: tensor<4x3xf32>, %m: tensor<4xi1>) -> tensor<?x3xf32> {
 
 // -----
 
-func.func @transposed_conv(%x: tensor<1x2x5x5xf32>, %w: tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32> {
-  %r = aten.convolution %x, %w stride [1, 1] padding [0, 0] dilation [1, 1] transposed groups 1 : tensor<1x2x5x5xf32>, tensor<2x3x3x3xf32> -> tensor<1x3x7x7xf32>
-  func.return %r : tensor<1x3x7x7xf32>
+func.func @transposed_conv_dynamic_weight(%x: tensor<1x2x5x5xf32>, %w: tensor<2x3x?x3xf32>) -> tensor<1x3x?x7xf32> {
+  %r = aten.convolution %x, %w stride [1, 1] padding [0, 0] dilation [1, 1] transposed groups 1 : tensor<1x2x5x5xf32>, tensor<2x3x?x3xf32> -> tensor<1x3x?x7xf32>
+  func.return %r : tensor<1x3x?x7xf32>
 }
-// CHECK: aten.convolution: transposed convolution is not supported yet
+// CHECK: aten.convolution: a transposed convolution needs a static weight shape
+
+// -----
+
+func.func @grouped_conv3d(%x: tensor<1x4x5x5x5xf32>, %w: tensor<2x2x3x3x3xf32>) -> tensor<1x2x3x3x3xf32> {
+  %r = aten.convolution %x, %w stride [1] padding [0] dilation [1] groups 2 : tensor<1x4x5x5x5xf32>, tensor<2x2x3x3x3xf32> -> tensor<1x2x3x3x3xf32>
+  func.return %r : tensor<1x2x3x3x3xf32>
+}
+// CHECK: aten.convolution: MLX has no grouped 3-d convolution (groups=2)
 
 // -----
 
