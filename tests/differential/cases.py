@@ -218,6 +218,9 @@ CASES: list[Case] = [
     binary("fmod_int", torch.fmod, nonzero_int, INTS),
     binary("bitwise_and_int", torch.bitwise_and, int_tensor, INTS),
     binary("bitwise_xor_int", torch.bitwise_xor, int_tensor, INTS),
+    Case("bitwise_bool", lambda m, a, b: (torch.bitwise_and(a > 0, b > 0), torch.bitwise_or(a > 0, b > 0), torch.bitwise_xor(a > 0, b > 0), torch.bitwise_not(a > 0)), lambda n, dt: (randn(2, n, 4, dtype=dt, salt="ba"), randn(n, 1, dtype=dt, salt="bb")), {0: (1,), 1: (0,)}, dtypes=F32),
+    Case("bitwise_bool_operators", lambda m, a, b: ((a > 0) & (b < 0), (a > 0) | (b < 0), (a > 0) ^ (b < 0), ~(b > 0)), lambda n, dt: (randn(2, n, 4, dtype=dt, salt="bo"), randn(n, 1, dtype=dt, salt="bp")), {0: (1,), 1: (0,)}, dtypes=F32),
+    Case("bitwise_bool_inputs", lambda m, a, b: (a & b, a | b, a ^ b, ~a, a & True), lambda n, dt: (randn(2, n, salt="bi") > 0, randn(2, n, salt="bj") > 0), {0: (1,), 1: (1,)}, dtypes=(torch.bool,)),
     Case(
         "scalar_ops",
         lambda m, x: (x * 2.5 + 1) / 3 - x.clamp(min=-0.5, max=0.5) ** 2,
