@@ -72,7 +72,9 @@ try:
         PartitionResult,
     )
     from executorch.exir.backend.utils import tag_constant_data, tag_mutated_buffer
-except ImportError as error:  # pragma: no cover - exercised only without the extra
+except ModuleNotFoundError as error:  # only without the extra
+    if error.name != "executorch":
+        raise
     raise ImportError(
         "mlxir's ExecuTorch interop needs the executorch package: "
         "pip install 'mlxir[executorch]'"
