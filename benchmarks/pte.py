@@ -135,6 +135,7 @@ def _bench(name: str, runs: int, folder: Path) -> list[str]:
 
     start = time.perf_counter()
     method = Runtime.get().load_program(xnnpack_pte).load_method("forward")
+    assert method is not None
     xnnpack_load = time.perf_counter() - start
     xnnpack_ms = _median_ms(lambda *a: method.execute(list(a)), make_inputs, runs)
 
@@ -161,7 +162,7 @@ def _with_system_blas() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--bundled-blas", action="store_true", help="do not preload the system OpenBLAS")
