@@ -93,9 +93,7 @@ def _close(got: Any, expected: torch.Tensor) -> None:
     torch.testing.assert_close(got_t.float(), expected.float(), rtol=rtol, atol=atol)
 
 
-def _to_pte(
-    ep: Any, tmp_path: Path, partitioner: MlxirPartitioner | None = None, name: str = "model"
-) -> Path:
+def _to_pte(ep: Any, tmp_path: Path, partitioner: Any = None, name: str = "model") -> Path:
     lowered = executorch_exir.to_edge_transform_and_lower(ep, partitioner=[partitioner or MlxirPartitioner()])
     path = tmp_path / f"{name}.pte"
     path.write_bytes(lowered.to_executorch().buffer)
@@ -269,6 +267,21 @@ def test_unsupported_op_splits_the_partition_and_the_pte_is_refused(tmp_path: Pa
     assert kinds.count(DelegateCall) == 2 and KernelCall in kinds
     with pytest.raises(ProgramError, match=r"aten::_cdist_forward.out: 1 call\(s\) outside any delegate"):
         mlxir.load(path)
+
+
+def test_pte_of_another_backend_is_refused_and_inspected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    from mlxir.tools.mlxir_cli import main_with
+
+    _, ep, _ = _mlp_case(torch.float32)
+    path = _to_pte(ep, tmp_path, XnnpackPartitioner())
+    with pytest.raises(ProgramError, match="a call to a XnnpackBackend delegate"):
+        mlxir.load(path)
+    assert main_with(["inspect", str(path)]) == 0
+    assert "delegate 0: XnnpackBackend" in capsys.readouterr().out
+    assert main_with(["run", str(path)]) == 1
+    assert "XnnpackBackend" in capsys.readouterr().err
 
 
 def test_inspect_lists_delegates_and_describes_payloads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
