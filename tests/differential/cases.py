@@ -398,6 +398,22 @@ CASES: list[Case] = [
     Case("arange", lambda m, x: x + torch.arange(x.shape[0], dtype=x.dtype)[:, None], lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     Case("arange_float_static", lambda m, x: x + torch.arange(0.5, 2.0, 0.5, dtype=x.dtype), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     Case("tril_triu", lambda m, x: (torch.tril(x), torch.triu(x, diagonal=1)), lambda n, dt: (randn(2, n, n, dtype=dt),), {0: (1, 2)}),
+    # --- as exported: the ops torch decomposes before the importer otherwise sees them ---
+    Case("undecomposed_creation", lambda m, x: (torch.zeros(x.shape[0], 2, dtype=x.dtype), torch.ones(3, x.shape[0], dtype=x.dtype), torch.zeros_like(x) + 1, torch.ones_like(x) * 2), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}, decompose=False),
+    Case("undecomposed_all", lambda m, x: ((x > -1).all(), (x > -1).all(dim=1), (x > 0).all(dim=0, keepdim=True)), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}, decompose=False),
+    Case("undecomposed_masked_fill", lambda m, x: (x.masked_fill(x > 0.5, -2.0), x.masked_fill(x < 0, 3)), lambda n, dt: (randn(2, n, dtype=dt, salt="umf"),), {0: (1,)}, decompose=False),
+    Case("undecomposed_transpose_t", lambda m, x: (x.transpose(0, 2) * 1, x[0].t() + 1), lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}, decompose=False),
+    Case("undecomposed_tril_triu", lambda m, x: (torch.tril(x), torch.triu(x, diagonal=1), torch.tril(x, -1)), lambda n, dt: (randn(2, n, n, dtype=dt),), {0: (1, 2)}, decompose=False),
+    Case("undecomposed_reshape_narrow", lambda m, x: (x.reshape(-1, 6) + 1, x.narrow(2, 1, 2) * 2), lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}, decompose=False),
+    Case("undecomposed_split_unbind", lambda m, x: (*torch.split(x, 2, dim=1), *x.unbind(2)), lambda n, dt: (randn(n, 5, 2, dtype=dt),), {0: (0,)}, decompose=False),
+    Case("undecomposed_bool_operators", lambda m, a, b: ((a > 0) & (b < 0), (a > 0) | (b < 0), (a > 0) ^ (b < 0)), lambda n, dt: (randn(2, n, 4, dtype=dt, salt="uo"), randn(n, 1, dtype=dt, salt="up")), {0: (1,), 1: (0,)}, dtypes=F32, decompose=False),
+    Case("undecomposed_unsafe_view", lambda m, x: A._unsafe_view(x, [x.shape[0] * 2, 3]) * 2, lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}, decompose=False),
+    # --- ATen's internal forms, called directly (ExecuTorch and decompositions emit them) ---
+    Case("softmax_internal", lambda m, x: (A._softmax(x, 1, False), A._log_softmax(x, -1, False)), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
+    Case("native_layer_norm", lambda m, x: A.native_layer_norm(x, [4], m.w, m.b, 1e-5)[0], lambda n, dt: (randn(2, n, 4, dtype=dt),), {0: (1,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w"), "b": randn(4, dtype=dt, salt="b")}),
+    Case("native_group_norm", lambda m, x: A.native_group_norm(x, m.w, m.b, x.shape[0], 4, 6, 2, 1e-5)[0], lambda n, dt: (randn(n, 4, 6, dtype=dt),), {0: (0,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w"), "b": randn(4, dtype=dt, salt="b")}),
+    Case("max_pool2d_with_indices_values", lambda m, x: A.max_pool2d_with_indices(x, [2, 2])[0], lambda n, dt: (randn(n, 3, 6, 6, dtype=dt),), {0: (0,)}),
+    Case("copy_broadcasts_and_casts", lambda m, x, y: A.copy(x, y), lambda n, dt: (randn(n, 3, dtype=dt), randn(3, dtype=torch.float32, salt="y")), {0: (0,)}),
     Case("causal_mask_from_arange", lambda m, x: torch.where(torch.arange(x.shape[1])[None, :] <= torch.arange(x.shape[1])[:, None], x, 0.0), lambda n, dt: (randn(2, n, n, dtype=dt),), {0: (1, 2)}),
 ]
 

@@ -58,6 +58,10 @@ class Case:
     params: Callable[[torch.dtype], dict[str, torch.Tensor]] | None = None
     static_only: bool = False
     min_size: int = 2
+    decompose: bool = True
+    """False: import the graph as exported, without torch's decompositions (as an
+    ExecuTorch Edge graph or `import_program(ep, decompose=False)` does), so the ops
+    torch would decompose reach their own importer entries."""
 
 
 EXPORT_SIZE = 5
@@ -90,14 +94,12 @@ def _compare(expected: Any, got: Any, dtype: torch.dtype, where: str) -> None:
 
 
 def run_case(case: Case, dtype: torch.dtype, dynamic: bool) -> None:
-    import mlxir
-
     module = Fn(case.fn, case.params(dtype) if case.params else None)
     export_inputs = case.make(EXPORT_SIZE, dtype)
     shapes = _dynamic_shapes(case, len(export_inputs), case.min_size) if dynamic else None
     with torch.no_grad():
         ep = export(module, export_inputs, dynamic_shapes=(shapes,) if shapes else None)
-    program = mlxir.compile(ep)
+    program = compile_case(case, ep)
     sizes = RUN_SIZES if dynamic else (EXPORT_SIZE,)
     for n in sizes:
         inputs = case.make(n, dtype)
@@ -105,6 +107,23 @@ def run_case(case: Case, dtype: torch.dtype, dynamic: bool) -> None:
             expected = module(*inputs)
         got = program(*inputs)
         _compare(expected, got, dtype, f"{case.name}[{dtype}, n={n}]")
+
+
+def compile_case(case: Case, ep: Any) -> Any:
+    """`mlxir.compile(ep)`, importing without torch's decompositions when the case says so."""
+    import mlxir
+
+    if case.decompose:
+        return mlxir.compile(ep)
+    from mlxir.codegen import serialize
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import import_program, payloads_of
+    from mlxir.runtime.program import Program
+
+    module = import_program(ep, decompose=False)
+    payloads = payloads_of(module)
+    lower(module)
+    return Program(serialize(module, payloads))
 
 
 def configurations(cases: Sequence[Case]) -> list[tuple[Case, torch.dtype, bool]]:
