@@ -11,6 +11,7 @@ with its location.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -1716,123 +1717,99 @@ def _pool_output(size: int, kernel: int, stride: int, pad: int, dilation: int, c
     return out
 
 
-class LowerPool2d(AtenLowering):
-    """2-d max/avg pooling as the max/sum over the kernel's strided slices of the padded
-    input (MLX has no pooling primitive). Needs static spatial dims."""
+class LowerPool(AtenLowering):
+    """N-d (2-d, 3-d) max/avg pooling as the max/sum over the kernel's strided slices of
+    the padded input (MLX has no pooling primitive). Needs static spatial dims."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.PoolOp, rewriter: PatternRewriter) -> None:
-        is_max = isinstance(op, aten.MaxPool2dOp)
+        is_max = isinstance(op, aten.MaxPoolOp)
+        n = op.SPATIAL
         shape = shape_of(op.input)
-        h, w = shape[-2], shape[-1]
-        if DYNAMIC in (h, w):
-            raise LoweringError(f"{op.name}: pooling needs static spatial dims")
-        kh, kw = _expand_list(ints(op.kernel_size), 2)
-        sh, sw = _expand_list(ints(op.stride) or (kh, kw), 2)
-        ph, pw = _expand_list(ints(op.padding), 2)
-        dh, dw = _expand_list(ints(op.dilation), 2) if isinstance(op, aten.MaxPool2dOp) else (1, 1)
-        ceil = op.ceil_mode is not None
-        oh = _pool_output(h, kh, sh, ph, dh, ceil)
-        ow = _pool_output(w, kw, sw, pw, dw, ceil)
-        dtype = dtype_of(op.result)
         rank = len(shape)
+        lead = rank - n
+        sizes = list(shape[lead:])
+        if DYNAMIC in sizes:
+            raise LoweringError(f"{op.name}: pooling needs static spatial dims")
+        kernel = _expand_list(ints(op.kernel_size), n)
+        stride = _expand_list(ints(op.stride) or kernel, n)
+        pad = _expand_list(ints(op.padding), n)
+        dilation = _expand_list(ints(op.dilation), n) if isinstance(op, aten.MaxPoolOp) else [1] * n
+        ceil = op.ceil_mode is not None
+        out = [_pool_output(*args, ceil) for args in zip(sizes, kernel, stride, pad, dilation)]
+        # The window extent each spatial dim needs: (out - 1) * stride + dilated kernel.
+        spans = [(o - 1) * s + d * (k - 1) + 1 for o, s, d, k in zip(out, stride, dilation, kernel)]
         # Extra high padding lets ceil-mode windows run past the edge.
-        extra_h = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
-        extra_w = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
-        fill = -math.inf if is_max else 0.0
+        extra = [max(0, span - (size + 2 * p)) for span, size, p in zip(spans, sizes, pad)]
+        dtype = dtype_of(op.result)
 
-        def padded(e: Emitter, x: SSAValue, value: float) -> SSAValue:
-            if not (ph or pw or extra_h or extra_w):
+        def padded(e: Emitter, x: SSAValue, low: Sequence[int], high: Sequence[int], value: float) -> SSAValue:
+            if not any(low) and not any(high):
                 return x
-            low = [0] * (rank - 2) + [ph, pw]
-            high = [0] * (rank - 2) + [ph + extra_h, pw + extra_w]
-            out = [*shape[:-2], h + 2 * ph + extra_h, w + 2 * pw + extra_w]
+            count = rank_of(x) - n
+            x_shape = shape_of(x)
             return e.emit(
                 mlx.PadOp.build(
                     operands=[x],
-                    result_types=[_tensor(dtype_of(x), out)],
+                    result_types=[
+                        _tensor(
+                            dtype_of(x),
+                            [*x_shape[:count], *(d + lo + hi for d, lo, hi in zip(x_shape[count:], low, high))],
+                        )
+                    ],
                     properties={
-                        "low": int_array(low),
-                        "high": int_array(high),
+                        "low": int_array([0] * count + list(low)),
+                        "high": int_array([0] * count + list(high)),
                         "value": FloatAttr(value, Float64Type()),
                     },
                 )
             )
 
         def windows(e: Emitter, x: SSAValue, combine: str) -> SSAValue:
+            count = rank_of(x) - n
+            leading = e.dims(x)[:count]
             acc: SSAValue | None = None
-            lead = e.dims(x)[:-2]
-            for i in range(kh):
-                for j in range(kw):
-                    starts: list[Size] = [*([0] * (rank - 2)), i * dh, j * dw]
-                    stops: list[Size] = [*lead, i * dh + (oh - 1) * sh + 1, j * dw + (ow - 1) * sw + 1]
-                    part = e.slice(x, starts, stops, [1] * (rank - 2) + [sh, sw], [*shape[:-2], oh, ow])
-                    acc = part if acc is None else e.binary(combine, acc, part)
+            for offsets in itertools.product(*(range(k) for k in kernel)):
+                starts: list[Size] = [*([0] * count), *(o * d for o, d in zip(offsets, dilation))]
+                stops: list[Size] = [
+                    *leading,
+                    *(o * d + (m - 1) * s + 1 for o, d, m, s in zip(offsets, dilation, out, stride)),
+                ]
+                part = e.slice(x, starts, stops, [1] * count + stride, [*shape_of(x)[:count], *out])
+                acc = part if acc is None else e.binary(combine, acc, part)
             assert acc is not None
             return acc
 
         def build(e: Emitter) -> SSAValue:
             x = e.astype(op.input, dtype)
+            high = [p + x_ for p, x_ in zip(pad, extra)]
             if is_max:
-                return windows(e, padded(e, x, fill), "maximum")
-            total = windows(e, padded(e, x, 0.0), "add")
+                return windows(e, padded(e, x, pad, high, -math.inf), "maximum")
+            total = windows(e, padded(e, x, pad, high, 0.0), "add")
             divisor_attr = op.properties.get("divisor_override")
             if isinstance(divisor_attr, IntegerAttr):
                 return e.binary("divide", total, e.constant(divisor_attr.value.data, dtype))
-            if op.properties.get("count_include_pad") is not None and not (extra_h or extra_w):
-                return e.binary("divide", total, e.constant(kh * kw, dtype))
+            include_pad = op.properties.get("count_include_pad") is not None
+            if include_pad and not any(extra):
+                return e.binary("divide", total, e.constant(math.prod(kernel), dtype))
             # Count the window cells that are real input (or real padding with
             # count_include_pad): pool a tensor of ones the same way.
             ones = e.emit(
                 mlx.OnesOp.build(
                     operands=[[]],
-                    result_types=[_tensor(dtype, [h, w])],
-                    properties={"static_shape": int_array([h, w])},
+                    result_types=[_tensor(dtype, sizes)],
+                    properties={"static_shape": int_array(sizes)},
                 )
             )
-            if op.properties.get("count_include_pad") is not None:
-                counted = e.emit(
-                    mlx.PadOp.build(
-                        operands=[ones],
-                        result_types=[_tensor(dtype, [h + 2 * ph, w + 2 * pw])],
-                        properties={
-                            "low": int_array([ph, pw]),
-                            "high": int_array([ph, pw]),
-                            "value": FloatAttr(1.0, Float64Type()),
-                        },
-                    )
-                )
-                counted_pad = (0, 0)
+            if include_pad:
+                counted = padded(e, ones, pad, pad, 1.0)
+                counted_pad = [0] * n
             else:
-                counted = ones
-                counted_pad = (ph, pw)
-            ch, cw = shape_of(counted)
-            high_h = (oh - 1) * sh + dh * (kh - 1) + 1 - ch - counted_pad[0]
-            high_w = (ow - 1) * sw + dw * (kw - 1) + 1 - cw - counted_pad[1]
-            counts_in = e.emit(
-                mlx.PadOp.build(
-                    operands=[counted],
-                    result_types=[_tensor(dtype, [ch + counted_pad[0] + max(0, high_h), cw + counted_pad[1] + max(0, high_w)])],
-                    properties={
-                        "low": int_array(list(counted_pad)),
-                        "high": int_array([max(0, high_h), max(0, high_w)]),
-                        "value": FloatAttr(0.0, Float64Type()),
-                    },
-                )
-            )
-            acc: SSAValue | None = None
-            for i in range(kh):
-                for j in range(kw):
-                    part = e.slice(
-                        counts_in,
-                        [i, j],
-                        [i + (oh - 1) * sh + 1, j + (ow - 1) * sw + 1],
-                        [sh, sw],
-                        [oh, ow],
-                    )
-                    acc = part if acc is None else e.binary("add", acc, part)
-            assert acc is not None
-            return e.binary("divide", total, acc)
+                counted, counted_pad = ones, pad
+            counted_sizes = shape_of(counted)
+            tail = [max(0, span - c - p) for span, c, p in zip(spans, counted_sizes, counted_pad)]
+            counts = windows(e, padded(e, counted, counted_pad, tail, 0.0), "add")
+            return e.binary("divide", total, counts)
 
         self.replace(op, rewriter, build)
 
@@ -2180,7 +2157,7 @@ LOWERING_PATTERNS: tuple[RewritePattern, ...] = (
     LowerAddmm(),
     LowerLinear(),
     LowerConvolution(),
-    LowerPool2d(),
+    LowerPool(),
     LowerNorm(),
     LowerBatchNorm(),
     LowerGroupNorm(),

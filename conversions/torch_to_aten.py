@@ -878,48 +878,62 @@ def _convolution(state: ImportState, node: Node) -> Operation:
     )
 
 
-def _pair(values: Any, default: Sequence[int]) -> list[int]:
+def _window(values: Any, default: Sequence[int], n: int) -> list[int]:
+    """A pooling list argument: an int stands for `n` equal entries; empty or absent
+    is `default`."""
     if values is None or (isinstance(values, list | tuple) and not values):
         return list(default)
     if isinstance(values, int):
-        return [values, values]
+        return [values] * n
     return list(values)
 
 
-def _max_pool2d(state: ImportState, node: Node) -> Operation | list[SSAValue]:
-    kernel = _pair(_args(node)[1], [])
-    op = aten.MaxPool2dOp.build(
-        operands=[state.value(_args(node)[0])],
-        result_types=[tensor_type_of(_first_val(node))],
-        properties=_props(
-            kernel_size=int_array(kernel),
-            stride=int_array(_pair(_arg(node, 2, "stride"), kernel)),
-            padding=int_array(_pair(_arg(node, 3, "padding", 0), [0, 0])),
-            dilation=int_array(_pair(_arg(node, 4, "dilation", 1), [1, 1])),
-            ceil_mode=_unit(_arg(node, 5, "ceil_mode", False)),
-        ),
-    )
-    if isinstance(node.meta["val"], tuple | list):  # max_pool2d_with_indices
-        state.insert(op)
-        return [op.results[0]]
-    return op
+def _max_pool(op_cls: type[IRDLOperation], n: int) -> Handler:
+    """`max_poolNd(self, kernel, stride=[], padding=0, dilation=1, ceil_mode=False)` and
+    its `_with_indices` form (whose indices are not supported)."""
+
+    def handle(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+        kernel = _window(_args(node)[1], [], n)
+        op = op_cls.build(
+            operands=[state.value(_args(node)[0])],
+            result_types=[tensor_type_of(_first_val(node))],
+            properties=_props(
+                kernel_size=int_array(kernel),
+                stride=int_array(_window(_arg(node, 2, "stride"), kernel, n)),
+                padding=int_array(_window(_arg(node, 3, "padding", 0), [0] * n, n)),
+                dilation=int_array(_window(_arg(node, 4, "dilation", 1), [1] * n, n)),
+                ceil_mode=_unit(_arg(node, 5, "ceil_mode", False)),
+            ),
+        )
+        if isinstance(node.meta["val"], tuple | list):  # max_poolNd_with_indices
+            state.insert(op)
+            return [op.results[0]]
+        return op
+
+    return handle
 
 
-def _avg_pool2d(state: ImportState, node: Node) -> Operation:
-    kernel = _pair(_args(node)[1], [])
-    divisor = _arg(node, 6, "divisor_override")
-    return aten.AvgPool2dOp.build(
-        operands=[state.value(_args(node)[0])],
-        result_types=[_type_of_node(node)],
-        properties=_props(
-            kernel_size=int_array(kernel),
-            stride=int_array(_pair(_arg(node, 2, "stride"), kernel)),
-            padding=int_array(_pair(_arg(node, 3, "padding", 0), [0, 0])),
-            ceil_mode=_unit(_arg(node, 4, "ceil_mode", False)),
-            count_include_pad=_unit(_arg(node, 5, "count_include_pad", True)),
-            divisor_override=_i64(divisor) if divisor is not None else None,
-        ),
-    )
+def _avg_pool(op_cls: type[IRDLOperation], n: int) -> Handler:
+    """`avg_poolNd(self, kernel, stride=[], padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None)`."""
+
+    def handle(state: ImportState, node: Node) -> Operation:
+        kernel = _window(_args(node)[1], [], n)
+        divisor = _arg(node, 6, "divisor_override")
+        return op_cls.build(
+            operands=[state.value(_args(node)[0])],
+            result_types=[_type_of_node(node)],
+            properties=_props(
+                kernel_size=int_array(kernel),
+                stride=int_array(_window(_arg(node, 2, "stride"), kernel, n)),
+                padding=int_array(_window(_arg(node, 3, "padding", 0), [0] * n, n)),
+                ceil_mode=_unit(_arg(node, 4, "ceil_mode", False)),
+                count_include_pad=_unit(_arg(node, 5, "count_include_pad", True)),
+                divisor_override=_i64(divisor) if divisor is not None else None,
+            ),
+        )
+
+    return handle
 
 
 def _first_val(node: Node) -> torch.Tensor:
@@ -1172,9 +1186,12 @@ IMPORTERS: dict[str, Handler] = {
     "aten.addmm": _addmm,
     "aten.linear": _linear,
     "aten.convolution": _convolution,
-    "aten.max_pool2d": _max_pool2d,
-    "aten.max_pool2d_with_indices": _max_pool2d,
-    "aten.avg_pool2d": _avg_pool2d,
+    "aten.max_pool2d": _max_pool(aten.MaxPool2dOp, 2),
+    "aten.max_pool2d_with_indices": _max_pool(aten.MaxPool2dOp, 2),
+    "aten.max_pool3d": _max_pool(aten.MaxPool3dOp, 3),
+    "aten.max_pool3d_with_indices": _max_pool(aten.MaxPool3dOp, 3),
+    "aten.avg_pool2d": _avg_pool(aten.AvgPool2dOp, 2),
+    "aten.avg_pool3d": _avg_pool(aten.AvgPool3dOp, 3),
     "aten.layer_norm": _layer_norm,
     "aten.native_layer_norm": _layer_norm,
     "aten.rms_norm": _rms_norm,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -1799,6 +1800,9 @@ class ConvolutionOp(MlxirOp):
 
 
 class PoolOp(MlxirOp):
+    """Max or average pooling over the trailing `spatial` dims of `[(N,) C, *spatial]`."""
+
+    SPATIAL: ClassVar[int] = 2
     input = operand_def(TensorType)
     kernel_size = prop_def(I64Array)
     stride = prop_def(I64Array)
@@ -1809,12 +1813,14 @@ class PoolOp(MlxirOp):
     custom_directives = (IntList,)
 
     def verify_pool(self) -> None:
-        if rank_of(self.input) not in (3, 4):
+        n = self.SPATIAL
+        if rank_of(self.input) not in (n + 1, n + 2):
             raise VerifyException(
-                f"input must be [C, H, W] or [N, C, H, W], got rank {rank_of(self.input)}"
+                f"input must be [C, *spatial] or [N, C, *spatial] with {n} spatial dims, "
+                f"got rank {rank_of(self.input)}"
             )
         _verify_window_lists(
-            2,
+            n,
             kernel_size=ints(self.kernel_size),
             stride=ints(self.stride) or [1],
             padding=ints(self.padding),
@@ -1823,9 +1829,7 @@ class PoolOp(MlxirOp):
             raise VerifyException("result must have the input's rank")
 
 
-@irdl_op_definition
-class MaxPool2dOp(PoolOp):
-    name = "aten.max_pool2d"
+class MaxPoolOp(PoolOp):
     dilation = prop_def(I64Array)
     assembly_format = (
         "$input `kernel` custom<IntList>($kernel_size) `stride` custom<IntList>($stride) "
@@ -1835,12 +1839,10 @@ class MaxPool2dOp(PoolOp):
 
     def verify_(self) -> None:
         self.verify_pool()
-        _verify_window_lists(2, dilation=ints(self.dilation))
+        _verify_window_lists(self.SPATIAL, dilation=ints(self.dilation))
 
 
-@irdl_op_definition
-class AvgPool2dOp(PoolOp):
-    name = "aten.avg_pool2d"
+class AvgPoolOp(PoolOp):
     count_include_pad = opt_prop_def(UnitAttr)
     divisor_override = opt_prop_def(I64Attr)
     assembly_format = (
@@ -1852,6 +1854,28 @@ class AvgPool2dOp(PoolOp):
 
     def verify_(self) -> None:
         self.verify_pool()
+
+
+@irdl_op_definition
+class MaxPool2dOp(MaxPoolOp):
+    name = "aten.max_pool2d"
+
+
+@irdl_op_definition
+class MaxPool3dOp(MaxPoolOp):
+    name = "aten.max_pool3d"
+    SPATIAL: ClassVar[int] = 3
+
+
+@irdl_op_definition
+class AvgPool2dOp(AvgPoolOp):
+    name = "aten.avg_pool2d"
+
+
+@irdl_op_definition
+class AvgPool3dOp(AvgPoolOp):
+    name = "aten.avg_pool3d"
+    SPATIAL: ClassVar[int] = 3
 
 
 def _verify_positive_eps(eps: FloatAttr | None) -> None:
@@ -2315,7 +2339,9 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     LinearOp,
     ConvolutionOp,
     MaxPool2dOp,
+    MaxPool3dOp,
     AvgPool2dOp,
+    AvgPool3dOp,
     LayerNormOp,
     RmsNormOp,
     BatchNormOp,

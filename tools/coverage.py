@@ -42,6 +42,7 @@ def _aten_op_of(packet: str) -> str | None:
         "aten._softmax": "aten.softmax",
         "aten._log_softmax": "aten.log_softmax",
         "aten.max_pool2d_with_indices": "aten.max_pool2d",
+        "aten.max_pool3d_with_indices": "aten.max_pool3d",
         "aten.native_layer_norm": "aten.layer_norm",
         "aten._native_batch_norm_legit_no_training": "aten.batch_norm",
         "aten.native_group_norm": "aten.group_norm",

@@ -381,6 +381,13 @@ CASES: list[Case] = [
     Case("max_pool2d_padded", lambda m, x: F.max_pool2d(x, 3, stride=2, padding=1), lambda n, dt: (randn(2, n, 7, 7, dtype=dt),), {0: (1,)}),
     Case("avg_pool2d", lambda m, x: F.avg_pool2d(x, 2), lambda n, dt: (randn(n, 2, 6, 6, dtype=dt),), {0: (0,)}),
     Case("avg_pool2d_padded", lambda m, x: F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False), lambda n, dt: (randn(n, 2, 7, 7, dtype=dt),), {0: (0,)}),
+    Case("max_pool1d", lambda m, x: F.max_pool1d(x, 3, stride=2, padding=1), lambda n, dt: (randn(n, 3, 9, dtype=dt),), {0: (0,)}),
+    Case("avg_pool1d_ceil", lambda m, x: F.avg_pool1d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False), lambda n, dt: (randn(n, 3, 8, dtype=dt),), {0: (0,)}),
+    Case("max_pool3d", lambda m, x: F.max_pool3d(x, 2), lambda n, dt: (randn(n, 2, 4, 6, 4, dtype=dt),), {0: (0,)}),
+    Case("max_pool3d_padded_dilated", lambda m, x: F.max_pool3d(x, (3, 2, 3), stride=(2, 1, 2), padding=1, dilation=(1, 2, 1), ceil_mode=True), lambda n, dt: (randn(2, n, 6, 7, 5, dtype=dt),), {0: (1,)}),
+    # Eager PyTorch has no CPU avg_pool3d for float16/bfloat16, so no reference for them.
+    Case("avg_pool3d", lambda m, x: F.avg_pool3d(x, 2), lambda n, dt: (randn(n, 2, 4, 6, 4, dtype=dt),), {0: (0,)}, dtypes=F32),
+    Case("avg_pool3d_padded_ceil", lambda m, x: F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True), lambda n, dt: (randn(n, 2, 6, 7, 5, dtype=dt),), {0: (0,)}, dtypes=F32),
     Case("layer_norm", lambda m, x: F.layer_norm(x, (4,), m.w, m.b, eps=1e-5), lambda n, dt: (randn(2, n, 4, dtype=dt),), {0: (1,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w"), "b": randn(4, dtype=dt, salt="b")}),
     Case("layer_norm_2d", lambda m, x: F.layer_norm(x, (3, 4)), lambda n, dt: (randn(n, 3, 4, dtype=dt),), {0: (0,)}),
     Case("rms_norm", lambda m, x: F.rms_norm(x, (4,), m.w, eps=1e-6), lambda n, dt: (randn(2, n, 4, dtype=dt),), {0: (1,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w")}),

@@ -24,22 +24,26 @@ func.func @convolution(%img: tensor<1x3x32x32xf32>, %k: tensor<16x3x3x3xf32>, %k
   func.return %conv : tensor<1x16x32x32xf32>
 }
 
-// CHECK-LABEL: func.func @pooling(%f: tensor<1x16x32x32xf32>, %c: tensor<16x?x?xf32>) -> tensor<1x16x16x16xf32> {
+// CHECK-LABEL: func.func @pooling(%f: tensor<1x16x32x32xf32>, %c: tensor<16x?x?xf32>, %v: tensor<2x4x8x8x3xf32>) -> tensor<1x16x16x16xf32> {
 // CHECK-NEXT:    %max = aten.max_pool2d %f kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] : tensor<1x16x32x32xf32> -> tensor<1x16x16x16xf32>
 // CHECK-NEXT:    %max_ceil = aten.max_pool2d %c kernel [3] stride [] padding [1] dilation [2] ceil_mode : tensor<16x?x?xf32> -> tensor<16x?x?xf32>
 // CHECK-NEXT:    %avg = aten.avg_pool2d %f kernel [2, 2] stride [2, 2] padding [0, 0] : tensor<1x16x32x32xf32> -> tensor<1x16x16x16xf32>
 // CHECK-NEXT:    %avg_all = aten.avg_pool2d %c kernel [3, 3] stride [1, 1] padding [1, 1] ceil_mode count_include_pad divisor_override 9 : tensor<16x?x?xf32> -> tensor<16x?x?xf32>
 // CHECK-NEXT:    %avg_div = aten.avg_pool2d %f kernel [4] stride [4] padding [0] divisor_override 8 : tensor<1x16x32x32xf32> -> tensor<1x16x8x8xf32>
+// CHECK-NEXT:    %max3d = aten.max_pool3d %v kernel [2, 2, 1] stride [2, 2, 1] padding [0, 0, 0] dilation [1] ceil_mode : tensor<2x4x8x8x3xf32> -> tensor<2x4x4x4x3xf32>
+// CHECK-NEXT:    %avg3d = aten.avg_pool3d %v kernel [3] stride [1] padding [1] count_include_pad : tensor<2x4x8x8x3xf32> -> tensor<2x4x8x8x3xf32>
 // CHECK-NEXT:    func.return %max : tensor<1x16x16x16xf32>
 // CHECK-NEXT:  }
-// CANON-LABEL: func.func @pooling(%f: tensor<1x16x32x32xf32>, %c: tensor<16x?x?xf32>) -> tensor<1x16x16x16xf32> {
+// CANON-LABEL: func.func @pooling(%f: tensor<1x16x32x32xf32>, %c: tensor<16x?x?xf32>, %v: tensor<2x4x8x8x3xf32>) -> tensor<1x16x16x16xf32> {
 // CANON:         func.return %max : tensor<1x16x16x16xf32>
-func.func @pooling(%f: tensor<1x16x32x32xf32>, %c: tensor<16x?x?xf32>) -> tensor<1x16x16x16xf32> {
+func.func @pooling(%f: tensor<1x16x32x32xf32>, %c: tensor<16x?x?xf32>, %v: tensor<2x4x8x8x3xf32>) -> tensor<1x16x16x16xf32> {
   %max = aten.max_pool2d %f kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] : tensor<1x16x32x32xf32> -> tensor<1x16x16x16xf32>
   %max_ceil = aten.max_pool2d %c kernel [3] stride [] padding [1] dilation [2] ceil_mode : tensor<16x?x?xf32> -> tensor<16x?x?xf32>
   %avg = aten.avg_pool2d %f kernel [2, 2] stride [2, 2] padding [0, 0] : tensor<1x16x32x32xf32> -> tensor<1x16x16x16xf32>
   %avg_all = aten.avg_pool2d %c kernel [3, 3] stride [1, 1] padding [1, 1] ceil_mode count_include_pad divisor_override 9 : tensor<16x?x?xf32> -> tensor<16x?x?xf32>
   %avg_div = aten.avg_pool2d %f kernel [4] stride [4] padding [0] divisor_override 8 : tensor<1x16x32x32xf32> -> tensor<1x16x8x8xf32>
+  %max3d = aten.max_pool3d %v kernel [2, 2, 1] stride [2, 2, 1] padding [0, 0, 0] dilation [1] ceil_mode : tensor<2x4x8x8x3xf32> -> tensor<2x4x4x4x3xf32>
+  %avg3d = aten.avg_pool3d %v kernel [3] stride [1] padding [1] count_include_pad : tensor<2x4x8x8x3xf32> -> tensor<2x4x8x8x3xf32>
   func.return %max : tensor<1x16x16x16xf32>
 }
 

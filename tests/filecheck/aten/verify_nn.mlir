@@ -75,7 +75,7 @@ func.func @conv_result_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %
 
 // -----
 
-// CHECK: 'aten.max_pool2d' op input must be [C, H, W] or [N, C, H, W], got rank 2
+// CHECK: 'aten.max_pool2d' op input must be [C, *spatial] or [N, C, *spatial] with 2 spatial dims, got rank 2
 func.func @pool_rank(%x: tensor<8x8xf32>) {
   %0 = aten.max_pool2d %x kernel [2] stride [2] padding [0] dilation [1] : tensor<8x8xf32> -> tensor<4x4xf32>
   func.return
@@ -86,6 +86,22 @@ func.func @pool_rank(%x: tensor<8x8xf32>) {
 // CHECK: 'aten.max_pool2d' op kernel_size must have 1 or 2 entries, got 3
 func.func @pool_kernel(%x: tensor<3x8x8xf32>) {
   %0 = aten.max_pool2d %x kernel [2, 2, 2] stride [2] padding [0] dilation [1] : tensor<3x8x8xf32> -> tensor<3x4x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.max_pool3d' op input must be [C, *spatial] or [N, C, *spatial] with 3 spatial dims, got rank 3
+func.func @pool3d_rank(%x: tensor<3x8x8xf32>) {
+  %0 = aten.max_pool3d %x kernel [2] stride [2] padding [0] dilation [1] : tensor<3x8x8xf32> -> tensor<3x4x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.avg_pool3d' op padding must have 1 or 3 entries, got 2
+func.func @avg_pool3d_padding(%x: tensor<3x8x8x8xf32>) {
+  %0 = aten.avg_pool3d %x kernel [2] stride [2] padding [0, 0] : tensor<3x8x8x8xf32> -> tensor<3x4x4x4xf32>
   func.return
 }
 
@@ -107,7 +123,7 @@ func.func @pool_result_rank(%x: tensor<1x3x8x8xf32>) {
 
 // -----
 
-// CHECK: 'aten.avg_pool2d' op input must be [C, H, W] or [N, C, H, W], got rank 5
+// CHECK: 'aten.avg_pool2d' op input must be [C, *spatial] or [N, C, *spatial] with 2 spatial dims, got rank 5
 func.func @avg_pool_rank(%x: tensor<1x1x3x8x8xf32>) {
   %0 = aten.avg_pool2d %x kernel [2] stride [2] padding [0] : tensor<1x1x3x8x8xf32> -> tensor<1x1x3x4x4xf32>
   func.return
