@@ -169,6 +169,7 @@ NATIVE_OPS: tuple[torch._ops.OpOverload, ...] = (
     _A.var.correction,
     _A.std.correction,
     _A.max_pool2d.default,
+    _A.max_pool3d.default,
     _A.softmax.int,
     _A.log_softmax.int,
     _A.stack.default,

@@ -420,6 +420,7 @@ CASES: list[Case] = [
     Case("native_layer_norm", lambda m, x: A.native_layer_norm(x, [4], m.w, m.b, 1e-5)[0], lambda n, dt: (randn(2, n, 4, dtype=dt),), {0: (1,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w"), "b": randn(4, dtype=dt, salt="b")}),
     Case("native_group_norm", lambda m, x: A.native_group_norm(x, m.w, m.b, x.shape[0], 4, 6, 2, 1e-5)[0], lambda n, dt: (randn(n, 4, 6, dtype=dt),), {0: (0,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w"), "b": randn(4, dtype=dt, salt="b")}),
     Case("max_pool2d_with_indices_values", lambda m, x: A.max_pool2d_with_indices(x, [2, 2])[0], lambda n, dt: (randn(n, 3, 6, 6, dtype=dt),), {0: (0,)}),
+    Case("max_pool3d_with_indices_values", lambda m, x: A.max_pool3d_with_indices(x, [2, 2, 2])[0], lambda n, dt: (randn(n, 2, 4, 4, 4, dtype=dt),), {0: (0,)}),
     Case("copy_broadcasts_and_casts", lambda m, x, y: A.copy(x, y), lambda n, dt: (randn(n, 3, dtype=dt), randn(3, dtype=torch.float32, salt="y")), {0: (0,)}),
     Case("causal_mask_from_arange", lambda m, x: torch.where(torch.arange(x.shape[1])[None, :] <= torch.arange(x.shape[1])[:, None], x, 0.0), lambda n, dt: (randn(2, n, n, dtype=dt),), {0: (1, 2)}),
 ]
