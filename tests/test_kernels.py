@@ -540,6 +540,22 @@ def test_argmax_argmin() -> None:
     check_exact(e, tx.argmin(0).numpy(), np.int32)
 
 
+def test_sort_argsort() -> None:
+    x = np.round(floats((3, 9), "f32", -2, 2))  # ties: a stable sort keeps input order
+    x[1, 4] = np.nan  # NaN sorts last, as in torch
+    text = """func.func @forward(%x: tensor<?x9xf32>) -> (tensor<?x9xf32>, tensor<?x9xui32>, tensor<?x9xi64>) {
+      %a = mlx.sort %x axis 1 : tensor<?x9xf32> -> tensor<?x9xf32>
+      %b = mlx.argsort %x axis -1 : tensor<?x9xf32> -> tensor<?x9xui32>
+      %c = mlx.argsort %x axis 0 : tensor<?x9xf32> -> tensor<?x9xi64>
+      func.return %a, %b, %c : tensor<?x9xf32>, tensor<?x9xui32>, tensor<?x9xi64>
+    }"""
+    a, b, c = run_ir(text, x)
+    tx = torch.from_numpy(x)
+    np.testing.assert_array_equal(np.asarray(a), tx.sort(dim=1, stable=True).values.numpy())
+    check_exact(b, tx.sort(dim=-1, stable=True).indices.numpy(), np.uint32)
+    check_exact(c, tx.sort(dim=0, stable=True).indices.numpy(), np.int64)
+
+
 def _scan_ref(x: np.ndarray, name: str, axis: int, reverse: bool, exclusive: bool) -> np.ndarray:
     fn = {"cumsum": np.cumsum, "cumprod": np.cumprod,
           "cummax": np.maximum.accumulate, "cummin": np.minimum.accumulate}[name]
