@@ -235,6 +235,7 @@ def worker_mlxir_run(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     start = time.perf_counter()
     program = mlxir.load(folder / "step.mlxfb")
     load_s = time.perf_counter() - start
+    assert isinstance(program, mlxir.Program)  # an .mlxfb, not a .pte
     compiled = llm.CompiledLLM.from_program(program)
     ids = mx.array([prompt_ids()], dtype=mx.int64)
 
