@@ -2088,6 +2088,28 @@ class LowerArange(AtenLowering):
         self.replace(op, rewriter, build)
 
 
+class LowerDiagonal(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.DiagonalOp, rewriter: PatternRewriter) -> None:
+        rank = len(shape_of(op.input))
+        axis1, axis2 = (normalize_axis(d.value.data, rank) for d in (op.dim1, op.dim2))
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                mlx.DiagonalOp.build(
+                    operands=[op.input],
+                    result_types=[op.result.type],
+                    properties={
+                        "offset": op.offset,
+                        "axis1": IntegerAttr(axis1, i64),
+                        "axis2": IntegerAttr(axis2, i64),
+                    },
+                )
+            ),
+        )
+
+
 class LowerTriangle(AtenLowering):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.TriangleOp, rewriter: PatternRewriter) -> None:
@@ -2165,6 +2187,7 @@ LOWERING_PATTERNS: tuple[RewritePattern, ...] = (
     LowerCreation(),
     LowerArange(),
     LowerTriangle(),
+    LowerDiagonal(),
     LowerSymSize(),
 )
 

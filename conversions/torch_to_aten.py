@@ -193,6 +193,8 @@ NATIVE_OPS: tuple[torch._ops.OpOverload, ...] = (
 
 
 EXTRA_DECOMPOSED_OPS: tuple[str, ...] = (
+    "_adaptive_avg_pool2d.default",
+    "grid_sampler_2d.default",
     "leaky_relu.default",
     "elu.default",
     "celu.default",
@@ -479,6 +481,42 @@ def _arg_reduction(op_cls: type[IRDLOperation]) -> Handler:
                 keepdim=_unit(_arg(node, 2, "keepdim", False)),
             ),
         )
+
+    return handle
+
+
+def _extremum(name: str) -> Handler:
+    """`max`/`min`: `.default` reduces everything (`amax`), `.other` is the elementwise
+    `maximum`, `.dim` gives (values, indices) as `amax` and `argmax` along `dim` (both
+    take the first extremum, and NaN wins, as torch does)."""
+    reduce_cls = aten.REDUCTION_OP_CLASSES[f"a{name}"]
+    arg_cls = aten.ArgmaxOp if name == "max" else aten.ArgminOp
+    binary_cls = aten.BINARY_OP_CLASSES[f"{name}imum"]
+
+    def handle(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+        source = state.value(_args(node)[0])
+        other = _arg(node, 1, "other" if len(_args(node)) > 1 and isinstance(_args(node)[1], Node) else "dim")
+        if isinstance(other, Node):
+            return binary_cls.build(operands=[source, state.value(other)], result_types=[_type_of_node(node)])
+        if other is None:
+            return reduce_cls.build(operands=[source], result_types=[_type_of_node(node)])
+        keepdim = _unit(_arg(node, 2, "keepdim", False))
+        values_type, indices_type = _multi_result_types(node)
+        values = state.insert(
+            reduce_cls.build(
+                operands=[source],
+                result_types=[values_type],
+                properties=_props(dims=int_array([other]), keepdim=keepdim),
+            )
+        )
+        indices = state.insert(
+            arg_cls.build(
+                operands=[source],
+                result_types=[indices_type],
+                properties=_props(dim=_i64(other), keepdim=keepdim),
+            )
+        )
+        return [values.results[0], indices.results[0]]
 
     return handle
 
@@ -1077,6 +1115,19 @@ def _triangle(op_cls: type[IRDLOperation]) -> Handler:
     return handle
 
 
+def _diagonal(state: ImportState, node: Node) -> Operation:
+    """`diagonal(self, offset=0, dim1=0, dim2=1)` (and `diagonal_copy`)."""
+    return aten.DiagonalOp.build(
+        operands=[state.value(_args(node)[0])],
+        result_types=[_type_of_node(node)],
+        properties=_props(
+            offset=_i64(_arg(node, 1, "offset", 0)),
+            dim1=_i64(_arg(node, 2, "dim1", 0)),
+            dim2=_i64(_arg(node, 3, "dim2", 1)),
+        ),
+    )
+
+
 def _sym_size(state: ImportState, node: Node) -> Operation:
     return aten.SymSizeOp(state.value(_args(node)[0]), _args(node)[1])
 
@@ -1138,6 +1189,8 @@ IMPORTERS: dict[str, Handler] = {
     "aten.contiguous": _identity,
     "aten.var": _variance(aten.VarOp),
     "aten.std": _variance(aten.StdOp),
+    "aten.max": _extremum("max"),
+    "aten.min": _extremum("min"),
     "aten.argmax": _arg_reduction(aten.ArgmaxOp),
     "aten.argmin": _arg_reduction(aten.ArgminOp),
     "aten.sort": _sort,
@@ -1208,6 +1261,7 @@ IMPORTERS: dict[str, Handler] = {
     "aten.full_like": _full_like,
     "aten.scalar_tensor": _scalar_tensor,
     "aten.arange": _arange,
+    "aten.diagonal": _diagonal,
     "aten.tril": _triangle(aten.TrilOp),
     "aten.triu": _triangle(aten.TriuOp),
     "aten.sym_size": _sym_size,
@@ -1224,7 +1278,7 @@ COPY_FORMS: dict[str, str] = {
     f"aten.{view}_copy": f"aten.{view}"
     for view in (
         "alias", "view", "expand", "permute", "transpose", "t", "unsqueeze", "squeeze",
-        "slice", "select", "split", "split_with_sizes", "unbind",
+        "slice", "select", "split", "split_with_sizes", "unbind", "diagonal",
     )
 }
 """The `_copy` form of a view (ExecuTorch Edge programs are made of them) → the view:

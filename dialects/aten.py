@@ -66,6 +66,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
     verify_broadcast_result,
+    verify_diagonal,
     verify_dtype,
     verify_element_count,
     verify_min_rank,
@@ -2231,6 +2232,27 @@ class ArangeOp(MlxirOp):
             raise VerifyException(f"result must be 1-D, got rank {rank_of(self.result)}")
 
 
+@irdl_op_definition
+class DiagonalOp(MlxirOp):
+    """Diagonal `offset` of the planes spanned by `dim1` and `dim2`, as the last dim."""
+
+    name = "aten.diagonal"
+    input = operand_def(TensorType)
+    offset = prop_def(I64Attr)
+    dim1 = prop_def(I64Attr)
+    dim2 = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `offset` $offset `dims` $dim1 `,` $dim2 attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_diagonal(
+            self.input, self.result, self.offset.value.data, (self.dim1.value.data, self.dim2.value.data)
+        )
+
+
 class TriangleOp(MlxirOp):
     input = operand_def(TensorType)
     diagonal = opt_prop_def(I64Attr)
@@ -2357,6 +2379,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     ArangeOp,
     TrilOp,
     TriuOp,
+    DiagonalOp,
     SymSizeOp,
 ]
 

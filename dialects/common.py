@@ -232,6 +232,24 @@ def verify_shape_matches(
         )
 
 
+def diagonal_shape(shape: Sequence[int], offset: int, axis1: int, axis2: int) -> list[int]:
+    """`shape` without `axis1` and `axis2`, then the length of diagonal `offset` of the
+    planes they span (0 when the offset lies outside the plane)."""
+    rest = [d for i, d in enumerate(shape) if i not in (axis1, axis2)]
+    rows, cols = shape[axis1], shape[axis2]
+    if DYNAMIC in (rows, cols):
+        return [*rest, DYNAMIC]
+    return [*rest, max(0, min(rows + min(offset, 0), cols - max(offset, 0)))]
+
+
+def verify_diagonal(input: SSAValue, result: SSAValue, offset: int, axes: Sequence[int]) -> None:
+    verify_min_rank(input, 2)
+    axis1, axis2 = normalize_axes(axes, rank_of(input))
+    verify_shape_matches(diagonal_shape(shape_of(input), offset, axis1, axis2), result)
+    if dtype_of(input) != dtype_of(result):
+        raise VerifyException("result element type must equal the input's")
+
+
 def verify_same_dtype(values: Sequence[SSAValue], what: str = "operands") -> None:
     dtypes = {dtype_of(v) for v in values}
     if len(dtypes) > 1:

@@ -77,6 +77,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
     verify_broadcast_result,
+    verify_diagonal,
     verify_dtype,
     verify_element_count,
     verify_permutation,
@@ -1450,6 +1451,27 @@ class TriangleOp(MlxirOp):
 
 
 @irdl_op_definition
+class DiagonalOp(MlxirOp):
+    """`mx.diagonal(input, offset, axis1, axis2)`: the diagonal as the last dim."""
+
+    name = "mlx.diagonal"
+    input = operand_def(TensorType)
+    offset = prop_def(I64Attr)
+    axis1 = prop_def(I64Attr)
+    axis2 = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `offset` $offset `axes` $axis1 `,` $axis2 attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_diagonal(
+            self.input, self.result, self.offset.value.data, (self.axis1.value.data, self.axis2.value.data)
+        )
+
+
+@irdl_op_definition
 class TrilOp(TriangleOp):
     name = "mlx.tril"
 
@@ -1685,6 +1707,7 @@ MLX_OPS: list[type[IRDLOperation]] = [
     ArangeOp,
     TrilOp,
     TriuOp,
+    DiagonalOp,
     ConstantOp,
     DimOp,
     FromIndexOp,

@@ -748,6 +748,12 @@ def _arange(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return run
 
 
+@_kernel("mlx.diagonal")
+def _diagonal(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    offset, axis1, axis2 = _int(props, "offset"), _int(props, "axis1"), _int(props, "axis2")
+    return lambda operands: (mx.diagonal(operands[0], offset, axis1, axis2),)
+
+
 @_kernel("mlx.tril")
 def _tril(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     k = _int(props, "k")

@@ -1181,6 +1181,21 @@ def test_tril_triu() -> None:
     check_exact(upper, np.triu(x32, 2))
 
 
+def test_diagonal() -> None:
+    x = floats((2, 4, 5))
+    text = """func.func @forward(%x: tensor<2x?x5xf32>) -> (tensor<2x?xf32>, tensor<5x2xf32>, tensor<?x1xf32>) {
+      %a = mlx.diagonal %x offset 0 axes 1, 2 : tensor<2x?x5xf32> -> tensor<2x?xf32>
+      %b = mlx.diagonal %x offset -1 axes 1, 0 : tensor<2x?x5xf32> -> tensor<5x2xf32>
+      %c = mlx.diagonal %x offset 4 axes 0, 2 : tensor<2x?x5xf32> -> tensor<?x1xf32>
+      func.return %a, %b, %c : tensor<2x?xf32>, tensor<5x2xf32>, tensor<?x1xf32>
+    }"""
+    a, b, c = run_ir(text, x)
+    x32 = x.astype(np.float32)
+    check_exact(a, np.diagonal(x32, 0, 1, 2))
+    check_exact(b, np.diagonal(x32, -1, 1, 0))
+    check_exact(c, np.diagonal(x32, 4, 0, 2))
+
+
 def test_constant() -> None:
     text = """func.func @forward() -> (tensor<2x3xf32>, tensor<2xbf16>, tensor<3xi1>, tensor<2x2xi8>, tensor<2xui8>, tensor<2xf16>, tensor<i64>) {
       %a = mlx.constant dense<[[1.0, -2.5, 3.0], [0.0, 1.0e+10, -0.0]]> : tensor<2x3xf32>

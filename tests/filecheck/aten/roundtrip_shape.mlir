@@ -174,3 +174,19 @@ func.func @rearrange(%x: tensor<2x?x8xf32>, %s: tensor<6x4xf32>) -> tensor<8x6xf
   %crop = aten.constant_pad_nd %s [-1, -1] value -1.000000e+00 : tensor<6x4xf32> -> tensor<6x2xf32>
   func.return %pad : tensor<8x6xf32>
 }
+
+// CHECK-LABEL: func.func @diagonal(%x: tensor<2x?x4x5xf32>, %m: tensor<3x4xi64>) -> tensor<2x?x4xf32> {
+// CHECK-NEXT:    %d = aten.diagonal %x offset 0 dims 2, 3 : tensor<2x?x4x5xf32> -> tensor<2x?x4xf32>
+// CHECK-NEXT:    %above = aten.diagonal %m offset 1 dims 0, 1 : tensor<3x4xi64> -> tensor<3xi64>
+// CHECK-NEXT:    %below = aten.diagonal %x offset -2 dims -1, 0 : tensor<2x?x4x5xf32> -> tensor<?x4x2xf32>
+// CHECK-NEXT:    %outside = aten.diagonal %m offset 7 dims 0, 1 : tensor<3x4xi64> -> tensor<0xi64>
+// CHECK-NEXT:    func.return %d : tensor<2x?x4xf32>
+// CANON-LABEL: func.func @diagonal(
+// CANON:         func.return %d : tensor<2x?x4xf32>
+func.func @diagonal(%x: tensor<2x?x4x5xf32>, %m: tensor<3x4xi64>) -> tensor<2x?x4xf32> {
+  %d = aten.diagonal %x offset 0 dims 2, 3 : tensor<2x?x4x5xf32> -> tensor<2x?x4xf32>
+  %above = aten.diagonal %m offset 1 dims 0, 1 : tensor<3x4xi64> -> tensor<3xi64>
+  %below = aten.diagonal %x offset -2 dims -1, 0 : tensor<2x?x4x5xf32> -> tensor<?x4x2xf32>
+  %outside = aten.diagonal %m offset 7 dims 0, 1 : tensor<3x4xi64> -> tensor<0xi64>
+  func.return %d : tensor<2x?x4xf32>
+}

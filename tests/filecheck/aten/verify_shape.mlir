@@ -592,3 +592,43 @@ func.func @pad_shape(%x: tensor<2x3xf32>) {
   %0 = aten.constant_pad_nd %x [0, 1, 2, 0] value 1.000000e+00 : tensor<2x3xf32> -> tensor<3x4xf32>
   func.return
 }
+
+// -----
+
+// CHECK: 'aten.diagonal' op input must have rank >= 2, got 1
+func.func @diagonal_rank(%x: tensor<4xf32>) {
+  %0 = aten.diagonal %x offset 0 dims 0, 1 : tensor<4xf32> -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.diagonal' op dims [0, -2] repeat an axis
+func.func @diagonal_same_dims(%x: tensor<3x4xf32>) {
+  %0 = aten.diagonal %x offset 0 dims 0, -2 : tensor<3x4xf32> -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.diagonal' op dim 2 is out of range for rank 2
+func.func @diagonal_dim_range(%x: tensor<3x4xf32>) {
+  %0 = aten.diagonal %x offset 0 dims 0, 2 : tensor<3x4xf32> -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.diagonal' op result shape [3] does not match the expected shape [2]
+func.func @diagonal_length(%x: tensor<3x4xf32>) {
+  %0 = aten.diagonal %x offset 2 dims 0, 1 : tensor<3x4xf32> -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.diagonal' op result element type must equal the input's
+func.func @diagonal_dtype(%x: tensor<3x4xf32>) {
+  %0 = aten.diagonal %x offset 0 dims 0, 1 : tensor<3x4xf32> -> tensor<3xf16>
+  func.return
+}

@@ -140,3 +140,15 @@ func.func @pad_tile(%x: tensor<2x?xf32>, %i: tensor<3xi32>) -> tensor<4x?xf32> {
   %v = mlx.tile %x [4] : tensor<2x?xf32> -> tensor<2x?xf32>
   func.return %p : tensor<4x?xf32>
 }
+
+// CHECK-LABEL: func.func @diagonal(%x: tensor<2x?x4x5xf32>, %m: tensor<3x4xi1>) -> tensor<2x?x4xf32> {
+// CHECK-NEXT:    %d = mlx.diagonal %x offset 0 axes 2, 3 : tensor<2x?x4x5xf32> -> tensor<2x?x4xf32>
+// CHECK-NEXT:    %below = mlx.diagonal %m offset -1 axes 1, 0 : tensor<3x4xi1> -> tensor<3xi1>
+// CHECK-NEXT:    func.return %d : tensor<2x?x4xf32>
+// CANON-LABEL: func.func @diagonal(
+// CANON:         func.return %d : tensor<2x?x4xf32>
+func.func @diagonal(%x: tensor<2x?x4x5xf32>, %m: tensor<3x4xi1>) -> tensor<2x?x4xf32> {
+  %d = mlx.diagonal %x offset 0 axes 2, 3 : tensor<2x?x4x5xf32> -> tensor<2x?x4xf32>
+  %below = mlx.diagonal %m offset -1 axes 1, 0 : tensor<3x4xi1> -> tensor<3xi1>
+  func.return %d : tensor<2x?x4xf32>
+}

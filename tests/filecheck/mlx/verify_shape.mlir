@@ -391,3 +391,35 @@ func.func @tile_dtype(%x: tensor<3xbf16>) {
   %0 = mlx.tile %x [2] : tensor<3xbf16> -> tensor<6xf16>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.diagonal' op input must have rank >= 2, got 1
+func.func @diagonal_rank(%x: tensor<4xf32>) {
+  %0 = mlx.diagonal %x offset 0 axes 0, 1 : tensor<4xf32> -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.diagonal' op dims [1, 1] repeat an axis
+func.func @diagonal_same_axes(%x: tensor<3x4xf32>) {
+  %0 = mlx.diagonal %x offset 0 axes 1, 1 : tensor<3x4xf32> -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.diagonal' op result shape [2] does not match the expected shape [3]
+func.func @diagonal_length(%x: tensor<3x4xf32>) {
+  %0 = mlx.diagonal %x offset -1 axes 1, 0 : tensor<3x4xf32> -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.diagonal' op result element type must equal the input's
+func.func @diagonal_dtype(%x: tensor<3x4xf32>) {
+  %0 = mlx.diagonal %x offset 0 axes 0, 1 : tensor<3x4xf32> -> tensor<3xi1>
+  func.return
+}
