@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, final
@@ -425,12 +425,3 @@ def _constant_values(plan: Any) -> dict[int, Any]:
         elif isinstance(payload, Null):
             known[index] = None
     return known
-
-
-def summarize(data: bytes) -> Iterable[str]:
-    """Lines describing a `.pte`'s methods and delegates (for `mlxir inspect`)."""
-    for method, delegates in read_delegates(data).items():
-        yield f"method '{method}': {len(delegates)} delegate(s)"
-        for delegate in delegates:
-            yield f"  delegate {delegate.index}: {delegate.backend}, {len(delegate.payload):,} bytes"
-
