@@ -2198,6 +2198,23 @@ def _describe(op: Operation) -> str:
     return f"{op.name} at {where}"
 
 
+@dataclass
+class _LocatedLowering(RewritePattern):
+    """The lowering patterns, with each `LoweringError` prefixed by where the op that
+    raised it comes from (the user's source line, from the importer's locations)."""
+
+    patterns: GreedyRewritePatternApplier
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        try:
+            self.patterns.match_and_rewrite(op, rewriter)
+        except LoweringError as error:
+            loc = op.location
+            if not isinstance(loc, FileLineColLoc):
+                raise
+            raise LoweringError(f"{loc.filename.data}:{loc.line.data}: {error}") from error
+
+
 @dataclass(frozen=True)
 class ConvertAtenToMlxPass(ModulePass):
     """Lowers every aten op to mlx ops; fails listing any op left over."""
@@ -2207,7 +2224,7 @@ class ConvertAtenToMlxPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         try:
             PatternRewriteWalker(
-                GreedyRewritePatternApplier(list(LOWERING_PATTERNS)),
+                _LocatedLowering(GreedyRewritePatternApplier(list(LOWERING_PATTERNS))),
                 apply_recursively=False,
             ).rewrite_module(op)
         except LoweringError as error:

@@ -189,3 +189,24 @@ def test_lowering_keeps_source_locations() -> None:
     for op in computing:
         assert isinstance(op.location, FileLineColLoc), op.name
         assert op.location.filename.data.endswith("test_import.py")
+
+
+def test_lowering_errors_name_the_source_line() -> None:
+    """An op the lowering cannot handle in this configuration (pooling over dynamic
+    spatial dims) fails with the user's file and line, then the op and the reason."""
+    import inspect
+
+    from xdsl.utils.exceptions import PassFailedException
+
+    import mlxir
+
+    class Pool(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.nn.functional.max_pool2d(x, 2)
+
+    line = inspect.getsourcelines(Pool.forward)[1] + 1
+    ep = export(Pool(), (torch.randn(1, 2, 8, 8),), dynamic_shapes=({2: 2 * Dim("h", min=2, max=32)},))
+    with pytest.raises(PassFailedException) as failed:
+        mlxir.compile(ep)
+    message = str(failed.value)
+    assert f"test_import.py:{line}: aten.max_pool2d: pooling needs static spatial dims" in message
