@@ -193,6 +193,26 @@ NATIVE_OPS: tuple[torch._ops.OpOverload, ...] = (
 
 
 EXTRA_DECOMPOSED_OPS: tuple[str, ...] = (
+    "bucketize.Tensor",
+    "logaddexp.default",
+    "trace.default",
+    "isin.Tensor_Tensor",
+    "upsample_bicubic2d.default",
+    "upsample_bicubic2d.vec",
+    "upsample_nearest1d.default",
+    "upsample_nearest1d.vec",
+    "upsample_linear1d.default",
+    "upsample_linear1d.vec",
+    "upsample_nearest3d.default",
+    "upsample_nearest3d.vec",
+    "upsample_trilinear3d.default",
+    "upsample_trilinear3d.vec",
+    "reflection_pad3d.default",
+    "replication_pad3d.default",
+    "take.default",
+    "index_fill.int_Scalar",
+    "index_fill.int_Tensor",
+    "diag_embed.default",
     "_adaptive_avg_pool2d.default",
     "grid_sampler_2d.default",
     "leaky_relu.default",
@@ -372,9 +392,30 @@ def _unit(flag: Any) -> UnitAttr | None:
 
 def _unary(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
+        if len(_args(node)) > 1:  # a parameter this table does not model: never drop it
+            raise ImportError_(
+                f"{describe_location(node)}: {_target_name(node)} with arguments "
+                f"{list(_args(node)[1:])} is not supported"
+            )
         return op_cls.build(operands=[state.value(_args(node)[0])], result_types=[_type_of_node(node)])
 
     return handle
+
+
+def _round(state: ImportState, node: Node) -> Operation:
+    """`round(x, decimals=d)` as torch computes it: `round(x * 10^d) / 10^d`, or
+    `round(x / 10^-d) * 10^-d` for negative `d` (round half to even throughout)."""
+    round_cls = aten.UNARY_OP_CLASSES["round"]
+    decimals = int(_kwargs(node).get("decimals", 0))
+    source, result_type = state.value(_args(node)[0]), _type_of_node(node)
+    if decimals == 0:
+        return round_cls.build(operands=[source], result_types=[result_type])
+    mul, div = aten.BINARY_OP_CLASSES["mul"], aten.BINARY_OP_CLASSES["div"]
+    scale_in, scale_out = (mul, div) if decimals > 0 else (div, mul)
+    factor = float(10 ** abs(decimals))
+    scaled = state.insert(scale_in.build(operands=[source, state.value(factor)], result_types=[result_type]))
+    rounded = state.insert(round_cls.build(operands=[scaled.results[0]], result_types=[result_type]))
+    return scale_out.build(operands=[rounded.results[0], state.value(factor)], result_types=[result_type])
 
 
 def _binary(op_cls: type[IRDLOperation], *, has_alpha: bool = False) -> Handler:
@@ -466,6 +507,38 @@ def _variance(op_cls: type[IRDLOperation]) -> Handler:
                 keepdim=_unit(keepdim),
             ),
         )
+
+    return handle
+
+
+def _spread_and_mean(op_cls: type[IRDLOperation]) -> Handler:
+    """`var_mean`/`std_mean` (self, dim, *, correction, keepdim): the spread and the mean
+    over the same dims."""
+
+    def handle(state: ImportState, node: Node) -> list[SSAValue]:
+        source = state.value(_args(node)[0])
+        dims = _arg(node, 1, "dim")
+        dims_prop = int_array([dims] if isinstance(dims, int) else dims) if dims else None
+        correction = _kwargs(node).get("correction", 1)
+        keepdim = _unit(bool(_kwargs(node).get("keepdim", False)))
+        spread_type, mean_type = _multi_result_types(node)
+        spread = state.insert(
+            op_cls.build(
+                operands=[source],
+                result_types=[spread_type],
+                properties=_props(
+                    dims=dims_prop,
+                    correction=_f64(correction) if correction is not None else None,
+                    keepdim=keepdim,
+                ),
+            )
+        )
+        mean = state.insert(
+            aten.REDUCTION_OP_CLASSES["mean"].build(
+                operands=[source], result_types=[mean_type], properties=_props(dims=dims_prop, keepdim=keepdim)
+            )
+        )
+        return [spread.results[0], mean.results[0]]
 
     return handle
 
@@ -1173,6 +1246,7 @@ IMPORTERS: dict[str, Handler] = {
     "aten.__and__": _binary(aten.BINARY_OP_CLASSES["bitwise_and"]),
     "aten.__or__": _binary(aten.BINARY_OP_CLASSES["bitwise_or"]),
     "aten.__xor__": _binary(aten.BINARY_OP_CLASSES["bitwise_xor"]),
+    "aten.round": _round,
     "aten.gelu": _gelu,
     "aten.where": _where,
     "aten.clamp": _clamp,
@@ -1189,6 +1263,8 @@ IMPORTERS: dict[str, Handler] = {
     "aten.contiguous": _identity,
     "aten.var": _variance(aten.VarOp),
     "aten.std": _variance(aten.StdOp),
+    "aten.var_mean": _spread_and_mean(aten.VarOp),
+    "aten.std_mean": _spread_and_mean(aten.StdOp),
     "aten.max": _extremum("max"),
     "aten.min": _extremum("min"),
     "aten.argmax": _arg_reduction(aten.ArgmaxOp),

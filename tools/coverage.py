@@ -48,6 +48,8 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.native_group_norm": "aten.group_norm",
         "aten.scatter_add": "aten.scatter_reduce",
         "aten.unbind": "aten.split_with_sizes",
+        "aten.var_mean": "aten.var",  # with aten.mean
+        "aten.std_mean": "aten.std",
         "aten.max": "aten.amax",  # with argmax for `.dim`, or maximum for `.other`
         "aten.min": "aten.amin",
         "dim_order_ops._to_dim_order_copy": "aten._to_copy",
