@@ -164,6 +164,7 @@ NATIVE_OPS: tuple[torch._ops.OpOverload, ...] = (
     _A.silu.default,
     _A.matmul.default,
     _A.group_norm.default,
+    _A.instance_norm.default,
     _A.index_copy.default,
     _A.logsumexp.default,
     _A.var.correction,
@@ -845,6 +846,12 @@ def _element_type_of(tensor_type: Attribute) -> Attribute:
 
 def _int_list_op(op_cls: type[IRDLOperation], prop: str) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
+        values = _args(node)[1]
+        if not all(isinstance(v, int) for v in values):
+            raise ImportError_(
+                f"{describe_location(node)}: {_target_name(node)} with {prop} that depend on an "
+                f"input's shape ({', '.join(str(v) for v in values)}) is not supported"
+            )
         return op_cls.build(
             operands=[state.value(_args(node)[0])],
             result_types=[_type_of_node(node)],
@@ -1100,6 +1107,40 @@ def _batch_norm(state: ImportState, node: Node) -> list[SSAValue]:
     return [op.results[0]]
 
 
+def _batch_norm_batch_stats(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_native_batch_norm_legit.no_stats` (instance norm, and batch norm without running
+    stats): normalized with the input's own per-channel mean and biased variance, as
+    `batch_norm` with those as its statistics. Results: output, mean, 1/sqrt(var+eps)."""
+    x, weight, bias, _training, _momentum, eps = _args(node)[:6]
+    out_type, mean_type, invstd_type = _multi_result_types(node)
+    source = state.value(x)
+    dims = int_array([0, *range(2, _first_val(node).dim())])
+    mean = state.insert(
+        aten.REDUCTION_OP_CLASSES["mean"].build(
+            operands=[source], result_types=[mean_type], properties={"dims": dims}
+        )
+    ).results[0]
+    var = state.insert(
+        aten.VarOp.build(
+            operands=[source], result_types=[mean_type], properties={"dims": dims, "correction": _f64(0)}
+        )
+    ).results[0]
+    out = state.insert(
+        aten.BatchNormOp.build(
+            operands=[source, _optional(state, weight), _optional(state, bias), mean, var],
+            result_types=[out_type],
+            properties={"eps": _f64(eps)},
+        )
+    ).results[0]
+    shifted = state.insert(
+        aten.BINARY_OP_CLASSES["add"].build(operands=[var, state.value(float(eps))], result_types=[mean_type])
+    ).results[0]
+    invstd = state.insert(
+        aten.UNARY_OP_CLASSES["rsqrt"].build(operands=[shifted], result_types=[invstd_type])
+    ).results[0]
+    return [out, mean, invstd]
+
+
 def _group_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
     if node.target is _A.native_group_norm.default:
         x, weight, bias, _n, _c, _hw, groups, eps = _args(node)[:8]
@@ -1119,6 +1160,28 @@ def _group_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
         state.insert(op)
         return [op.results[0]]
     return op
+
+
+def _instance_norm(state: ImportState, node: Node) -> Operation:
+    """`instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+    momentum, eps, cudnn_enabled)`: with the input's statistics it is group norm with one
+    group per channel; with running statistics it is batch norm."""
+    x, weight, bias, running_mean, running_var, use_input_stats, _momentum, eps = _args(node)[:8]
+    weight_v, bias_v = _optional(state, weight), _optional(state, bias)
+    if not use_input_stats:
+        return aten.BatchNormOp.build(
+            operands=[state.value(x), weight_v, bias_v, state.value(running_mean), state.value(running_var)],
+            result_types=[_type_of_node(node)],
+            properties={"eps": _f64(eps)},
+        )
+    channels = x.meta["val"].shape[1]
+    if not isinstance(channels, int):
+        raise ImportError_(f"{describe_location(node)}: instance_norm needs a static channel count")
+    return aten.GroupNormOp.build(
+        operands=[state.value(x), weight_v, bias_v],
+        result_types=[_type_of_node(node)],
+        properties={"num_groups": _i64(channels), "eps": _f64(eps)},
+    )
 
 
 def _sdpa(state: ImportState, node: Node) -> Operation:
@@ -1246,6 +1309,8 @@ IMPORTERS: dict[str, Handler] = {
     "aten.__and__": _binary(aten.BINARY_OP_CLASSES["bitwise_and"]),
     "aten.__or__": _binary(aten.BINARY_OP_CLASSES["bitwise_or"]),
     "aten.__xor__": _binary(aten.BINARY_OP_CLASSES["bitwise_xor"]),
+    "aten.__lshift__": _binary(aten.BINARY_OP_CLASSES["bitwise_left_shift"]),
+    "aten.__rshift__": _binary(aten.BINARY_OP_CLASSES["bitwise_right_shift"]),
     "aten.round": _round,
     "aten.gelu": _gelu,
     "aten.where": _where,
@@ -1326,11 +1391,16 @@ IMPORTERS: dict[str, Handler] = {
     "aten.native_layer_norm": _layer_norm,
     "aten.rms_norm": _rms_norm,
     "aten._native_batch_norm_legit_no_training": _batch_norm,
+    "aten._native_batch_norm_legit": _batch_norm_batch_stats,
+    "aten.instance_norm": _instance_norm,
     "aten.group_norm": _group_norm,
     "aten.native_group_norm": _group_norm,
     "aten.scaled_dot_product_attention": _sdpa,
     "aten.full": _creation(aten.FullOp, fill=True),
     "aten.zeros": _creation(aten.ZerosOp, fill=False),
+    # `empty`'s values are unspecified (whatever the memory held); zeros are such values,
+    # and the graphs that use it (circular padding) overwrite every element.
+    "aten.empty": _creation(aten.ZerosOp, fill=False),
     "aten.ones": _creation(aten.OnesOp, fill=False),
     "aten.zeros_like": _plain(aten.ZerosLikeOp, 1),
     "aten.ones_like": _plain(aten.OnesLikeOp, 1),

@@ -48,6 +48,11 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.native_group_norm": "aten.group_norm",
         "aten.scatter_add": "aten.scatter_reduce",
         "aten.unbind": "aten.split_with_sizes",
+        "aten.__lshift__": "aten.bitwise_left_shift",
+        "aten.__rshift__": "aten.bitwise_right_shift",
+        "aten.empty": "aten.zeros",
+        "aten.instance_norm": "aten.group_norm",  # batch_norm with running stats
+        "aten._native_batch_norm_legit": "aten.batch_norm",
         "aten.var_mean": "aten.var",  # with aten.mean
         "aten.std_mean": "aten.std",
         "aten.max": "aten.amax",  # with argmax for `.dim`, or maximum for `.other`
