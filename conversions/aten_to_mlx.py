@@ -421,6 +421,7 @@ UNARY_LOWERINGS: dict[str, str] = {
     "atanh": "arctanh",
     "sigmoid": "sigmoid",
     "erf": "erf",
+    "erfinv": "erfinv",
     "reciprocal": "reciprocal",
     "isnan": "isnan",
     "isinf": "isinf",

@@ -136,6 +136,7 @@ UNARY_OPS: dict[str, DtypeRule] = {
     "atanh": DtypeRule.FLOAT,
     "sigmoid": DtypeRule.FLOAT,
     "erf": DtypeRule.FLOAT,
+    "erfinv": DtypeRule.FLOAT,
     "reciprocal": DtypeRule.FLOAT,
     "silu": DtypeRule.FLOAT_ONLY,
     "logical_not": DtypeRule.BOOL,

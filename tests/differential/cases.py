@@ -135,6 +135,7 @@ CASES: list[Case] = [
     unary("gelu_tanh", lambda x: F.gelu(x, approximate="tanh")),
     unary("relu", torch.relu),
     unary("erf", torch.erf),
+    unary("erfinv", torch.erfinv, unit_interval),
     unary("floor", lambda x: torch.floor(x * 3)),
     unary("ceil", lambda x: torch.ceil(x * 3)),
     unary("round", lambda x: torch.round(x * 3)),

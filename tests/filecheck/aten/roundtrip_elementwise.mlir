@@ -61,6 +61,7 @@ func.func @unary_same(%x: tensor<2x?x8xf32>, %i: tensor<4xi64>) -> tensor<2x?x8x
 // CHECK-NEXT:    %atanh = aten.atanh %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %sigmoid = aten.sigmoid %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
 // CHECK-NEXT:    %erf = aten.erf %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
+// CHECK-NEXT:    %erfinv = aten.erfinv %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
 // CHECK-NEXT:    %reciprocal = aten.reciprocal %i : tensor<4xi64> -> tensor<4xf32>
 // CHECK-NEXT:    %silu = aten.silu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %gelu = aten.gelu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
@@ -94,6 +95,7 @@ func.func @unary_float(%x: tensor<2x?x8xf32>, %h: tensor<4x?xbf16>, %i: tensor<4
   %atanh = aten.atanh %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %sigmoid = aten.sigmoid %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
   %erf = aten.erf %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
+  %erfinv = aten.erfinv %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
   %reciprocal = aten.reciprocal %i : tensor<4xi64> -> tensor<4xf32>
   %silu = aten.silu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %gelu = aten.gelu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
