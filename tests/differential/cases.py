@@ -341,6 +341,8 @@ CASES: list[Case] = [
     Case("grid_sample_nearest_border", lambda m, x, g: F.grid_sample(x, g, mode="nearest", padding_mode="border", align_corners=True), lambda n, dt: (randn(n, 2, 5, 6, dtype=dt), unit_interval(n, 3, 4, 2, dtype=dt) * 1.2), {0: (0,), 1: (0,)}, dtypes=F32),
     Case("diagonal", lambda m, x: (torch.diagonal(x, 0, 2, 3) * 1, torch.diagonal(x, -1, 1, -1) + 1, torch.diagonal(x[0], 2) * 2), lambda n, dt: (randn(n, 3, 4, 5, dtype=dt),), {0: (0,)}, dtypes=(*FLOATS, *INTS)),
     Case("diagonal_dynamic_plane", lambda m, x: torch.diagonal(x, 0, 0, 1) * 1, lambda n, dt: (randn(n, n, 3, dtype=dt),), {0: (0, 1)}),
+    Case("undecomposed_diagonal_copy", lambda m, x: torch.diagonal_copy(x, 1, 0, 2) * 2, lambda n, dt: (randn(3, n, 4, dtype=dt),), {0: (1,)}, decompose=False),
+    Case("undecomposed_std_mean", lambda m, x: torch.std_mean(x, dim=1), lambda n, dt: (randn(3, n, 4, dtype=dt, salt="usm"),), {0: (1,)}, decompose=False),
     Case("undecomposed_diagonal", lambda m, x: torch.diagonal(x, 0, 0, 2) * 2, lambda n, dt: (randn(3, n, 4, dtype=dt),), {0: (1,)}, decompose=False),
     Case("upsample_bicubic2d", lambda m, x: (F.interpolate(x, scale_factor=2, mode="bicubic"), F.interpolate(x, size=(5, 7), mode="bicubic", align_corners=True)), lambda n, dt: (randn(n, 2, 3, 4, dtype=dt),), {0: (0,)}),
     Case("upsample_1d", lambda m, x: (F.interpolate(x, scale_factor=2, mode="nearest"), F.interpolate(x, size=9, mode="linear"), F.interpolate(x, size=7, mode="linear", align_corners=True)), lambda n, dt: (randn(n, 2, 4, dtype=dt),), {0: (0,)}),
