@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -851,6 +852,13 @@ class LowerKthvalue(AtenLowering):
         self.replace(op, rewriter, build)
 
 
+SCAN_LOWERINGS: dict[str, type[IRDLOperation]] = {
+    "aten.cumsum": mlx.CumsumOp,
+    "aten.cumprod": mlx.CumprodOp,
+    "aten.logcumsumexp": mlx.LogcumsumexpOp,
+}
+
+
 class LowerScan(AtenLowering):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.AlongDimOp, rewriter: PatternRewriter) -> None:
@@ -860,8 +868,8 @@ class LowerScan(AtenLowering):
         def build(e: Emitter) -> SSAValue:
             x = e.astype(op.input, dtype)
             match op.name:
-                case "aten.cumsum" | "aten.cumprod":
-                    op_cls = mlx.CumsumOp if op.name == "aten.cumsum" else mlx.CumprodOp
+                case "aten.cumsum" | "aten.cumprod" | "aten.logcumsumexp":
+                    op_cls = SCAN_LOWERINGS[op.name]
                     return e.emit(
                         op_cls.build(
                             operands=[x],

@@ -1340,6 +1340,7 @@ IMPORTERS: dict[str, Handler] = {
     "aten.kthvalue": _kthvalue,
     "aten.cumsum": _along_dim(aten.CumsumOp),
     "aten.cumprod": _along_dim(aten.CumprodOp),
+    "aten.logcumsumexp": _along_dim(aten.LogcumsumexpOp),
     "aten._softmax": _along_dim(aten.SoftmaxOp),
     "aten.softmax": _along_dim(aten.SoftmaxOp),
     "aten._log_softmax": _along_dim(aten.LogSoftmaxOp),

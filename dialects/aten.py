@@ -613,6 +613,17 @@ class CumprodOp(AlongDimOp):
 
 
 @irdl_op_definition
+class LogcumsumexpOp(AlongDimOp):
+    """`log(cumsum(exp(input)))` along `dim`, computed stably."""
+
+    name = "aten.logcumsumexp"
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_dtype(self.result, "float", "result")
+
+
+@irdl_op_definition
 class SoftmaxOp(AlongDimOp):
     name = "aten.softmax"
 
@@ -2326,6 +2337,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     KthvalueOp,
     CumsumOp,
     CumprodOp,
+    LogcumsumexpOp,
     SoftmaxOp,
     LogSoftmaxOp,
     ViewOp,

@@ -1332,6 +1332,15 @@ class CummaxOp(ScanOp):
 
 
 @irdl_op_definition
+class LogcumsumexpOp(ScanOp):
+    name = "mlx.logcumsumexp"
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_dtype(self.result, "float", "result")
+
+
+@irdl_op_definition
 class CumminOp(ScanOp):
     name = "mlx.cummin"
 
@@ -1698,6 +1707,7 @@ MLX_OPS: list[type[IRDLOperation]] = [
     ArgsortOp,
     CumsumOp,
     CumprodOp,
+    LogcumsumexpOp,
     CummaxOp,
     CumminOp,
     SoftmaxOp,

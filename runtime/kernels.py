@@ -701,6 +701,7 @@ KERNELS.update(
         "mlx.cumprod": _scan_of(mx.cumprod),
         "mlx.cummax": _scan_of(mx.cummax),
         "mlx.cummin": _scan_of(mx.cummin),
+        "mlx.logcumsumexp": _scan_of(mx.logcumsumexp),
     }
 )
 

@@ -591,6 +591,25 @@ def test_scans(name: str, reverse: bool, exclusive: bool) -> None:
     check_exact(c, _scan_ref(i, name, 0, reverse, exclusive), np.int32)
 
 
+@pytest.mark.parametrize(("reverse", "exclusive"), [(False, False), (True, False), (False, True)])
+def test_logcumsumexp(reverse: bool, exclusive: bool) -> None:
+    x = floats((4, 6), "f32", -30, 30)  # wide: a naive log(cumsum(exp)) would overflow
+    flags = (" reverse" if reverse else "") + (" exclusive" if exclusive else "")
+    text = ir("""func.func @forward(%x: tensor<4x?xf32>) -> (tensor<4x?xf32>, tensor<4x?xf32>) {
+      %a = mlx.logcumsumexp %x axis 1$F : tensor<4x?xf32> -> tensor<4x?xf32>
+      %b = mlx.logcumsumexp %x axis -2$F : tensor<4x?xf32> -> tensor<4x?xf32>
+      func.return %a, %b : tensor<4x?xf32>, tensor<4x?xf32>
+    }""", F=flags)
+    a, b = run_ir(text, x * 3)
+    for got, axis in ((a, 1), (b, 0)):
+        y = np.flip(x * 3, axis) if reverse else x * 3
+        ref = np.logaddexp.accumulate(y.astype(np.float64), axis=axis)
+        if exclusive:
+            ref = np.moveaxis(ref, axis, 0)
+            ref = np.moveaxis(np.concatenate([np.full_like(ref[:1], -np.inf), ref[:-1]]), 0, axis)
+        check(got, np.flip(ref, axis) if reverse else ref)
+
+
 @pytest.mark.parametrize("ty", FLOATS)
 @pytest.mark.parametrize("precise", [False, True])
 def test_softmax(ty: str, precise: bool) -> None:

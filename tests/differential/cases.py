@@ -271,6 +271,7 @@ CASES: list[Case] = [
     Case("std_unbiased0", lambda m, x: x.std(dim=-1, correction=0), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
     Case("logsumexp", lambda m, x: torch.logsumexp(x, dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
     Case("cumsum", lambda m, x: torch.cumsum(x, dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
+    Case("logcumsumexp", lambda m, x: (torch.logcumsumexp(x, dim=1), torch.logcumsumexp(x, dim=-1)), lambda n, dt: (randn(3, n, 4, dtype=dt, scale=10.0),), {0: (1,)}),
     Case("cumprod", lambda m, x: torch.cumprod(x, dim=1), lambda n, dt: (positive(3, n, dtype=dt),), {0: (1,)}),
     Case("all_dim", lambda m, x: (x > -1).all(dim=1), lambda n, dt: (randn(3, n, dtype=dt),), {0: (1,)}),
     Case("cumsum_int", lambda m, x: torch.cumsum(x, dim=0), lambda n, dt: (int_tensor(n, 3, dtype=dt),), {0: (0,)}, dtypes=INTS),

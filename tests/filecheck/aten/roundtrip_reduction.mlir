@@ -86,6 +86,7 @@ func.func @arg_reductions(%x: tensor<2x?x8xf32>, %s: tensor<f32>) -> tensor<2x?x
 // CHECK-NEXT:    %cumsum = aten.cumsum %x dim 1 : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %cumsum_int = aten.cumsum %i dim -1 : tensor<4x8xi64> -> tensor<4x8xi64>
 // CHECK-NEXT:    %cumprod = aten.cumprod %i dim 0 : tensor<4x8xi64> -> tensor<4x8xi64>
+// CHECK-NEXT:    %logcumsumexp = aten.logcumsumexp %x dim -2 : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %softmax = aten.softmax %x dim -1 : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %softmax_scalar = aten.softmax %s dim 0 : tensor<f32> -> tensor<f32>
 // CHECK-NEXT:    %softmax_int = aten.softmax %i dim 1 : tensor<4x8xi64> -> tensor<4x8xf32>
@@ -99,6 +100,7 @@ func.func @along_dim(%x: tensor<2x?x8xf32>, %i: tensor<4x8xi64>, %s: tensor<f32>
   %cumsum = aten.cumsum %x dim 1 : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %cumsum_int = aten.cumsum %i dim -1 : tensor<4x8xi64> -> tensor<4x8xi64>
   %cumprod = aten.cumprod %i dim 0 : tensor<4x8xi64> -> tensor<4x8xi64>
+  %logcumsumexp = aten.logcumsumexp %x dim -2 : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %softmax = aten.softmax %x dim -1 : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %softmax_scalar = aten.softmax %s dim 0 : tensor<f32> -> tensor<f32>
   %softmax_int = aten.softmax %i dim 1 : tensor<4x8xi64> -> tensor<4x8xf32>

@@ -127,3 +127,11 @@ func.func @log_softmax_scalar_dim(%x: tensor<f32>) {
   %0 = aten.log_softmax %x dim -2 : tensor<f32> -> tensor<f32>
   func.return
 }
+
+// -----
+
+// CHECK: 'aten.logcumsumexp' op result must have float element type, got i64
+func.func @logcumsumexp_int(%x: tensor<2x3xi64>) {
+  %0 = aten.logcumsumexp %x dim 0 : tensor<2x3xi64> -> tensor<2x3xi64>
+  func.return
+}

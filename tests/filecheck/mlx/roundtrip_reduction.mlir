@@ -93,6 +93,7 @@ func.func @arg_reductions(%x: tensor<?x10xf32>) -> tensor<?xui32> {
 // CHECK-NEXT: %cumprod = mlx.cumprod %x axis 0 reverse exclusive : tensor<4x?xf32> -> tensor<4x?xf32>
 // CHECK-NEXT: %cummax = mlx.cummax %x axis -1 : tensor<4x?xf32> -> tensor<4x?xf32>
 // CHECK-NEXT: %cummin = mlx.cummin %i axis 0 : tensor<7xi64> -> tensor<7xi64>
+// CHECK-NEXT: %lcse = mlx.logcumsumexp %x axis 1 reverse : tensor<4x?xf32> -> tensor<4x?xf32>
 // CHECK-NEXT: func.return %cumsum : tensor<4x?xf32>
 // CHECK-NEXT: }
 func.func @scans(%x: tensor<4x?xf32>, %i: tensor<7xi64>) -> tensor<4x?xf32> {
@@ -102,6 +103,7 @@ func.func @scans(%x: tensor<4x?xf32>, %i: tensor<7xi64>) -> tensor<4x?xf32> {
   %cumprod = mlx.cumprod %x axis 0 reverse exclusive : tensor<4x?xf32> -> tensor<4x?xf32>
   %cummax = mlx.cummax %x axis -1 : tensor<4x?xf32> -> tensor<4x?xf32>
   %cummin = mlx.cummin %i axis 0 : tensor<7xi64> -> tensor<7xi64>
+  %lcse = mlx.logcumsumexp %x axis 1 reverse : tensor<4x?xf32> -> tensor<4x?xf32>
   func.return %cumsum : tensor<4x?xf32>
 }
 

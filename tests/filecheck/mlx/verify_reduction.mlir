@@ -194,3 +194,11 @@ func.func @softmax_int(%x: tensor<2x4x8xi32>) {
   %0 = mlx.softmax %x axes [-1] : tensor<2x4x8xi32> -> tensor<2x4x8xi32>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.logcumsumexp' op result must have float element type, got i32
+func.func @logcumsumexp_int(%x: tensor<8xi32>) {
+  %0 = mlx.logcumsumexp %x axis 0 : tensor<8xi32> -> tensor<8xi32>
+  func.return
+}
