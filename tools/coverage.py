@@ -93,10 +93,10 @@ def lowered_ops() -> set[str]:
     return {op.name for op in aten.ATEN_OPS if any(issubclass(op, h) for h in handled)}
 
 
-def exercised_packets() -> tuple[dict[str, list[tuple[str, bool]]], dict[str, int]]:
-    """ATen packet → the (dtype, dynamic) of every differential configuration whose graph,
-    as the importer receives it, calls the packet; and packet → how many configurations'
-    exported graphs (before torch's decompositions) call it."""
+def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], dict[str, int]]:
+    """ATen packet → the (dtypes its calls work on, dynamic) of every differential
+    configuration whose graph, as the importer receives it, calls the packet; and packet
+    → how many configurations' exported graphs (before torch's decompositions) call it."""
     sys.path.insert(0, str(ROOT / "tests"))
     import torch
     from torch.export import export
@@ -114,8 +114,28 @@ def exercised_packets() -> tuple[dict[str, list[tuple[str, bool]]], dict[str, in
         overloads = (torch_overload(node.target) for node in graph.nodes if node.op == "call_function")
         return {packet_name(overload) for overload in overloads if overload is not None}
 
+    def operand_dtype(node: torch.fx.Node) -> torch.dtype | None:
+        """The dtype the op works on: its first tensor operand's, else its result's."""
+        for value in (*(arg.meta.get("val") for arg in node.all_input_nodes), node.meta.get("val")):
+            for item in value if isinstance(value, list | tuple) else (value,):
+                if isinstance(item, torch.Tensor):
+                    return item.dtype
+        return None
+
+    def operand_dtypes(graph: torch.fx.Graph, case_dtype: torch.dtype) -> dict[str, set[torch.dtype | None]]:
+        """Packet → the dtypes its calls work on; None stands for the case's dtype (the
+        call follows it), a dtype for one fixed by the graph (a comparison's bool)."""
+        found: dict[str, set[torch.dtype | None]] = defaultdict(set)
+        for node in graph.nodes:
+            overload = torch_overload(node.target) if node.op == "call_function" else None
+            if overload is not None:
+                dtype = operand_dtype(node)
+                found[packet_name(overload)].add(None if dtype in (case_dtype, None) else dtype)
+        return found
+
     imported_by_case: dict[str, set[str]] = {}
     exported_by_case: dict[str, set[str]] = {}
+    dtypes_by_case: dict[str, dict[str, set[torch.dtype | None]]] = {}
     table = decomposition_table()
     for case in CASES:
         dtype = case.dtypes[0]
@@ -128,11 +148,15 @@ def exercised_packets() -> tuple[dict[str, list[tuple[str, bool]]], dict[str, in
         exported_by_case[case.name] = packets(ep.graph)
         imported = ep.run_decompositions(table) if case.decompose else ep
         imported_by_case[case.name] = packets(imported.graph)
-    used: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+        dtypes_by_case[case.name] = operand_dtypes(imported.graph, dtype)
+    used: dict[str, list[tuple[tuple[str, ...], bool]]] = defaultdict(list)
     exported: dict[str, int] = defaultdict(int)
     for case, dtype, dynamic in configurations(CASES):
         for name in imported_by_case[case.name]:
-            used[name].append((str(dtype).removeprefix("torch."), dynamic))
+            worked_on = tuple(
+                sorted({str(operand or dtype).removeprefix("torch.") for operand in dtypes_by_case[case.name][name]})
+            )
+            used[name].append((worked_on, dynamic))
         for name in exported_by_case[case.name]:
             exported[name] += 1
     return used, exported
@@ -149,7 +173,7 @@ def table() -> str:
         if op is None:
             continue
         configs = used.get(packet, [])
-        dtypes = sorted({d for d, _ in configs})
+        dtypes = sorted({d for worked_on, _ in configs for d in worked_on})
         dynamic = any(dyn for _, dyn in configs)
         rows.append(
             f"| `{packet}` | `{op}` | {'yes' if op in lowered else '**no**'} | {len(configs)} "
@@ -165,7 +189,8 @@ def table() -> str:
         "",
         "*configurations*: the differential configurations whose graph, as the importer",
         "receives it, calls the packet, so its own importer entry and lowering ran",
-        f"({total} packet-configuration pairs in all). *in exported graphs*: the",
+        f"({total} packet-configuration pairs in all). *dtypes*: what those calls work on",
+        "(their first tensor operand, or their result for creation ops). *in exported graphs*: the",
         "configurations whose exported graph calls it before torch's decompositions run;",
         "where that count is higher, torch decomposed the other calls into core ATen ops",
         "(counted in their rows) before mlxir saw them. A graph reaches the importer",
