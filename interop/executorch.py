@@ -34,7 +34,6 @@ import logging
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, final
 
 import torch
@@ -330,21 +329,6 @@ class PteProgram:
     def reset_state(self) -> None:
         for program in self.programs.values():
             program.reset_state()
-
-
-def load_pte(source: str | Path | bytes | bytearray | memoryview, *, method: str = "forward", verify: bool = True) -> PteProgram:
-    """Loads method `method` of a `.pte` file (path or bytes); `ProgramError` if it is
-    not a valid `.pte` or does work mlxir cannot run."""
-    if isinstance(source, str | Path):
-        try:
-            data = Path(source).read_bytes()
-        except OSError as error:
-            raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
-        try:
-            return PteProgram(data, method=method, verify=verify)
-        except ProgramError as error:
-            raise ProgramError(f"{source}: {error}") from None
-    return PteProgram(source, method=method, verify=verify)
 
 
 def read_delegates(data: bytes) -> dict[str, list[Delegate]]:

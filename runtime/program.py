@@ -579,10 +579,10 @@ def _convert(value: Any, kind: str) -> Any:
 
 
 def load(
-    source: str | Path | bytes | bytearray | memoryview, *, verify: bool = True
+    source: str | Path | bytes | bytearray | memoryview, *, verify: bool = True, method: str = "forward"
 ) -> Program | PteProgram:
     """Loads a program from a path or from its bytes: an `.mlxfb` as a `Program` (see
-    it for `verify`), or an ExecuTorch `.pte` whose method `forward` runs on mlxir
+    it for `verify`), or method `method` of an ExecuTorch `.pte` that runs on mlxir
     delegates as a `PteProgram` (needs the `executorch` extra). Every failure to load
     is a `ProgramError`."""
     if isinstance(source, str | Path):
@@ -591,19 +591,19 @@ def load(
         except OSError as error:
             raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
         try:
-            return _load_bytes(data, verify)
+            return _load_bytes(data, verify, method)
         except ProgramError as error:
             raise ProgramError(f"{source}: {error}") from None
-    return _load_bytes(source, verify)
+    return _load_bytes(source, verify, method)
 
 
-def _load_bytes(data: bytes | bytearray | memoryview, verify: bool) -> Program | PteProgram:
+def _load_bytes(data: bytes | bytearray | memoryview, verify: bool, method: str) -> Program | PteProgram:
     if is_pte(data):
         try:
             from mlxir.interop.executorch import PteProgram
         except ImportError as error:
             raise ProgramError(f"an ExecuTorch .pte file: {error}") from None
-        return PteProgram(data, verify=verify)
+        return PteProgram(data, method=method, verify=verify)
     return Program(data, verify=verify)
 
 

@@ -296,6 +296,15 @@ def test_inspect_lists_delegates_and_describes_payloads(tmp_path: Path, capsys: 
     assert "mlx.matmul" in out and "dynamic dims:" in out
 
 
+def test_load_picks_the_method_by_name(tmp_path: Path) -> None:
+    model, ep, inputs = _mlp_case(torch.float32)
+    path = _to_pte(ep, tmp_path)
+    with torch.no_grad():
+        _close(mlxir.load(path, method="forward")(*inputs), model(*inputs))
+    with pytest.raises(ProgramError, match="has no method 'decode' \\(it has: forward\\)"):
+        mlxir.load(path, method="decode")
+
+
 def test_corrupt_pte_raises_program_error(tmp_path: Path) -> None:
     _, ep, inputs = _mlp_case(torch.float32)
     data = _to_pte(ep, tmp_path).read_bytes()
