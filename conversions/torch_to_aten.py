@@ -494,49 +494,43 @@ def _reduction(name: str) -> Handler:
     return handle
 
 
+def _variance_properties(node: Node) -> dict[str, Attribute]:
+    """`dims`, `correction` and `keepdim` of a `var`/`std` (or `var_mean`/`std_mean`)
+    call: `correction=` or the older positional `unbiased`."""
+    dims = _arg(node, 1, "dim")
+    if isinstance(dims, int):
+        dims = [dims]
+    correction = _kwargs(node).get("correction", 1 if len(_args(node)) < 3 else _args(node)[2])
+    return _props(
+        dims=int_array(dims) if dims else None,
+        correction=_f64(correction) if correction is not None else None,
+        keepdim=_unit(bool(_kwargs(node).get("keepdim", False))),
+    )
+
+
 def _variance(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
-        dims = _arg(node, 1, "dim")
-        correction = _kwargs(node).get("correction", 1 if len(_args(node)) < 3 else _args(node)[2])
-        keepdim = bool(_kwargs(node).get("keepdim", False))
         return op_cls.build(
             operands=[state.value(_args(node)[0])],
             result_types=[_type_of_node(node)],
-            properties=_props(
-                dims=int_array(dims) if dims else None,
-                correction=_f64(correction) if correction is not None else None,
-                keepdim=_unit(keepdim),
-            ),
+            properties=_variance_properties(node),
         )
 
     return handle
 
 
 def _spread_and_mean(op_cls: type[IRDLOperation]) -> Handler:
-    """`var_mean`/`std_mean` (self, dim, *, correction, keepdim): the spread and the mean
-    over the same dims."""
+    """`var_mean`/`std_mean`: the spread and the mean over the same dims."""
 
     def handle(state: ImportState, node: Node) -> list[SSAValue]:
         source = state.value(_args(node)[0])
-        dims = _arg(node, 1, "dim")
-        dims_prop = int_array([dims] if isinstance(dims, int) else dims) if dims else None
-        correction = _kwargs(node).get("correction", 1)
-        keepdim = _unit(bool(_kwargs(node).get("keepdim", False)))
+        properties = _variance_properties(node)
         spread_type, mean_type = _multi_result_types(node)
-        spread = state.insert(
-            op_cls.build(
-                operands=[source],
-                result_types=[spread_type],
-                properties=_props(
-                    dims=dims_prop,
-                    correction=_f64(correction) if correction is not None else None,
-                    keepdim=keepdim,
-                ),
-            )
-        )
+        spread = state.insert(op_cls.build(operands=[source], result_types=[spread_type], properties=properties))
+        mean_properties = {k: v for k, v in properties.items() if k != "correction"}
         mean = state.insert(
             aten.REDUCTION_OP_CLASSES["mean"].build(
-                operands=[source], result_types=[mean_type], properties=_props(dims=dims_prop, keepdim=keepdim)
+                operands=[source], result_types=[mean_type], properties=mean_properties
             )
         )
         return [spread.results[0], mean.results[0]]
@@ -1093,18 +1087,26 @@ def _rms_norm(state: ImportState, node: Node) -> Operation:
     )
 
 
+def _batch_norm_op(
+    state: ImportState, x: SSAValue, weight: Any, bias: Any, mean: SSAValue, var: SSAValue, eps: float,
+    result_type: Attribute,
+) -> Operation:
+    """`aten.batch_norm` of `x` with per-channel statistics `mean` and `var`; `weight` and
+    `bias` are graph arguments (None when absent)."""
+    return aten.BatchNormOp.build(
+        operands=[x, _optional(state, weight), _optional(state, bias), mean, var],
+        result_types=[result_type],
+        properties={"eps": _f64(eps)},
+    )
+
+
 def _batch_norm(state: ImportState, node: Node) -> list[SSAValue]:
     x, weight, bias, mean, var, _momentum, eps = _args(node)[:7]
-    weight_v, bias_v = _optional(state, weight), _optional(state, bias)
-    op = aten.BatchNormOp.build(
-        operands=[state.value(x), weight_v, bias_v, state.value(mean), state.value(var)],
-        result_types=[tensor_type_of(_first_val(node))],
-        properties={
-            "eps": _f64(eps),
-        },
+    op = _batch_norm_op(
+        state, state.value(x), weight, bias, state.value(mean), state.value(var), eps,
+        tensor_type_of(_first_val(node)),
     )
-    state.insert(op)
-    return [op.results[0]]
+    return [state.insert(op).results[0]]
 
 
 def _batch_norm_batch_stats(state: ImportState, node: Node) -> list[SSAValue]:
@@ -1125,13 +1127,7 @@ def _batch_norm_batch_stats(state: ImportState, node: Node) -> list[SSAValue]:
             operands=[source], result_types=[mean_type], properties={"dims": dims, "correction": _f64(0)}
         )
     ).results[0]
-    out = state.insert(
-        aten.BatchNormOp.build(
-            operands=[source, _optional(state, weight), _optional(state, bias), mean, var],
-            result_types=[out_type],
-            properties={"eps": _f64(eps)},
-        )
-    ).results[0]
+    out = state.insert(_batch_norm_op(state, source, weight, bias, mean, var, eps, out_type)).results[0]
     shifted = state.insert(
         aten.BINARY_OP_CLASSES["add"].build(operands=[var, state.value(float(eps))], result_types=[mean_type])
     ).results[0]
@@ -1167,18 +1163,16 @@ def _instance_norm(state: ImportState, node: Node) -> Operation:
     momentum, eps, cudnn_enabled)`: with the input's statistics it is group norm with one
     group per channel; with running statistics it is batch norm."""
     x, weight, bias, running_mean, running_var, use_input_stats, _momentum, eps = _args(node)[:8]
-    weight_v, bias_v = _optional(state, weight), _optional(state, bias)
     if not use_input_stats:
-        return aten.BatchNormOp.build(
-            operands=[state.value(x), weight_v, bias_v, state.value(running_mean), state.value(running_var)],
-            result_types=[_type_of_node(node)],
-            properties={"eps": _f64(eps)},
+        return _batch_norm_op(
+            state, state.value(x), weight, bias, state.value(running_mean), state.value(running_var), eps,
+            _type_of_node(node),
         )
     channels = x.meta["val"].shape[1]
     if not isinstance(channels, int):
         raise ImportError_(f"{describe_location(node)}: instance_norm needs a static channel count")
     return aten.GroupNormOp.build(
-        operands=[state.value(x), weight_v, bias_v],
+        operands=[state.value(x), _optional(state, weight), _optional(state, bias)],
         result_types=[_type_of_node(node)],
         properties={"num_groups": _i64(channels), "eps": _f64(eps)},
     )
