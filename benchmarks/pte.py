@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/pte.py [--runs 50] [--models mlp,cnn,llama]
 
-One process, one thread (`torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`), the
+One process, one thread (`torch.set_num_threads(1)`, and benchmarks/llm.py's `blas_env`), the
 same weights everywhere; MLX gets the system OpenBLAS (preloaded, as in
 benchmarks/llm.py) when `libopenblas0-pthread` is installed, unless `--bundled-blas`. Per
 model it writes two `.pte` files from the same `ExportedProgram`:
@@ -47,7 +47,6 @@ import mlxir
 from mlxir.interop.executorch import MlxirPartitioner
 
 WARMUP = 3
-OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
 
 
 def _mlp() -> tuple[nn.Module, Any, Callable[[], tuple[Any, ...]]]:
@@ -153,12 +152,14 @@ def _bench(name: str, runs: int, folder: Path) -> list[str]:
 
 
 def _with_system_blas() -> None:
-    """Re-runs this script with the system OpenBLAS preloaded, when it is installed and
-    not yet loaded: the MLX wheel's bundled reference BLAS runs fp32 GEMM at ~5 GFLOP/s."""
-    if not Path(OPENBLAS).exists() or OPENBLAS in os.environ.get("LD_PRELOAD", ""):
-        return
-    env = dict(os.environ, LD_PRELOAD=OPENBLAS, OPENBLAS_NUM_THREADS="1")
-    os.execve(sys.executable, [sys.executable, *sys.argv], env)
+    """Re-runs this script in benchmarks/llm.py's BLAS environment (the system OpenBLAS
+    preloaded when installed, one BLAS thread) unless it already runs in it: the MLX
+    wheel's bundled reference BLAS runs fp32 GEMM at ~5 GFLOP/s."""
+    from llm import blas_env  # benchmarks/llm.py: this script's folder is on sys.path
+
+    env, _ = blas_env()
+    if env.get("LD_PRELOAD") != os.environ.get("LD_PRELOAD"):
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
 
 def main() -> None:
@@ -170,6 +171,8 @@ def main() -> None:
     if not args.bundled_blas:
         _with_system_blas()
     torch.set_num_threads(1)
+    from llm import OPENBLAS
+
     blas = "system OpenBLAS" if OPENBLAS in os.environ.get("LD_PRELOAD", "") else "the MLX wheel's bundled BLAS"
     print(f"median of {args.runs} calls after {WARMUP} warm-up calls, one thread, float32; MLX with {blas}")
     print("| model | system | lowering s | .pte bytes | load s | ms/call | mlxir / this |")
