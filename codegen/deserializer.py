@@ -25,6 +25,7 @@ from mlxir.codegen.attributes import rebuild
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.ops import INPUT_DIMS_ATTR, SYMBOL_RANGES_ATTR
 from mlxir.codegen.program import ProgramInfo, SlotInfo, read_program
+from mlxir.codegen.signature import SIGNATURE_ATTR
 from mlxir.dialects.common import DYNAMIC, int_array
 from mlxir.dialects.mlx import GlobalOp, LoadStateOp, WeightOp
 
@@ -153,5 +154,7 @@ def _build(info: ProgramInfo, ctx: Context) -> ModuleOp:
         func.attributes[SYMBOL_RANGES_ATTR] = DictionaryAttr(
             {k: int_array(v) for k, v in info.symbol_ranges.items()}
         )
+    if info.signature is not None:
+        func.attributes[SIGNATURE_ATTR] = info.signature.to_attr()
     top.add_op(func)
     return module

@@ -52,6 +52,7 @@ from mlxir.codegen.ops import (
     check_instruction,
     program_op_rule,
 )
+from mlxir.codegen.signature import Signature
 
 SLOT_KINDS: dict[int, str] = {v: k.lower() for k, v in ENUMS["SlotKind"][1].items()}
 """Slot kinds by enum value: "temporary", "input", "constant", "state"."""
@@ -147,6 +148,9 @@ class ProgramInfo:
     () when the program has none."""
     op_names: tuple[str, ...]
     """The distinct ops of the program, sorted."""
+    signature: Signature | None = None
+    """How the exported module's arguments and results nest around `inputs` and
+    `outputs`; None for a program called flat."""
 
     def global_slot(self, name: str) -> int:
         """The slot of global `name`."""
@@ -274,6 +278,7 @@ class _Reader:
             symbol_ranges=MappingProxyType(self._symbol_ranges()),
             input_dims=self._input_dims(inputs, slots),
             op_names=op_names,
+            signature=self._signature(len(inputs), len(outputs)),
         )
 
     # -- tables ------------------------------------------------------------------
@@ -438,6 +443,12 @@ class _Reader:
             typed_attributes=MappingProxyType(attrs),
             source=source,
         )
+
+    def _signature(self, num_inputs: int, num_outputs: int) -> Signature | None:
+        text = self.program.string("signature")
+        if text is None:
+            return None
+        return Signature.from_json(text, num_inputs, num_outputs)
 
     def _symbol_ranges(self) -> dict[str, tuple[int, int]]:
         ranges: dict[str, tuple[int, int]] = {}

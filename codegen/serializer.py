@@ -53,6 +53,7 @@ from mlxir.codegen.ops import (
     WEIGHT_OP,
     is_program_op,
 )
+from mlxir.codegen.signature import SIGNATURE_ATTR, Signature
 from mlxir.dialects.mlx import GlobalOp
 
 Payload = Any
@@ -202,6 +203,7 @@ class _Serializer:
             state_vec.append(StateEntry.End(b))
         ranges = self._symbol_ranges()
         input_dims = self._input_dims(len(block.args))
+        signature = self._signature(len(block.args), len(terminator.operands))
 
         fields = {
             "name": w.string(func.sym_name.data),
@@ -214,6 +216,7 @@ class _Serializer:
             "state": w.offsets(state_vec),
             "symbol_ranges": w.offsets(ranges),
             "input_dims": w.offsets(input_dims),
+            "signature": None if signature is None else w.string(signature),
         }
         Program.Start(b)
         Program.AddVersion(b, SCHEMA_VERSION)
@@ -228,6 +231,8 @@ class _Serializer:
         Program.AddSymbolRanges(b, fields["symbol_ranges"])
         Program.AddInputDims(b, fields["input_dims"])
         Program.AddSegmentSize(b, w.segment_size)
+        if fields["signature"] is not None:
+            Program.AddSignature(b, fields["signature"])
         program = Program.End(b)
         b.FinishSizePrefixed(program, FILE_IDENTIFIER.encode())
         flatbuffer = b.Output()
@@ -331,6 +336,14 @@ class _Serializer:
             SymbolRange.AddHi(self.b, int(values[1]))
             out.append(SymbolRange.End(self.b))
         return out
+
+    def _signature(self, num_inputs: int, num_outputs: int) -> str | None:
+        """The function's `mlxir.signature` as the file's JSON text (validated against
+        the function's input and output counts)."""
+        attr = self.func.attributes.get(SIGNATURE_ATTR)
+        if attr is None:
+            return None
+        return Signature.from_attr(attr, num_inputs, num_outputs).to_json()
 
     def _input_dims(self, num_inputs: int) -> list[int]:
         attr = self.func.attributes.get(INPUT_DIMS_ATTR)

@@ -30,13 +30,13 @@ from __future__ import annotations
 import operator
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import InputKind, OutputKind
+from torch.export.graph_signature import ConstantArgument, InputKind, OutputKind
 from torch.fx import Node
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func
@@ -67,6 +67,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.rewriter import InsertPoint
 
+from mlxir.codegen.errors import ProgramError
+from mlxir.codegen.signature import SIGNATURE_ATTR, Signature, Tree
 from mlxir.dialects import aten, mlx
 from mlxir.dialects.common import index_operands, int_array
 
@@ -1618,7 +1620,15 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
     payloads = payloads_of(module)
     globals_block = module.body.block
 
-    user_inputs = [n for n in nodes if n.op == "placeholder" and input_specs[n.name].kind is InputKind.USER_INPUT]
+    user_placeholders = [
+        n for n in nodes if n.op == "placeholder" and input_specs[n.name].kind is InputKind.USER_INPUT
+    ]
+    constants = {
+        n.name: input_specs[n.name].arg.value  # type: ignore[union-attr]
+        for n in user_placeholders
+        if isinstance(input_specs[n.name].arg, ConstantArgument) and not n.users
+    }
+    user_inputs = [n for n in user_placeholders if n.name not in constants]
     arg_types = [_type_of_node(n) for n in user_inputs]
     body = Block(arg_types=arg_types)
     state = ImportState(Builder(InsertPoint.at_end(body)))
@@ -1705,8 +1715,78 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
         "forward", (arg_types, [v.type for v in returned]), Region(body)
     )
     function.attributes.update(_shape_attributes(ep, user_inputs))
+    signature = signature_of(ep, [constants.get(n.name, _INPUT) for n in user_placeholders], len(returned))
+    if signature is not None:
+        function.attributes[SIGNATURE_ATTR] = signature.to_attr()
     globals_block.add_op(function)
     return module
+
+
+_INPUT = object()
+"""A user input that is a program input (not a constant the export fixed)."""
+
+
+def signature_of(ep: ExportedProgram, user_inputs: Sequence[Any], num_outputs: int) -> Signature | None:
+    """The call signature of `ep` (its `in_spec` and `out_spec`) for a program whose
+    inputs are the `_INPUT` entries of `user_inputs` (one per user input, in order; the
+    others are the constants the export fixed). None when the export has no specs or
+    they do not describe these inputs and outputs (an ExecuTorch partition's
+    program): such a program is called flat."""
+    in_spec, out_spec = ep.call_spec.in_spec, ep.call_spec.out_spec
+    if in_spec is None or out_spec is None:
+        return None
+    if in_spec.num_leaves != len(user_inputs) or out_spec.num_leaves != num_outputs:
+        return None
+    leaves = iter(user_inputs)
+    try:
+        inputs = _tree_of(in_spec, leaves)
+        outputs = _tree_of(out_spec, iter(lambda: _INPUT, None))
+    except ValueError as error:
+        raise ImportError_(f"the exported signature cannot be recorded: {error}") from None
+    call = ep.module_call_graph[0].signature if ep.module_call_graph else None
+    names = list(getattr(call, "forward_arg_names", None) or ())
+    # Without usable parameter names, positional arguments bind by position only.
+    usable = all(n.isidentifier() for n in names) and len(set(names)) == len(names)
+    signature = Signature(inputs, outputs, tuple(names) if usable else ())
+    try:  # the checks the loader makes, so a program that compiles also loads
+        return Signature.from_data(
+            signature.to_data(), sum(1 for v in user_inputs if v is _INPUT), num_outputs
+        )
+    except ProgramError as error:
+        raise ImportError_(f"the exported signature cannot be recorded: {error}") from None
+
+
+def _tree_of(spec: Any, leaves: Iterator[Any]) -> Tree:
+    """torch's pytree spec as data; a leaf takes the next entry of `leaves` (a
+    constant for an argument the export fixed)."""
+    import collections
+
+    if spec.is_leaf():
+        value = next(leaves)
+        if value is _INPUT:
+            return Tree("leaf")
+        if isinstance(value, bool | int | float | str):
+            return Tree("constant", value=value)
+        raise ValueError(f"an argument fixed to a {type(value).__name__} value")
+    children = tuple(_tree_of(child, leaves) for child in spec.children())
+    kind, context = spec.type, spec.context
+    if kind is tuple:
+        return Tree("tuple", children)
+    if kind is list:
+        return Tree("list", children)
+    if kind is type(None):
+        return Tree("none")
+    if kind in (dict, collections.OrderedDict):
+        name = "OrderedDict" if kind is collections.OrderedDict else ""
+        return Tree("dict", children, tuple(context), name)
+    if isinstance(context, type) and issubclass(context, tuple) and hasattr(context, "_fields"):
+        return Tree("namedtuple", children, tuple(context._fields), context.__name__)
+    keys = (
+        tuple(context)
+        if isinstance(context, list | tuple) and all(isinstance(k, str) for k in context)
+        else ()
+    )
+    return Tree("custom", children, keys, f"{kind.__module__}.{kind.__qualname__}")
 
 
 def _alias_key(tensor: torch.Tensor) -> tuple[Any, ...]:

@@ -315,8 +315,7 @@ class PteProgram:
             if isinstance(step, _Move):
                 values[step.target] = values[step.source]
                 continue
-            results = self.programs[step.delegate](*(values[v] for v in step.inputs))
-            results = results if isinstance(results, tuple) else (results,)
+            results = self.programs[step.delegate].call_flat(*(values[v] for v in step.inputs))
             if len(results) != len(step.outputs):
                 raise ProgramError(
                     f"delegate {step.delegate} returned {len(results)} values, the method "

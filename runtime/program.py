@@ -49,13 +49,12 @@ from mlxir.codegen import ProgramError, ProgramInfo, read_program
 from mlxir.codegen.deserializer import module_of
 from mlxir.runtime.dtypes import mx_dtype, to_mx, to_numpy, to_torch
 from mlxir.runtime.kernels import KERNELS, Kernel
+from mlxir.runtime.signature import InputError, bind_inputs, build_outputs
+
+__all__ = ["InputError", "InputSpec", "Program", "load"]
 
 if TYPE_CHECKING:
     from mlxir.interop.executorch import PteProgram
-
-
-class InputError(ValueError):
-    """A call's inputs do not match the program's signature."""
 
 
 MAX_DIM = 2**31 - 1
@@ -200,7 +199,18 @@ class Program:
         self._stores: list[tuple[int, str]] = []
         for instruction in info.instructions:
             self._steps.append(self._prepare(instruction))
-        self.inputs = [self._input_spec(i, slot) for i, slot in enumerate(info.inputs)]
+        self.signature = info.signature
+        """How the exported module's arguments and results nest (None: called flat)."""
+        paths = self.signature.input_paths() if self.signature is not None else None
+        self.inputs = [
+            self._input_spec(i, slot, paths[i] if paths else None)
+            for i, slot in enumerate(info.inputs)
+        ]
+        self.output_names = (
+            self.signature.output_paths()
+            if self.signature is not None
+            else [f"output {i}" for i in range(len(info.outputs))]
+        )
         self._lock = threading.Lock()
 
     # --- loading ---------------------------------------------------------------
@@ -275,11 +285,11 @@ class Program:
 
         return store
 
-    def _input_spec(self, position: int, slot: int) -> InputSpec:
+    def _input_spec(self, position: int, slot: int, path: str | None) -> InputSpec:
         info = self.info.slots[slot]
         dims = self.info.input_dims[position] if position < len(self.info.input_dims) else ()
         return InputSpec(
-            info.name or f"input {position}",
+            path or info.name or f"input {position}",
             "index" if info.scalar else info.dtype,
             info.shape,
             tuple(dims),
@@ -287,7 +297,26 @@ class Program:
 
     # --- calling ---------------------------------------------------------------
 
-    def __call__(self, *inputs: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs the program on the arguments its module took (nested tuples, lists and
+        dicts, keyword arguments) and returns the results in the module's output
+        structure. A program without a signature takes its flat inputs and returns one
+        value or a tuple."""
+        if self.signature is None:
+            if kwargs:
+                raise InputError(
+                    "this program has no exported signature: pass its inputs in order "
+                    f"({', '.join(s.name for s in self.inputs)})"
+                )
+            outputs = self.call_flat(*args)
+            return outputs[0] if len(outputs) == 1 else outputs
+        leaves = bind_inputs(self.signature, args, kwargs)
+        return build_outputs(self.signature.outputs, self.call_flat(*(v for _, v in leaves)))
+
+    def call_flat(self, *inputs: Any) -> tuple[Any, ...]:
+        """Runs the program on its flat inputs, in order (`inputs`), and returns its
+        flat outputs as a tuple: the convention of the LLM helper, the ExecuTorch
+        delegates and `mlxir run`."""
         arrays = self._check_inputs(inputs)
         kind = next((_kind_of(v) for v in inputs if _kind_of(v) != "other"), "mlx")
         with self._lock:
@@ -323,8 +352,7 @@ class Program:
                 self._state = {**self._state, **self._pending}
             finally:
                 self._pending = {}
-        converted = [_convert(v, kind) for v in outputs]
-        return converted[0] if len(converted) == 1 else tuple(converted)
+        return tuple(_convert(v, kind) for v in outputs)
 
     def _check_inputs(self, inputs: Sequence[Any]) -> list[Any]:
         if len(inputs) != len(self.inputs):

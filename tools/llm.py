@@ -310,9 +310,9 @@ class CompiledLLM:
         if self.with_mask:
             if attention_mask is None or position_ids is None:
                 raise ValueError("this program takes attention_mask and position_ids")
-            outputs = self.program(input_ids, attention_mask, position_ids, *kv)
+            outputs = self.program.call_flat(input_ids, attention_mask, position_ids, *kv)
         else:
-            outputs = self.program(input_ids, *kv)
+            outputs = self.program.call_flat(input_ids, *kv)
         return outputs[0], list(outputs[1:])
 
 

@@ -197,6 +197,8 @@ def _load_program(path: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from mlxir.runtime.program import Program
+
     program = _load_program(args.program)
     inputs: list[Any] = []
     for item in args.input:
@@ -210,17 +212,22 @@ def run(args: argparse.Namespace) -> int:
                 inputs.append(int(item))
             except ValueError:
                 raise CliError(f"input '{item}' is neither a .npy file nor an integer") from None
-    outputs = program(*inputs)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    for i, value in enumerate(outputs):
+    if isinstance(program, Program):
+        outputs = program.call_flat(*inputs)
+        names = program.output_names
+    else:  # an ExecuTorch method: flat already
+        outputs = program(*inputs)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        names = [f"output {i}" for i in range(len(outputs))]
+    for i, (name, value) in enumerate(zip(names, outputs)):
         array = np.asarray(value)
         if args.output_dir:
             path = Path(args.output_dir) / f"output_{i}.npy"
             path.parent.mkdir(parents=True, exist_ok=True)
             np.save(path, array)
-            print(f"output {i}: {array.dtype}{list(array.shape)} -> {path}")
+            print(f"{name}: {array.dtype}{list(array.shape)} -> {path}")
         else:
-            print(f"output {i}: {array.dtype}{list(array.shape)}")
+            print(f"{name}: {array.dtype}{list(array.shape)}")
             print(np.array2string(array, threshold=64, precision=5))
     return 0
 
@@ -281,10 +288,10 @@ def _describe_program(title: str, program: Any, indent: str) -> None:
     )
     lines.append(f"constants: {len(info.globals)} globals, {constant_bytes:,} bytes")
     lines += [f"input  {spec.name}: {spec.describe()}" for spec in program.inputs]
-    for i, slot in enumerate(info.outputs):
+    for name, slot in zip(program.output_names, info.outputs):
         s = info.slots[slot]
         shape = ", ".join("?" if d is None else str(d) for d in s.shape)
-        lines.append(f"output {i}: {'integer' if s.scalar else f'{s.dtype}[{shape}]'}")
+        lines.append(f"{name}: {'integer' if s.scalar else f'{s.dtype}[{shape}]'}")
     for name in info.state:
         s = info.slots[info.state[name]]
         lines.append(f"state  {name}: {s.dtype}{list(s.shape)}")

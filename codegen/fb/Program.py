@@ -276,7 +276,14 @@ class Program(object):
             return self._tab.Get(flatbuffers.number_types.Uint64Flags, o + self._tab.Pos)
         return 0
 
-def ProgramStart(builder): builder.StartObject(12)
+    # Program
+    def Signature(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(28))
+        if o != 0:
+            return self._tab.String(o + self._tab.Pos)
+        return None
+
+def ProgramStart(builder): builder.StartObject(13)
 def Start(builder):
     return ProgramStart(builder)
 def ProgramAddVersion(builder, version): builder.PrependUint32Slot(0, version, 0)
@@ -342,6 +349,9 @@ def StartInputDimsVector(builder, numElems):
 def ProgramAddSegmentSize(builder, segmentSize): builder.PrependUint64Slot(11, segmentSize, 0)
 def AddSegmentSize(builder, segmentSize):
     return ProgramAddSegmentSize(builder, segmentSize)
+def ProgramAddSignature(builder, signature): builder.PrependUOffsetTRelativeSlot(12, flatbuffers.number_types.UOffsetTFlags.py_type(signature), 0)
+def AddSignature(builder, signature):
+    return ProgramAddSignature(builder, signature)
 def ProgramEnd(builder): return builder.EndObject()
 def End(builder):
     return ProgramEnd(builder)

@@ -126,5 +126,6 @@ TABLES: dict[str, dict[str, tuple[int, str, object, bool]]] = {
         'symbol_ranges': (9, '[SymbolRange]', None, False),
         'input_dims': (10, '[InputDims]', None, False),
         'segment_size': (11, 'ulong', 0, False),
+        'signature': (12, 'string', None, False),
     },
 }
