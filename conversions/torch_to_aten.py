@@ -1678,6 +1678,7 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
         state.values[node] = op.results[0]
 
     returned: list[SSAValue] = []
+    output_leaves: list[Any] = []
     for node in nodes:
         if node.op == "call_function":
             handler = _handler_for(node)
@@ -1696,7 +1697,10 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
             state.location = None
             flat = list(_args(node)[0])  # type: ignore[arg-type]
             for spec, out in zip(signature.output_specs, flat):
-                value = state.value(out) if isinstance(out, Node) else state.value(out)
+                if spec.kind is OutputKind.USER_OUTPUT and isinstance(spec.arg, ConstantArgument):
+                    output_leaves.append(spec.arg.value)  # in the signature, not computed
+                    continue
+                value = state.value(out)
                 if spec.kind is OutputKind.BUFFER_MUTATION:
                     assert spec.target is not None
                     state.insert(
@@ -1707,6 +1711,7 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
                     )
                 elif spec.kind is OutputKind.USER_OUTPUT:
                     returned.append(value)
+                    output_leaves.append(_INPUT)
                 else:
                     raise ImportError_(f"output kind {spec.kind.name} is not supported")
 
@@ -1715,7 +1720,7 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
         "forward", (arg_types, [v.type for v in returned]), Region(body)
     )
     function.attributes.update(_shape_attributes(ep, user_inputs))
-    signature = signature_of(ep, [constants.get(n.name, _INPUT) for n in user_placeholders], len(returned))
+    signature = signature_of(ep, [constants.get(n.name, _INPUT) for n in user_placeholders], output_leaves)
     if signature is not None:
         function.attributes[SIGNATURE_ATTR] = signature.to_attr()
     globals_block.add_op(function)
@@ -1726,21 +1731,23 @@ _INPUT = object()
 """A user input that is a program input (not a constant the export fixed)."""
 
 
-def signature_of(ep: ExportedProgram, user_inputs: Sequence[Any], num_outputs: int) -> Signature | None:
+def signature_of(
+    ep: ExportedProgram, user_inputs: Sequence[Any], user_outputs: Sequence[Any]
+) -> Signature | None:
     """The call signature of `ep` (its `in_spec` and `out_spec`) for a program whose
-    inputs are the `_INPUT` entries of `user_inputs` (one per user input, in order; the
-    others are the constants the export fixed). None when the export has no specs or
-    they do not describe these inputs and outputs (an ExecuTorch partition's
-    program): such a program is called flat."""
+    inputs and outputs are the `_INPUT` entries of `user_inputs` and `user_outputs`
+    (one per user input or output, in order; the others are constants the export
+    fixed). None when the export has no specs or they do not describe these inputs
+    and outputs (an ExecuTorch partition's program): such a program is called flat."""
     in_spec, out_spec = ep.call_spec.in_spec, ep.call_spec.out_spec
     if in_spec is None or out_spec is None:
         return None
-    if in_spec.num_leaves != len(user_inputs) or out_spec.num_leaves != num_outputs:
+    if in_spec.num_leaves != len(user_inputs) or out_spec.num_leaves != len(user_outputs):
         return None
-    leaves = iter(user_inputs)
+    num_outputs = sum(1 for v in user_outputs if v is _INPUT)
     try:
-        inputs = _tree_of(in_spec, leaves)
-        outputs = _tree_of(out_spec, iter(lambda: _INPUT, None))
+        inputs = _tree_of(in_spec, iter(user_inputs))
+        outputs = _tree_of(out_spec, iter(user_outputs))
     except ValueError as error:
         raise ImportError_(f"the exported signature cannot be recorded: {error}") from None
     call = ep.module_call_graph[0].signature if ep.module_call_graph else None
@@ -1765,6 +1772,8 @@ def _tree_of(spec: Any, leaves: Iterator[Any]) -> Tree:
         value = next(leaves)
         if value is _INPUT:
             return Tree("leaf")
+        if value is None:
+            return Tree("none")
         if isinstance(value, bool | int | float | str):
             return Tree("constant", value=value)
         raise ValueError(f"an argument fixed to a {type(value).__name__} value")

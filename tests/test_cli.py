@@ -51,7 +51,7 @@ def test_compile_run_inspect(saved: tuple[Path, Affine], tmp_path: Path, capsys:
     text = capsys.readouterr().out
     assert "mlx.matmul 1" in text and "mlx.tanh 1" in text
     assert "input  x: float32[s" in text
-    assert "output 0: float32[?, 3]" in text
+    assert "output: float32[?, 3]" in text
     assert "constants: 2 globals, 60 bytes" in text
 
 
