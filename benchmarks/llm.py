@@ -240,7 +240,7 @@ def worker_mlxir_run(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     ids = mx.array([prompt_ids()], dtype=mx.int64)
 
     def stream() -> Iterator[mx.array]:
-        for token, _ in llm.stream_generate(compiled, ids, max_new_tokens=args.steps + 1):
+        for token, _ in llm.stream_tokens(compiled, ids, max_new_tokens=args.steps + 1):
             yield token[0]
 
     result = repeat(lambda: timed_stream(stream(), args.steps), args.runs)

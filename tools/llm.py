@@ -42,19 +42,25 @@ those rows differ (their logits are never used, their keys/values are always mas
 
 from __future__ import annotations
 
+import hashlib
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import torch
-from torch.export import Dim, ExportedProgram, export
 
 if TYPE_CHECKING:
     import mlx.core as mx
+    import torch
+    from torch.export import ExportedProgram
 
     from mlxir.runtime.program import Program
+    from mlxir.tools.tokenizer import TextTokenizer
 
 __all__ = [
     "CompiledLLM",
@@ -64,7 +70,9 @@ __all__ = [
     "export_static_llm",
     "generate",
     "sample_next",
+    "load",
     "stream_generate",
+    "stream_tokens",
 ]
 
 
@@ -84,6 +92,8 @@ class CacheLayout:
     dtype: torch.dtype
 
     def empty(self, batch: int, past: int = 0) -> list[torch.Tensor]:
+        import torch
+
         return [
             torch.zeros(batch, h, past, d, dtype=self.dtype)
             for h, d in zip(self.heads, self.head_dims)
@@ -104,6 +114,7 @@ class ExportedLLM:
 def cache_layout(model: Any) -> CacheLayout:
     """Reads the cache layout off one eager token through the model (robust to every
     config's way of naming heads and head dims)."""
+    import torch
     from transformers import DynamicCache
 
     cache = DynamicCache()
@@ -118,53 +129,59 @@ def cache_layout(model: Any) -> CacheLayout:
     )
 
 
-class _Step(torch.nn.Module):
-    """The exported function: one forward over new tokens with an explicit cache."""
+@cache
+def _step_classes() -> tuple[type, type]:
+    """The exported modules (with and without the mask): classes of torch's `Module`,
+    built on first use so that generating from a cached program never imports torch."""
+    import torch
 
-    def __init__(self, model: Any, layers: int, with_mask: bool, last_only: bool):
-        super().__init__()
-        self.model = model
-        self.layers = layers
-        self.with_mask = with_mask
-        self.logits_to_keep = 1 if last_only else 0
+    class _Step(torch.nn.Module):
+        """The exported function: one forward over new tokens with an explicit cache."""
 
-    def _run(
-        self,
-        input_ids: torch.Tensor,
-        attention_mask: torch.Tensor | None,
-        position_ids: torch.Tensor | None,
-        kv: Sequence[torch.Tensor],
-    ) -> tuple[torch.Tensor, ...]:
-        from transformers import DynamicCache
+        def __init__(self, model: Any, layers: int, with_mask: bool, last_only: bool):
+            super().__init__()
+            self.model = model
+            self.layers = layers
+            self.with_mask = with_mask
+            self.logits_to_keep = 1 if last_only else 0
 
-        # No config: every layer is a plain DynamicLayer (see the module docstring).
-        cache = DynamicCache([(kv[2 * i], kv[2 * i + 1]) for i in range(self.layers)])
-        out = self.model(
-            input_ids=input_ids,
-            attention_mask=attention_mask,
-            position_ids=position_ids,
-            cache=cache,
-            use_cache=True,
-            logits_to_keep=self.logits_to_keep,
-        )
-        new = out.cache if hasattr(out, "cache") else out.past_key_values
-        return (out.logits, *[t for layer in new.layers for t in (layer.keys, layer.values)])
+        def _run(
+            self,
+            input_ids: torch.Tensor,
+            attention_mask: torch.Tensor | None,
+            position_ids: torch.Tensor | None,
+            kv: Sequence[torch.Tensor],
+        ) -> tuple[torch.Tensor, ...]:
+            from transformers import DynamicCache
 
+            # No config: every layer is a plain DynamicLayer (see the module docstring).
+            cache = DynamicCache([(kv[2 * i], kv[2 * i + 1]) for i in range(self.layers)])
+            out = self.model(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                position_ids=position_ids,
+                cache=cache,
+                use_cache=True,
+                logits_to_keep=self.logits_to_keep,
+            )
+            new = out.cache if hasattr(out, "cache") else out.past_key_values
+            return (out.logits, *[t for layer in new.layers for t in (layer.keys, layer.values)])
 
-class _StepWithMask(_Step):
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        attention_mask: torch.Tensor,
-        position_ids: torch.Tensor,
-        kv: list[torch.Tensor],
-    ) -> tuple[torch.Tensor, ...]:
-        return self._run(input_ids, attention_mask, position_ids, kv)
+    class _StepWithMask(_Step):
+        def forward(
+            self,
+            input_ids: torch.Tensor,
+            attention_mask: torch.Tensor,
+            position_ids: torch.Tensor,
+            kv: list[torch.Tensor],
+        ) -> tuple[torch.Tensor, ...]:
+            return self._run(input_ids, attention_mask, position_ids, kv)
 
+    class _StepNoMask(_Step):
+        def forward(self, input_ids: torch.Tensor, kv: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+            return self._run(input_ids, None, None, kv)
 
-class _StepNoMask(_Step):
-    def forward(self, input_ids: torch.Tensor, kv: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
-        return self._run(input_ids, None, None, kv)
+    return _StepWithMask, _StepNoMask
 
 
 def export_llm(
@@ -184,7 +201,11 @@ def export_llm(
     max_seq = max_seq or limit
     max_past = max_past or limit
     layout = cache_layout(model)
-    step: _Step = (_StepWithMask if attention_mask else _StepNoMask)(
+    import torch
+    from torch.export import Dim, export
+
+    with_mask, no_mask = _step_classes()
+    step = (with_mask if attention_mask else no_mask)(
         model, layout.layers, attention_mask, logits == "last"
     )
 
@@ -223,6 +244,7 @@ def export_llm(
 
 def _widen_mask_range(ep: ExportedProgram, lower: int, upper: int) -> None:
     """Sets the range of the attention mask's length symbol to `[lower, upper]`."""
+    import torch
     from torch.utils._sympy.value_ranges import ValueRanges
 
     node = next(n for n in ep.graph.nodes if n.op == "placeholder" and n.name == "attention_mask")
@@ -238,6 +260,8 @@ def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -
     one token per call at an explicit cache position, the cache as mutated buffers
     (program state), exported with `strict=True`. Signature:
     `(input_ids[batch, 1], cache_position[1]) -> logits[batch, 1, V]`."""
+    import torch
+    from torch.export import export
     from transformers import GenerationConfig
     from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
 
@@ -395,7 +419,7 @@ def sample_next(
     return mx.random.categorical(logits, axis=-1, key=key).astype(mx.int64)
 
 
-def stream_generate(
+def stream_tokens(
     llm: CompiledLLM,
     input_ids: Any,
     attention_mask: Any | None = None,
@@ -488,13 +512,13 @@ def generate(
     """Generates up to `max_new_tokens` tokens after the prompt; returns the prompt and
     the new tokens, `[B, S + new]`, as the kind of `input_ids` (torch, numpy or MLX),
     like `model.generate`. `on_token` sees each step's tokens; `logits`, if given, gets
-    each step's logits appended. Options: see `stream_generate`."""
+    each step's logits appended. Options: see `stream_tokens`."""
     import mlx.core as mx
 
     from mlxir.runtime.dtypes import to_mx
 
     tokens = []
-    for token, step_logits in stream_generate(
+    for token, step_logits in stream_tokens(
         llm, input_ids, attention_mask, max_new_tokens=max_new_tokens, **options
     ):
         tokens.append(token)
@@ -507,4 +531,224 @@ def generate(
     if isinstance(input_ids, mx.array):
         return out
     array = np.array(out)
-    return torch.from_numpy(array) if isinstance(input_ids, torch.Tensor) else array
+    if type(input_ids).__module__.startswith("torch"):
+        import torch
+
+        return torch.from_numpy(array)
+    return array
+
+
+# ---------------------------------------------------------------------------
+# Text in, text out (mlx-lm style): a save_pretrained folder, a compile cache
+# ---------------------------------------------------------------------------
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+"""Files of a `save_pretrained` folder whose bytes are weights (they key the cache)."""
+
+
+def default_cache_dir() -> Path:
+    """`$MLXIR_CACHE`, else `$XDG_CACHE_HOME/mlxir`, else `~/.cache/mlxir`."""
+    if os.environ.get("MLXIR_CACHE"):
+        return Path(os.environ["MLXIR_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mlxir"
+
+
+def cache_key(folder: str | Path, **options: Any) -> str:
+    """A hash of the folder's config and weights (their bytes), of mlxir's version and
+    of the compile `options`: a program compiled with the same key is the same."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from mlxir.codegen import SCHEMA_VERSION
+
+    folder = Path(folder)
+    try:
+        mlxir_version = version("mlxir")
+    except PackageNotFoundError:
+        mlxir_version = "unknown"
+    digest = hashlib.sha256()
+    digest.update(f"mlxir {mlxir_version} schema {SCHEMA_VERSION} {sorted(options.items())}".encode())
+    files = sorted(
+        p for p in folder.iterdir()
+        if p.is_file() and (p.name == "config.json" or p.suffix in WEIGHT_SUFFIXES or p.name.endswith(".index.json"))
+    )
+    if not any(p.name == "config.json" for p in files):
+        raise FileNotFoundError(f"'{folder}' has no config.json: not a save_pretrained folder")
+    for path in files:
+        digest.update(path.name.encode() + b"\0")
+        digest.update(_file_digest(path))
+    return digest.hexdigest()[:32]
+
+
+def _file_digest(path: Path) -> bytes:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").digest()
+
+
+def _notify(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def load(
+    model: str | Path,
+    *,
+    tokenizer: str | Path | None = None,
+    use_cache: bool = True,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[str], None] | None = _notify,
+) -> tuple[CompiledLLM, TextTokenizer]:
+    """The compiled step program and the tokenizer of `model`: a folder written by
+    `save_pretrained` (config, weights and tokenizer), or a compiled `.mlxfb` with
+    `tokenizer` the folder of its tokenizer.
+
+    A folder is compiled on first use (export, import, lower, serialize: tens of
+    seconds for a real model, reported through `progress`) and the program cached under
+    `cache_dir` (`default_cache_dir()`), keyed by `cache_key`, so the next load only
+    reads the program; `use_cache=False` compiles every time and writes nothing. The
+    program takes no attention mask (one unpadded prompt) and keeps the last
+    position's logits."""
+    from mlxir.runtime.program import Program
+    from mlxir.runtime.program import load as load_program
+    from mlxir.tools.tokenizer import load_tokenizer
+
+    path = Path(model)
+    if path.is_file():
+        if tokenizer is None:
+            raise ValueError(f"'{path}' is a compiled program: give the folder of its tokenizer")
+        program = load_program(path)
+        if not isinstance(program, Program):
+            raise ValueError(f"'{path}' is an ExecuTorch program, not an mlxir LLM step program")
+        return CompiledLLM.from_program(program), load_tokenizer(tokenizer)
+    if not path.is_dir():
+        raise FileNotFoundError(f"'{path}': no such folder or program")
+    text_tokenizer = load_tokenizer(tokenizer or path)
+    options = {"attention_mask": False, "logits": "last"}
+    key = cache_key(path, **options)
+    cached = Path(cache_dir or default_cache_dir()) / "llm" / f"{key}.mlxfb"
+    if use_cache and cached.exists():
+        program = load_program(cached)
+        assert isinstance(program, Program)
+        return CompiledLLM.from_program(program), text_tokenizer
+
+    say = progress or (lambda _: None)
+    say(f"compiling {path} (the first run; the program is cached for the next ones)")
+    start = time.perf_counter()
+    hf_model = _load_hf_model(path)
+    say(f"  loaded the model with transformers in {time.perf_counter() - start:.1f} s")
+    exported = export_llm(hf_model, **options)  # type: ignore[arg-type]
+    say(f"  torch.export: {exported.export_s:.1f} s")
+    compiled = compile_llm(exported)
+    timings = compiled.timings
+    say(
+        "  import {import:.1f} s, lower {lower:.1f} s, serialize {serialize:.1f} s, "
+        "load {load:.2f} s".format(**timings)
+    )
+    if use_cache:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.partial")
+        compiled.program.save(partial)
+        partial.replace(cached)  # atomic: a concurrent run never reads half a program
+        say(f"  cached as {cached}")
+    return compiled, text_tokenizer
+
+
+def _load_hf_model(folder: Path) -> Any:
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype="auto", attn_implementation="sdpa")
+    return model.eval()
+
+
+@dataclass
+class GenerationStats:
+    """What `stream_generate` measured: tokens and seconds of the prompt (prefill) and
+    of the generation, and MLX's peak memory in bytes."""
+
+    prompt_tokens: int = 0
+    prompt_s: float = 0.0
+    generation_tokens: int = 0
+    generation_s: float = 0.0
+    peak_memory: int = 0
+
+    @property
+    def prompt_tps(self) -> float:
+        return self.prompt_tokens / self.prompt_s if self.prompt_s else 0.0
+
+    @property
+    def generation_tps(self) -> float:
+        return self.generation_tokens / self.generation_s if self.generation_s else 0.0
+
+
+def stream_generate(
+    compiled: CompiledLLM,
+    tokenizer: TextTokenizer,
+    prompt: str | Sequence[int],
+    *,
+    max_tokens: int = 256,
+    temp: float = 0.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+    seed: int = 0,
+    ignore_eos: bool = False,
+    system_prompt: str | None = None,
+    chat_template: bool = True,
+    stats: GenerationStats | None = None,
+) -> Iterator[str]:
+    """Yields the generated text piece by piece as tokens come (mlx-lm's
+    `stream_generate`): the prompt goes through the tokenizer's chat template when it
+    has one (unless `chat_template=False`; token ids are taken as they are), then up to
+    `max_tokens` tokens are generated, greedily at `temp=0`, else sampled with
+    temperature, top-k and top-p from `seed`, stopping at an end-of-sequence token
+    unless `ignore_eos`. The pieces join to the decoded generation, special tokens
+    skipped; a piece is held back while it ends inside a multi-byte character.
+    `stats`, when given, is filled in as generation goes."""
+    import mlx.core as mx
+
+    if isinstance(prompt, str):
+        ids = tokenizer.encode_prompt(prompt, system_prompt=system_prompt, chat_template=chat_template)
+    else:
+        ids = [int(t) for t in prompt]
+    if not ids:
+        raise ValueError("the prompt has no tokens")
+    stats = stats if stats is not None else GenerationStats()
+    stats.prompt_tokens = len(ids)
+    eos = None if ignore_eos else sorted(tokenizer.eos_token_ids) or None
+    if hasattr(mx, "reset_peak_memory"):
+        mx.reset_peak_memory()
+    tokens: list[int] = []
+    shown = ""
+    start = time.perf_counter()
+    first = start
+    steps = stream_tokens(
+        compiled,
+        mx.array([ids], dtype=mx.int64),
+        max_new_tokens=max_tokens,
+        do_sample=temp > 0,
+        temperature=temp if temp > 0 else 1.0,
+        top_k=top_k,
+        top_p=top_p,
+        seed=seed,
+        eos_token_id=eos,
+    )
+    for index, (token, _) in enumerate(steps):
+        now = time.perf_counter()
+        if index == 0:
+            first = now
+            stats.prompt_s = now - start
+        else:
+            stats.generation_s = now - first
+        stats.generation_tokens = index + 1
+        value = int(token[0].item())
+        if eos is not None and value in eos:
+            break
+        tokens.append(value)
+        text = tokenizer.decode(tokens)
+        if text.endswith("\ufffd") or not text.startswith(shown):
+            continue  # inside a multi-byte character (or a merge that rewrote the tail)
+        if len(text) > len(shown):
+            piece, shown = text[len(shown) :], text
+            yield piece
+    text = tokenizer.decode(tokens)
+    if text.startswith(shown) and len(text) > len(shown):
+        yield text[len(shown) :]
+    stats.peak_memory = int(mx.get_peak_memory()) if hasattr(mx, "get_peak_memory") else 0

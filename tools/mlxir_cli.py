@@ -7,7 +7,10 @@
     mlxir inspect model.mlxfb                    instructions, slots, constants, signature
     mlxir inspect model.pte                      an ExecuTorch program's delegates, each
                                                  mlxir payload described as above
-    mlxir generate llm.mlxfb --ids 1,15,27       generate token ids (mlxir.tools.llm programs)
+    mlxir generate --model DIR --prompt "text"   generate text, mlx-lm style, from a
+                                                 save_pretrained folder (compiled once, cached)
+    mlxir generate --model llm.mlxfb --tokenizer DIR --prompt "text"
+    mlxir generate llm.mlxfb --ids 1,15,27       token ids in and out
 
 Errors in the user's input are one line on stderr and exit status 1, never a traceback.
 """
@@ -379,7 +382,54 @@ def main() -> None:
 
 
 def generate(args: argparse.Namespace) -> int:
-    """Generates tokens with an LLM step program (`mlxir.tools.llm`); token ids in and out."""
+    """Generates with an LLM, mlx-lm style: a prompt in, text streamed to stdout, the
+    speeds and peak memory on stderr; or token ids in and out with `--ids`."""
+    from mlxir.tools import llm
+
+    model = args.model or args.program
+    if not model:
+        raise CliError("generate needs --model (a save_pretrained folder or a compiled .mlxfb)")
+    if (args.prompt is None) == (args.ids is None):
+        raise CliError("generate needs exactly one of --prompt TEXT and --ids 1,2,3")
+    if args.ids is not None:
+        return _generate_ids(args, model)
+    path = Path(model)
+    if path.is_file() and args.tokenizer is None:
+        raise CliError(f"'{model}' is a compiled program: give its tokenizer's folder with --tokenizer")
+    try:
+        compiled, tokenizer = llm.load(model, tokenizer=args.tokenizer, use_cache=not args.no_cache)
+    except (FileNotFoundError, ValueError) as error:
+        raise CliError(str(error)) from None
+    stats = llm.GenerationStats()
+    for piece in llm.stream_generate(
+        compiled,
+        tokenizer,
+        args.prompt,
+        max_tokens=args.max_tokens,
+        temp=args.temp,
+        top_k=args.top_k,
+        top_p=args.top_p,
+        seed=args.seed,
+        ignore_eos=args.ignore_eos,
+        system_prompt=args.system_prompt,
+        chat_template=not args.ignore_chat_template,
+        stats=stats,
+    ):
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+    sys.stdout.write("\n")
+    print("==========", file=sys.stderr)
+    print(f"Prompt: {stats.prompt_tokens} tokens, {stats.prompt_tps:.3f} tokens-per-sec", file=sys.stderr)
+    print(
+        f"Generation: {stats.generation_tokens} tokens, {stats.generation_tps:.3f} tokens-per-sec",
+        file=sys.stderr,
+    )
+    print(f"Peak memory: {stats.peak_memory / 1e9:.3f} GB", file=sys.stderr)
+    return 0
+
+
+def _generate_ids(args: argparse.Namespace, model: str) -> int:
+    """Token ids in, token ids out, from a compiled step program."""
     import numpy as np
 
     from mlxir.tools import llm
@@ -390,22 +440,25 @@ def generate(args: argparse.Namespace) -> int:
         raise CliError(f"--ids must be integers separated by commas or spaces, got '{args.ids}'") from None
     if ids.size == 0:
         raise CliError("--ids needs at least one token id")
+    if not Path(model).is_file():
+        raise CliError(f"--ids runs a compiled .mlxfb; '{model}' is not a file")
+    program = _load_program(model)
     try:
-        compiled = llm.CompiledLLM.from_program(_load_program(args.program))
+        compiled = llm.CompiledLLM.from_program(program)
     except ValueError as error:
-        raise CliError(f"{args.program}: {error}") from None
+        raise CliError(f"{model}: {error}") from None
     times: list[float] = []
     start = time.perf_counter()
     out = llm.generate(
         compiled,
         ids,
-        max_new_tokens=args.max_new_tokens,
-        do_sample=args.sample,
-        temperature=args.temperature,
+        max_new_tokens=args.max_tokens,
+        do_sample=args.temp > 0,
+        temperature=args.temp if args.temp > 0 else 1.0,
         top_k=args.top_k,
         top_p=args.top_p,
         seed=args.seed,
-        eos_token_id=args.eos,
+        eos_token_id=None if args.ignore_eos else args.eos,
         on_token=lambda _: times.append(time.perf_counter()),
     )
     print(" ".join(str(int(t)) for t in out[0, ids.shape[1] :]))
@@ -417,14 +470,25 @@ def generate(args: argparse.Namespace) -> int:
 
 
 def add_generate_parser(sub: Any) -> None:
-    parser = sub.add_parser("generate", help="generate token ids with an LLM step program")
-    parser.add_argument("program", help="an .mlxfb built by mlxir.tools.llm")
-    parser.add_argument("--ids", required=True, help="prompt token ids, e.g. 1,15,27")
-    parser.add_argument("--max-new-tokens", type=int, default=32)
-    parser.add_argument("--sample", action="store_true", help="sample (default: greedy)")
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--top-k", type=int, default=0)
-    parser.add_argument("--top-p", type=float, default=1.0)
+    parser = sub.add_parser(
+        "generate",
+        help="generate text with an LLM (a save_pretrained folder, compiled and cached on first use)",
+    )
+    parser.add_argument("program", nargs="?", help="same as --model")
+    parser.add_argument("--model", help="a save_pretrained folder, or a compiled .mlxfb (with --tokenizer)")
+    parser.add_argument("--tokenizer", help="the folder of the tokenizer (default: the model's folder)")
+    parser.add_argument("--prompt", help="the prompt text")
+    parser.add_argument("--ids", help="prompt token ids instead of text, e.g. 1,15,27 (prints ids)")
+    parser.add_argument("--max-tokens", "--max-new-tokens", type=int, default=100, dest="max_tokens")
+    parser.add_argument("--temp", "--temperature", type=float, default=0.0, dest="temp",
+                        help="sampling temperature; 0 is greedy (default)")
+    parser.add_argument("--top-k", type=int, default=0, help="sample from the k most likely tokens (0: all)")
+    parser.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eos", type=int, help="stop at this token id")
+    parser.add_argument("--ignore-eos", action="store_true", help="do not stop at end-of-sequence tokens")
+    parser.add_argument("--eos", type=int, help="with --ids: stop at this token id")
+    parser.add_argument("--system-prompt", help="a system message for the chat template")
+    parser.add_argument("--ignore-chat-template", action="store_true",
+                        help="feed the prompt as plain text even when the tokenizer has a chat template")
+    parser.add_argument("--no-cache", action="store_true", help="compile without reading or writing the cache")
     parser.set_defaults(run=generate)

@@ -1,0 +1,198 @@
+"""Text generation, mlx-lm style: `mlxir generate --model <folder> --prompt ...` and
+`mlxir.tools.llm.load` / `stream_generate`, against transformers' `generate` decoded by
+the same tokenizer.
+
+The folder is what `save_pretrained` writes for a random-weight Llama and a BPE
+tokenizer trained here with the `tokenizers` package (with a chat template): nothing
+is downloaded. Greedy tokens are compared exactly (f32)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from mlxir.tools import llm
+from mlxir.tools.mlxir_cli import main_with
+from mlxir.tools.tokenizer import FastTokenizer, TransformersTokenizer
+
+CHAT_TEMPLATE = (
+    "{{ bos_token }}{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}{{ eos_token }}\n"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+TEXT = [
+    "The quick brown fox jumps over the lazy dog.",
+    "MLX is an array framework for machine learning on Apple silicon.",
+    "Compilers translate programs from one language into another, déjà vu, naïve café.",
+    "<|user|> <|assistant|> <|system|> hello world",
+]
+
+
+def _tokenizer(folder: Path) -> Any:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<s>", "</s>", "<pad>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    backend.train_from_iterator(TEXT * 20, trainer)
+    backend.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, bos_token="<s>", eos_token="</s>", pad_token="<pad>"
+    )
+    tokenizer.chat_template = CHAT_TEMPLATE
+    tokenizer.save_pretrained(folder)
+    return tokenizer
+
+
+@pytest.fixture(scope="module")
+def hf_folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    folder = tmp_path_factory.mktemp("tiny-llama")
+    tokenizer = _tokenizer(folder)
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        attn_implementation="sdpa",
+    )
+    model = LlamaForCausalLM(config).eval()
+    model.save_pretrained(folder)
+    return folder, model
+
+
+def _expected(folder: Path, model: Any, prompt: str, max_tokens: int, *, chat: bool = True) -> tuple[list[int], str]:
+    """The prompt ids transformers' tokenizer makes, and the text of its greedy generate."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    if chat:
+        text = tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=False
+        )
+        ids = tokenizer(text, add_special_tokens=False).input_ids
+    else:
+        ids = tokenizer(prompt).input_ids
+    with torch.no_grad():
+        out = model.generate(  # pyright: ignore[reportCallIssue]
+            torch.tensor([ids]), max_new_tokens=max_tokens, do_sample=False,
+            attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+        )
+    return ids, tokenizer.decode(out[0, len(ids) :], skip_special_tokens=True)
+
+
+@pytest.mark.parametrize("chat", [True, False], ids=["chat-template", "plain"])
+def test_stream_generate_matches_transformers(hf_folder: tuple[Path, Any], tmp_path: Path, chat: bool) -> None:
+    folder, model = hf_folder
+    compiled, tokenizer = llm.load(folder, cache_dir=tmp_path, progress=None)
+    assert isinstance(tokenizer, FastTokenizer)
+    prompt = "the lazy dog and the café"
+    expected_ids, expected_text = _expected(folder, model, prompt, 16, chat=chat)
+    assert tokenizer.encode_prompt(prompt, chat_template=chat) == expected_ids
+    stats = llm.GenerationStats()
+    pieces = list(llm.stream_generate(compiled, tokenizer, prompt, max_tokens=16, chat_template=chat, stats=stats))
+    assert "".join(pieces) == expected_text
+    assert len(pieces) > 1  # streamed, not one piece at the end
+    assert stats.prompt_tokens == len(expected_ids) and 1 <= stats.generation_tokens <= 16
+    assert stats.peak_memory > 0
+
+
+def test_the_fast_tokenizer_agrees_with_transformers(hf_folder: tuple[Path, Any]) -> None:
+    folder, _ = hf_folder
+    fast, slow = FastTokenizer(folder), TransformersTokenizer(folder)
+    for prompt in ["hello world", "naïve déjà vu — ünïcödé 😀", ""]:
+        for chat in (True, False):
+            for system in (None, "Be brief."):
+                assert fast.encode_prompt(prompt, system_prompt=system, chat_template=chat) == slow.encode_prompt(
+                    prompt, system_prompt=system, chat_template=chat
+                )
+    ids = fast.encode_prompt("naïve déjà vu 😀", chat_template=True)
+    assert fast.decode(ids) == slow.decode(ids)
+    assert fast.eos_token_ids == slow.eos_token_ids == {1}
+
+
+def test_cli_generate_streams_text_and_caches_the_program(
+    hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    folder, model = hf_folder
+    monkeypatch.setenv("MLXIR_CACHE", str(tmp_path / "cache"))
+    prompt = "quick brown fox"
+    _, expected = _expected(folder, model, prompt, 12)
+    argv = ["generate", "--model", str(folder), "--prompt", prompt, "--max-tokens", "12"]
+    capfd.readouterr()
+    assert main_with(argv) == 0
+    first = capfd.readouterr()
+    assert first.out == expected + "\n"
+    assert "compiling" in first.err and "cached as" in first.err
+    for line in ("Prompt: ", "Generation: ", "Peak memory: "):
+        assert line in first.err
+    cached = list((tmp_path / "cache" / "llm").glob("*.mlxfb"))
+    assert len(cached) == 1
+
+    assert main_with(argv) == 0  # from the cache
+    second = capfd.readouterr()
+    assert second.out == expected + "\n" and "compiling" not in second.err
+
+    # A compiled program with its tokenizer's folder.
+    assert main_with(["generate", "--model", str(cached[0]), "--tokenizer", str(folder), "--prompt", prompt, "--max-tokens", "12"]) == 0
+    assert capfd.readouterr().out == expected + "\n"
+
+    # --no-cache compiles and writes nothing.
+    monkeypatch.setenv("MLXIR_CACHE", str(tmp_path / "other"))
+    assert main_with([*argv, "--no-cache"]) == 0
+    assert capfd.readouterr().out == expected + "\n"
+    assert not (tmp_path / "other").exists()
+
+
+def test_cache_key_follows_weights_and_config(hf_folder: tuple[Path, Any], tmp_path: Path) -> None:
+    import shutil
+
+    folder, _ = hf_folder
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    assert llm.cache_key(copy) == llm.cache_key(folder)
+    weights = next(copy.glob("*.safetensors"))
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    assert llm.cache_key(copy) != llm.cache_key(folder)
+    assert llm.cache_key(folder, logits="all") != llm.cache_key(folder)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["generate", "--model", "no-such-folder", "--prompt", "x"], "no-such-folder"),
+        (["generate", "--prompt", "x"], "needs --model"),
+        (["generate", "--model", "x", "--prompt", "a", "--ids", "1"], "exactly one of --prompt"),
+    ],
+)
+def test_cli_generate_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main_with(argv) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_program_without_its_tokenizer_is_a_clear_error(
+    hf_folder: tuple[Path, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = tmp_path / "p.mlxfb"
+    program.write_bytes(b"")
+    assert main_with(["generate", "--model", str(program), "--prompt", "x"]) == 1
+    assert "--tokenizer" in capsys.readouterr().err
