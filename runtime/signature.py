@@ -137,6 +137,15 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
+def nest_inputs(signature: Signature, inputs: Sequence[Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The `(args, kwargs)` of a call whose flat inputs are `inputs` (the reverse of
+    `bind_inputs`; a custom pytree node comes out as a dict of its fields)."""
+    values = iter(inputs)
+    args = tuple(_build(child, values) for child in signature.args.children)
+    kwargs = {str(k): _build(child, values) for k, child in zip(signature.kwargs.keys, signature.kwargs.children)}
+    return args, kwargs
+
+
 def build_outputs(tree: Tree, values: Sequence[Any]) -> Any:
     """`values` (the program's flat outputs) nested as `tree` says."""
     return _build(tree, iter(values))

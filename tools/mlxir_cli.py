@@ -347,17 +347,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main_with(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from mlxir.codegen.errors import ProgramError
-    from mlxir.conversions.torch_to_aten import ImportError_
     from mlxir.runtime.program import InputError
 
     try:
         return args.run(args)
-    except (CliError, ImportError_, ProgramError, InputError) as error:
+    except (CliError, ProgramError, InputError) as error:
         return _fail(str(error))
     except Exception as error:
         from xdsl.utils.exceptions import DiagnosticException
 
-        if isinstance(error, DiagnosticException):
+        if isinstance(error, DiagnosticException) or _is_import_error(error):
             return _fail(str(error))
         if os.environ.get("MLXIR_TRACEBACK"):
             raise
@@ -365,6 +364,13 @@ def main_with(argv: Sequence[str] | None = None) -> int:
             f"internal error: {type(error).__name__}: {error} "
             "(set MLXIR_TRACEBACK=1 for the traceback and please report it)"
         )
+
+
+def _is_import_error(error: Exception) -> bool:
+    """An importer error, told without importing the importer (it imports torch, which
+    `mlxir generate` from a cached program never needs)."""
+    importer = sys.modules.get("mlxir.conversions.torch_to_aten")
+    return importer is not None and isinstance(error, importer.ImportError_)
 
 
 def _fail(message: str) -> int:

@@ -126,10 +126,21 @@ def _bytes_mutation(data: bytearray, kind: int, a: int, b: int) -> bytearray:
         data[a % n : a % n] = bytes([b % 256]) * (1 + (b >> 8) % 16)
     elif kind == 8:  # a span deleted
         del data[a % n : a % n + 1 + b % 16]
+    elif kind == 9:  # a character of the signature's JSON text (the FlatBuffer stays whole)
+        start = data.find(SIGNATURE_START)
+        if start >= 0:
+            end = data.find(b"\0", start)
+            i = start + a % max(end - start, 1)
+            data[i] = SIGNATURE_CHARS[b % len(SIGNATURE_CHARS)]
     return data
 
 
-BYTE_KINDS = 9
+SIGNATURE_START = b'{"inputs":'
+SIGNATURE_CHARS = b'{}[]":,*0123456789-.eE akindchrtpslvuyfwo\\'
+"""What the signature mutation writes: JSON's syntax and the letters of its field names
+and kinds, so that many mutants still parse and reach the signature's own checks."""
+
+BYTE_KINDS = 10
 IR_KINDS = 5
 
 
@@ -375,6 +386,7 @@ def run_case(data: bytes, input_seed: int = 0, seconds: float = CASE_SECONDS) ->
     `Finding`."""
     import mlxir
     from mlxir.codegen import deserialize
+    from mlxir.runtime.signature import nest_inputs
 
     try:
         with time_bound(seconds):
@@ -392,7 +404,11 @@ def run_case(data: bytes, input_seed: int = 0, seconds: float = CASE_SECONDS) ->
                 return "unrunnable"
             before = program.state
             try:
-                program(*inputs)
+                if program.signature is None:
+                    program(*inputs)
+                else:  # called as its module was, the signature nesting the inputs
+                    args, kwargs = nest_inputs(program.signature, inputs)
+                    program(*args, **kwargs)
             except mlxir.InputError:
                 outcome = "input-error"
             except RuntimeError as error:
