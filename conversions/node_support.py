@@ -15,7 +15,10 @@ drifts from the real one. So the verdict comes from the code that compiles the p
 A node whose op the importer has no handler for but which `decomposition_table()`
 decomposes (the `EXTRA_DECOMPOSED_OPS`: activations, padding modes, upsampling) is
 supported: `import_program` decomposes it before importing, into ops the differential
-suite covers through the ATen path.
+suite covers through the ATen path. So is a node the importer drops (`_assert_scalar`,
+`sym_constrain_range*`, ...: the runtime checks input shapes against the recorded
+ranges instead): kept out, a deferred runtime assert of a dynamic-shape program would
+make its delegate return the `SymBool` it checks, which ExecuTorch cannot emit.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from xdsl.utils.exceptions import DiagnosticException, PassFailedException, Veri
 from mlxir.conversions.torch_to_aten import (
     ImportError_,
     ImportState,
+    _dropped,
     _handler_for,
     _target_name,
     _type_of_node,
@@ -69,11 +73,14 @@ def why_unsupported(node: Node) -> str | None:
     because = _unsupported_because(node)
     if because is not None:
         return because[1]
-    if _handler_for(node) is None:
+    handler = _handler_for(node)
+    if handler is None:
         overload = torch_overload(node.target)
         if overload is not None and overload in _decomposed_overloads():
             return None
         return f"mlxir has no importer for {_target_name(node)}"
+    if handler is _dropped:
+        return None
     return _compile_alone(node)
 
 

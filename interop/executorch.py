@@ -13,6 +13,12 @@
   buffers and constants used only inside a partition move into it (ExecuTorch's
   `tag_constant_data`), and so do mutated buffers (`tag_mutated_buffer`): their values
   become the mlxir program's state.
+- ExecuTorch's `to_edge` rebuilds the Edge program's range constraints from its shape
+  environment, where every dynamic size is at least 2 (torch's 0/1 specialization): a
+  batch, length or cache exported with `min=0` or `min=1` would be refused below 2 by
+  the delegate. `ops_to_not_decompose` (called by `to_edge_transform_and_lower` on the
+  program before `to_edge`) notes the exported ranges of the user inputs' dims, and
+  `partition` gives them back to the Edge program, whose ranges the delegates inherit.
 - `MlxirBackend.preprocess` compiles a partition with `import_program` and the lowering
   pipeline (`lower-to-mlx`, or the `pipeline` compile spec) and returns the `.mlxfb`
   bytes as the delegate payload. Weights travel inside the payload: a `.pte` from this
@@ -122,6 +128,7 @@ class MlxirPartitioner(Partitioner):
         super().__init__()
         self.delegation_spec = DelegationSpec(BACKEND_ID, specs)
         self.unsupported: dict[Node, str] = {}
+        self._input_ranges: dict[tuple[str, int], Any] = {}
 
     def ops_to_not_decompose(
         self, ep: ExportedProgram
@@ -132,6 +139,7 @@ class MlxirPartitioner(Partitioner):
         from mlxir.conversions.node_support import why_unsupported
         from mlxir.conversions.torch_to_aten import NATIVE_OPS
 
+        self._input_ranges = _input_dim_ranges(ep)
         native = set(NATIVE_OPS)
         kept: dict[torch._ops.OpOverload, bool] = {}
         for node in ep.graph.nodes:
@@ -145,6 +153,7 @@ class MlxirPartitioner(Partitioner):
 
         from mlxir.conversions.node_support import node_verdicts
 
+        _widen_input_ranges(exported_program, self._input_ranges)
         verdicts = node_verdicts(exported_program.graph.nodes)
         self.unsupported = {node: why for node, why in verdicts.items() if why is not None}
 
@@ -176,6 +185,36 @@ class MlxirPartitioner(Partitioner):
         counts = Counter(_target_name(node) for node in self.unsupported)
         reasons = {_target_name(node): why for node, why in self.unsupported.items()}
         return "\n".join(f"{target} ({n}x): {reasons[target]}" for target, n in counts.items())
+
+
+def _input_dim_ranges(ep: ExportedProgram) -> dict[tuple[str, int], Any]:
+    """The range of each dynamic dim of each user input, by (input name, axis)."""
+    from torch.export.graph_signature import InputKind
+
+    users = {spec.arg.name for spec in ep.graph_signature.input_specs if spec.kind is InputKind.USER_INPUT}
+    ranges: dict[tuple[str, int], Any] = {}
+    for node in ep.graph.nodes:
+        if node.op != "placeholder" or node.name not in users:
+            continue
+        value = node.meta.get("val")
+        for axis, size in enumerate(getattr(value, "shape", ())):
+            if isinstance(size, torch.SymInt) and size.node.expr in ep.range_constraints:
+                ranges[(node.name, axis)] = ep.range_constraints[size.node.expr]
+    return ranges
+
+
+def _widen_input_ranges(ep: ExportedProgram, exported: dict[tuple[str, int], Any]) -> None:
+    """Lowers the bound of each user-input dim of `ep` to the one it was exported with
+    (`exported`, from `_input_dim_ranges`) where that is lower and the upper bounds agree."""
+    from torch.utils._sympy.value_ranges import ValueRanges
+
+    placeholders = {node.name: node for node in ep.graph.nodes if node.op == "placeholder"}
+    for (name, axis), current in _input_dim_ranges(ep).items():
+        wanted = exported.get((name, axis))
+        if wanted is None or wanted.upper != current.upper or wanted.lower >= current.lower:
+            continue
+        symbol = placeholders[name].meta["val"].shape[axis].node.expr
+        ep.range_constraints[symbol] = ValueRanges(wanted.lower, current.upper)
 
 
 def _keep_split_mutations_outside(ep: ExportedProgram) -> None:

@@ -203,6 +203,46 @@ def test_llama_with_static_cache_state(route: str, tmp_path: Path) -> None:
     _decode_matches_reference(program, export_static_llm(model, max_cache_len=16).module())
 
 
+def test_dynamic_cache_llm_goes_through_to_edge_and_runs_from_a_pte(tmp_path: Path) -> None:
+    """`export_llm`'s one program for prefill and decode (dynamic batch, prompt and past
+    lengths, the cache as inputs and outputs) goes through `to_edge` and the
+    partitioner as one delegate, and the `.pte` keeps the exported ranges (batch 1,
+    past 0). Reference: transformers with a `DynamicCache`, on a left-padded batch of
+    2: a prefill at past 0, then three decode steps each fed the cache the `.pte`
+    returned; last-position logits in f32 (1e-4/1e-5)."""
+    from transformers import DynamicCache
+
+    from mlxir.tools.demo_model import build_llama
+    from mlxir.tools.llm import export_llm
+
+    model = build_llama(seed=2)
+    exported = export_llm(model, logits="last", max_seq=64, max_past=64)
+    assert not [n for n in exported.ep.graph.nodes if n.target in (torch.sym_min, torch.sym_max)]
+    partitioner = MlxirPartitioner()
+    program = mlxir.load(_to_pte(exported.ep, tmp_path, partitioner, "llm"))
+    assert isinstance(program, PteProgram) and len(program.delegates) == 1
+    assert partitioner.unsupported == {}
+
+    for batch, length in ((2, 6), (1, 1)):
+        ids = torch.randint(3, 512, (batch, length), generator=torch.Generator().manual_seed(length))
+        mask = torch.ones(batch, length, dtype=torch.long)
+        mask[1:, :2] = 0  # the second row is left-padded
+        positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
+        cache = DynamicCache()
+        kv: list[Any] = exported.layout.empty(batch, 0)
+        for step in range(4):
+            with torch.no_grad():
+                expected = model(
+                    input_ids=ids, attention_mask=mask, position_ids=positions, cache=cache, use_cache=True
+                ).logits[:, -1:]
+            logits, *kv = program(ids, mask, positions, *kv)
+            _close(logits, expected)
+            ids = expected.argmax(-1)
+            mask = torch.cat([mask, torch.ones(batch, 1, dtype=torch.long)], dim=1)
+            positions = positions[:, -1:] + 1
+            del step
+
+
 class SplittingPartitioner(MlxirPartitioner):
     """MlxirPartitioner, then the second half of its one partition retagged: a method
     of two mlxir delegates, the second reading the first's outputs."""

@@ -30,6 +30,11 @@ positions are `P .. P+S-1`).
   from positions. The sliding layers' cache is longer than it needs to be but no length
   is ever specialized (transformers' `DynamicSlidingWindowLayer` would be, to the
   window size), and the attention result is the same: the extra keys are masked.
+- Grouped-query attention is exported as SDPA with `enable_gqa=True` (MLX's attention
+  is grouped-query natively) instead of transformers' `repeat_kv`: the `reshape` of the
+  expanded cache collapses strides with `min`, which non-strict export records as
+  `torch.sym_min` in a deferred assert (`Min(D*L, kv*D*L) == D*L`, `L = P + S`), and
+  ExecuTorch's Edge verifier refuses that node (see `_grouped_query_sdpa`).
 - `logits="last"` keeps only the last position's logits (`logits_to_keep=1`): what
   generation needs, and it spares the LM head on the whole prompt.
 
@@ -42,6 +47,7 @@ those rows differ (their logits are never used, their keys/values are always mas
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
@@ -231,7 +237,7 @@ def export_llm(
         shapes = {"input_ids": {0: b, 1: s}, "kv": kv_shapes}
 
     start = time.perf_counter()
-    with torch.no_grad():
+    with torch.no_grad(), _grouped_query_sdpa():
         ep = export(step, args, dynamic_shapes=shapes, prefer_deferred_runtime_asserts_over_guards=True)
     seconds = time.perf_counter() - start
     if attention_mask:
@@ -240,6 +246,33 @@ def export_llm(
         ep, layout, attention_mask, logits, seconds,
         {"batch": (1, max_batch), "seq": (1, max_seq), "past": (0, max_past)},
     )
+
+
+@contextlib.contextmanager
+def _grouped_query_sdpa() -> Iterator[None]:
+    """While exporting: transformers' SDPA attention passes the key/value heads to
+    `scaled_dot_product_attention(..., enable_gqa=True)` instead of repeating them with
+    `repeat_kv` (its choice, `use_gqa_in_sdpa`, is made for CUDA kernels and says no
+    whenever there is a mask). The repeat's `reshape` of the expanded `[B, kv, n, L, D]`
+    cache computes the collapsed stride with `min` (torch `_prims._collapse_view_helper`),
+    which non-strict export turns into `torch.sym_min`; with `L = P + S` the contiguity
+    check after it cannot be decided and becomes a deferred runtime assert over a
+    `torch.sym_min` node, which ExecuTorch's Edge verifier refuses (`to_edge` fails).
+    The attention computed is the same."""
+    try:
+        from transformers.integrations import sdpa_attention
+    except ImportError:  # no such module: nothing to patch
+        yield
+        return
+    original = getattr(sdpa_attention, "use_gqa_in_sdpa", None)
+    if original is None:
+        yield
+        return
+    sdpa_attention.use_gqa_in_sdpa = lambda *args, **kwargs: True
+    try:
+        yield
+    finally:
+        sdpa_attention.use_gqa_in_sdpa = original
 
 
 def _widen_mask_range(ep: ExportedProgram, lower: int, upper: int) -> None:
