@@ -234,7 +234,7 @@ def test_without_attention_mask(name: str) -> None:
     model = model_for(name, torch.float32)
     compiled = compiled_for(name, torch.float32, with_mask=False)
     assert not compiled.with_mask
-    assert [s.name for s in compiled.program.inputs][:2] == ["input_ids", "kv"]
+    assert [s.name for s in compiled.program.inputs][:3] == ["input_ids", "kv[0]", "kv[1]"]
     generator = torch.Generator().manual_seed(2)
     for batch in (1, 2):
         ids = torch.randint(3, 256, (batch, 6), generator=generator)

@@ -149,7 +149,8 @@ def test_input_kinds_are_returned_in_kind() -> None:
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [
-        ((), "takes 1 inputs \\(tokens\\), got 0"),
+        ((), "missing argument 'tokens'"),
+        ((torch.zeros(1, 4, dtype=torch.int64), 1), "takes 1 argument \\(tokens\\), got 2 positional"),
         ((torch.zeros(1, 4),), "input 'tokens': expected dtype int64, got float32"),
         ((torch.zeros(4, dtype=torch.int64),), "expected rank 2"),
         ((torch.zeros(2, 4, dtype=torch.int64),), "dim 0 must be 1"),
