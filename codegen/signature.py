@@ -103,6 +103,12 @@ class Tree:
         for i, child in enumerate(self.children):
             yield from child.leaf_paths(self.child_path(path, i))
 
+    def constant_paths(self, path: str) -> Iterator[tuple[str, Constant]]:
+        if self.kind == "constant" and self.value is not None:
+            yield path, self.value
+        for i, child in enumerate(self.children):
+            yield from child.constant_paths(self.child_path(path, i))
+
     # -- JSON-shaped data ------------------------------------------------------
 
     def to_data(self) -> Any:
@@ -192,6 +198,12 @@ class Signature:
         for key, child in zip(self.kwargs.keys, self.kwargs.children):
             paths.extend(child.leaf_paths(str(key)))
         return paths
+
+    def constant_inputs(self) -> list[tuple[str, Constant]]:
+        """The arguments the export fixed, by path, with their values."""
+        params = self.parameters()
+        trees = list(self.args.children) + list(self.kwargs.children)
+        return [item for name, tree in zip(params, trees) for item in tree.constant_paths(name)]
 
     def output_paths(self) -> list[str]:
         """One path per program output (`output`, `output[0]`, `output['logits']`)."""

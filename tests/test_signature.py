@@ -217,6 +217,7 @@ def test_nested_arguments_keywords_and_output_structure(tmp_path: Path) -> None:
         loaded(x, pair, extras={**extras, "z": x}, scale=0.5)
     with pytest.raises(mlxir.InputError, match=r"mask: expected None, got a tensor"):
         loaded(x, pair, x, extras=extras, scale=0.5)
+    assert loaded.signature is not None and loaded.signature.constant_inputs() == [("scale", 0.5)]
     assert loaded.output_names == [
         "output['sum']",
         "output['parts'][0]",

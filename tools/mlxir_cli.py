@@ -291,6 +291,11 @@ def _describe_program(title: str, program: Any, indent: str) -> None:
     )
     lines.append(f"constants: {len(info.globals)} globals, {constant_bytes:,} bytes")
     lines += [f"input  {spec.name}: {spec.describe()}" for spec in program.inputs]
+    if program.signature is not None:
+        lines += [
+            f"input  {path} = {value!r} (fixed by the export: a call must pass it)"
+            for path, value in program.signature.constant_inputs()
+        ]
     for name, slot in zip(program.output_names, info.outputs):
         s = info.slots[slot]
         shape = ", ".join("?" if d is None else str(d) for d in s.shape)
