@@ -1789,7 +1789,8 @@ def _tree_of(spec: Any, leaves: Iterator[Any]) -> Tree:
         name = "OrderedDict" if kind is collections.OrderedDict else ""
         return Tree("dict", children, tuple(context), name)
     if isinstance(context, type) and issubclass(context, tuple) and hasattr(context, "_fields"):
-        return Tree("namedtuple", children, tuple(context._fields), context.__name__)
+        fields: tuple[str, ...] = getattr(context, "_fields")  # noqa: B009 (a namedtuple class)
+        return Tree("namedtuple", children, fields, context.__name__)
     keys = (
         tuple(context)
         if isinstance(context, list | tuple) and all(isinstance(k, str) for k in context)

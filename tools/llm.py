@@ -771,7 +771,7 @@ def stream_generate(
         else:
             stats.generation_s = now - first
         stats.generation_tokens = index + 1
-        value = int(token[0].item())
+        value = int(token[0].item())  # pyright: ignore[reportArgumentType] (an int64 array)
         if eos is not None and value in eos:
             break
         tokens.append(value)
