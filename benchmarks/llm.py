@@ -250,6 +250,7 @@ def worker_mlxir_run(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
 def worker_mlxlm(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     import mlx.core as mx
+
     # mlx-lm is the benchmark's comparison, installed beside mlxir, not a dependency.
     from mlx_lm.generate import generate_step  # pyright: ignore[reportMissingImports]
     from mlx_lm.utils import load_model  # pyright: ignore[reportMissingImports]

@@ -1595,8 +1595,11 @@ def _global_name(name: str) -> str:
 def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
     """Imports an ExportedProgram as an `aten`-level module with `@forward`."""
     if decompose:
+        from mlxir.tools.quiet import quiet_leafspec_deprecation
+
         try:
-            ep = ep.run_decompositions(decomposition_table())
+            with quiet_leafspec_deprecation():  # torch's own deepcopy of its LeafSpecs
+                ep = ep.run_decompositions(decomposition_table())
         except Exception as error:  # torch re-traces the program: any failure is torch's
             raise ImportError_(
                 f"torch.export's run_decompositions failed on this program "

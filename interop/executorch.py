@@ -35,10 +35,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import logging
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, final
 
@@ -48,26 +46,10 @@ from torch.fx import Node
 
 from mlxir.codegen.errors import ProgramError
 from mlxir.runtime.program import is_pte
-
-
-@contextlib.contextmanager
-def _quiet_import() -> Iterator[None]:
-    """executorch imports torchao, which logs a warning for each optional CUDA kernel
-    library it cannot load on a CPU machine, and torch's pytree, which warns about an
-    enum torchao registers: noise about code mlxir never runs."""
-    noisy = [logging.getLogger(name) for name in ("torchao", "torch.utils._pytree")]
-    levels = [logger.level for logger in noisy]
-    for logger in noisy:
-        logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        for logger, level in zip(noisy, levels):
-            logger.setLevel(level)
-
+from mlxir.tools.quiet import quiet_torchao_import
 
 try:
-    with _quiet_import():
+    with quiet_torchao_import():  # executorch.exir imports torchao
         import executorch.exir  # noqa: F401
     from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
     from executorch.exir.backend.compile_spec_schema import CompileSpec

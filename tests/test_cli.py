@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -118,9 +120,49 @@ def test_mlx_opt_rejects_a_non_archive(tmp_path: Path, capsys: pytest.CaptureFix
     assert "is not a torch.export archive" in err and "Traceback" not in err
 
 
-def test_demo_runs_and_matches_transformers(capsys: pytest.CaptureFixture[str]) -> None:
+def _mlxir(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The `mlxir` command in a fresh process, as a user runs it (warnings and logging
+    as Python sets them up by default)."""
+    code = "import sys; from mlxir.tools.mlxir_cli import main; sys.argv[0] = 'mlxir'; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
+
+
+def test_demo_matches_transformers_on_one_quiet_screen() -> None:
     """The README's main command: export, compile and generate, checked against
-    transformers inside the demo itself (it exits 1 on a mismatch)."""
-    assert main_with(["demo", "--new-tokens", "4"]) == 0
-    out = capsys.readouterr().out
-    assert "pass convert-aten-to-mlx" in out and "identical tokens: True" in out
+    transformers inside the demo itself (it exits 1 on a mismatch). It prints mlxir's
+    own output only (no third-party warnings or logs on stderr), on one screen."""
+    result = _mlxir("demo", "--new-tokens", "4")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 100, result.stdout
+    assert "convert-aten-to-mlx" in result.stdout
+    assert "==> identical tokens: yes" in lines
+    assert any(line.startswith("==> time for the whole generation: mlxir ") for line in lines)
+
+
+def test_compile_prints_no_third_party_noise(saved: tuple[Path, Affine], tmp_path: Path) -> None:
+    pt2, _ = saved
+    result = _mlxir("compile", str(pt2), "-o", str(tmp_path / "a.mlxfb"))
+    assert result.returncode == 0 and result.stderr == ""
+
+
+def test_a_users_own_warnings_still_show() -> None:
+    """The filters are precise: a user's warnings, deprecations and pytree notices around
+    mlxir calls still reach stderr."""
+    code = """
+import warnings, torch
+import mlxir
+from torch.export import export
+warnings.warn("mine")
+ep = export(torch.nn.Linear(2, 2), (torch.randn(1, 2),))
+mlxir.compile(ep)
+warnings.warn("deprecated by me", DeprecationWarning)
+warnings.warn("still mine", FutureWarning)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    for message in ("UserWarning: mine", "DeprecationWarning: deprecated by me", "FutureWarning: still mine"):
+        assert message in result.stderr

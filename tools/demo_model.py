@@ -111,7 +111,10 @@ LLAMA_CONFIG: dict[str, int] = {
 
 def build_llama(seed: int = 0) -> nn.Module:
     """A small transformers Llama (random weights from `seed`, SDPA attention)."""
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from mlxir.tools.quiet import quiet_torchao_import
+
+    with quiet_torchao_import():  # transformers' model classes import torchao
+        from transformers import LlamaConfig, LlamaForCausalLM
 
     options: dict[str, Any] = dict(LLAMA_CONFIG)
     config = LlamaConfig(**options, pad_token_id=0)

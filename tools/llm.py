@@ -296,7 +296,11 @@ def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -
     import torch
     from torch.export import export
     from transformers import GenerationConfig
-    from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
+
+    from mlxir.tools.quiet import quiet_output_capturing_side_effect, quiet_torchao_import
+
+    with quiet_torchao_import():  # through transformers.quantizers
+        from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
 
     saved = model.generation_config
     model.generation_config = GenerationConfig(
@@ -311,7 +315,7 @@ def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -
         model.generation_config = saved
     ids = torch.zeros(batch, 1, dtype=torch.long)
     position = torch.tensor([0], dtype=torch.long)
-    with torch.no_grad():
+    with torch.no_grad(), quiet_output_capturing_side_effect():
         return export(wrapper, (), {"input_ids": ids, "cache_position": position}, strict=True)
 
 
@@ -688,7 +692,11 @@ def load(
 def _load_hf_model(folder: Path) -> Any:
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype="auto", attn_implementation="sdpa")
+    from mlxir.tools.quiet import quiet_torchao_import, quiet_transformers_progress
+
+    # from_pretrained imports the model class, which imports torchao
+    with quiet_torchao_import(), quiet_transformers_progress():
+        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype="auto", attn_implementation="sdpa")
     return model.eval()
 
 

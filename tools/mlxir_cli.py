@@ -44,11 +44,6 @@ def format_counts(counts: Counter[str], width: int = 3) -> str:
     return "\n".join("    " + "  ".join(f"{c:<38}" for c in row).rstrip() for row in rows)
 
 
-def _step(message: str) -> float:
-    print(f"==> {message}", flush=True)
-    return time.perf_counter()
-
-
 def _load_exported(path: Path) -> Any:
     import torch
 
@@ -69,6 +64,8 @@ def _load_exported(path: Path) -> Any:
 
 
 def demo(args: argparse.Namespace) -> int:
+    """One screen: build, export, import, lower (op counts per pass), serialize, load,
+    generate against transformers; `--ops` adds the op tables, `--print-ir` the IR."""
     import mlx.core as mx
     import torch
 
@@ -79,54 +76,62 @@ def demo(args: argparse.Namespace) -> int:
     from mlxir.tools.registry import PASSES
 
     config = demo_model.LLAMA_CONFIG
-    start = _step(
-        f"building a Llama (transformers, random weights, seed {args.seed}): "
-        f"{config['num_hidden_layers']} layers, hidden {config['hidden_size']}, "
-        f"{config['num_attention_heads']}/{config['num_key_value_heads']} heads, "
-        f"vocab {config['vocab_size']}"
-    )
     model = demo_model.build_llama(args.seed)
-    print(f"    {sum(p.numel() for p in model.parameters()):,} parameters")
-
-    start = _step(
-        "torch.export: one step program for prefill and decode, dynamic batch, prompt "
-        "length and past length, the KV cache as explicit inputs and outputs"
+    print(
+        f"==> a random Llama (transformers, seed {args.seed}): "
+        f"{config['num_hidden_layers']} layers, hidden {config['hidden_size']}, "
+        f"{config['num_attention_heads']}/{config['num_key_value_heads']} heads, vocab "
+        f"{config['vocab_size']}, {sum(p.numel() for p in model.parameters()):,} params"
     )
+
+    start = time.perf_counter()
     exported = llm.export_llm(model)
     nodes = sum(1 for n in exported.ep.graph.nodes if n.op == "call_function")
-    print(f"    {nodes} ATen nodes in {time.perf_counter() - start:.2f} s")
+    print(
+        f"==> torch.export: {nodes} ATen nodes in {time.perf_counter() - start:.2f} s (one program "
+        "for prefill and decode;\n    dynamic batch, prompt and past lengths; the KV cache as "
+        "inputs and outputs)"
+    )
 
-    start = _step("importing into the aten dialect (core ATen, native ops kept)")
+    start = time.perf_counter()
     module = mlxir.import_program(exported.ep)
     payloads = mlxir.payloads_of(module)
     counts = op_counts(module)
-    print(f"    {sum(counts.values())} ops in {time.perf_counter() - start:.2f} s:")
-    print(format_counts(counts))
+    print(f"==> import: {sum(counts.values())} aten-level ops in {time.perf_counter() - start:.2f} s")
+    if args.ops:
+        print(format_counts(counts, width=2))
 
     ctx = make_context()
+    stages = []
     for name in ("convert-aten-to-mlx", "canonicalize", "cse", "dce"):
-        start = _step(f"pass {name}")
+        start = time.perf_counter()
         PASSES[name].factory()().apply(ctx, module)
         module.verify()
         counts = op_counts(module)
-        print(f"    {sum(counts.values())} ops in {time.perf_counter() - start:.2f} s")
-    print("    mlx level, by op:")
-    print(format_counts(counts))
+        stages.append(f"{name} {sum(counts.values())} ({time.perf_counter() - start:.2f} s)")
+    print("==> lower, ops after each pass: " + ", ".join(stages[:2]) + ",\n    " + ", ".join(stages[2:]))
+    top = sorted(
+        ((n, c) for n, c in counts.items() if n.startswith("mlx.") and n != "mlx.global"),
+        key=lambda kv: (-kv[1], kv[0]),
+    )
+    print("    most used: " + ", ".join(f"{n.removeprefix('mlx.')} {c}" for n, c in top[:6]))
+    if args.ops:
+        print(format_counts(counts, width=2))
     if args.print_ir:
         print(module)
 
-    start = _step("serializing the FlatBuffer program and loading it")
+    start = time.perf_counter()
     data = serialize(module, payloads)
     program = mlxir.Program(data)
     compiled = llm.CompiledLLM.from_program(program)
     print(
-        f"    {len(data):,} bytes, {len(program.info.instructions)} instructions, "
-        f"{len(program.info.slots)} slots, in {time.perf_counter() - start:.2f} s"
+        f"==> serialize and load: {len(data):,} bytes, {len(program.info.instructions)} "
+        f"instructions, {len(program.info.slots)} slots, in {time.perf_counter() - start:.2f} s"
     )
 
-    _step(
-        f"generating {args.new_tokens} greedy tokens for 2 left-padded prompts (lengths 5 "
-        "and 9) on MLX, against transformers' generate"
+    print(
+        f"==> {args.new_tokens} greedy tokens for 2 left-padded prompts (lengths 5 and 9) on MLX, "
+        "and with transformers"
     )
     prompts = torch.randint(3, config["vocab_size"], (2, 9), generator=torch.Generator().manual_seed(1))
     mask = torch.ones(2, 9, dtype=torch.int64)
@@ -146,9 +151,10 @@ def demo(args: argparse.Namespace) -> int:
         print(f"    prompt {row}: mlxir {got[row, 9:].tolist()}")
         print(f"    {'':9} torch {expected[row, 9:].tolist()}")
     same = bool(torch.equal(torch.as_tensor(got), expected))
+    print(f"==> identical tokens: {'yes' if same else 'NO'}")
     print(
-        f"    identical tokens: {same}; mlxir {mlx_s * 1e3:.0f} ms, transformers "
-        f"{torch_s * 1e3:.0f} ms for the whole generation (one run each, compile excluded)"
+        f"==> time for the whole generation: mlxir {mlx_s * 1e3:.0f} ms, transformers "
+        f"{torch_s * 1e3:.0f} ms (one run each, compile excluded)"
     )
     if args.output:
         Path(args.output).write_bytes(data)
@@ -325,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo_parser = sub.add_parser("demo", help="export, compile and run the built-in model")
     demo_parser.add_argument("--seed", type=int, default=0)
     demo_parser.add_argument("--print-ir", action="store_true", help="print the mlx-level IR")
+    demo_parser.add_argument("--ops", action="store_true", help="print the op counts of each level")
     demo_parser.add_argument("-o", "--output", help="also write the program here")
     demo_parser.add_argument("--new-tokens", type=int, default=16)
     demo_parser.set_defaults(run=demo)
