@@ -2,7 +2,7 @@
 
     import mlxir
     program = mlxir.compile(torch.export.export(model, args))
-    outputs = program(*inputs)
+    outputs = program(*args)        # called like the module: nested inputs, kwargs
 
 The pieces, each usable alone:
 

@@ -326,6 +326,13 @@ class PteProgram:
         return [specs.get(value) for value in self._inputs]
 
     def __call__(self, *inputs: Any) -> Any:
+        """Runs the method on its flat inputs (a `.pte` method keeps no call
+        signature mlxir reads): one value, or a tuple of several."""
+        outputs = self.call_flat(*inputs)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def call_flat(self, *inputs: Any) -> tuple[Any, ...]:
+        """Runs the method on its flat inputs, in order; its outputs as a tuple."""
         from mlxir.runtime.program import InputError
 
         if len(inputs) != len(self._inputs):
@@ -343,8 +350,7 @@ class PteProgram:
                     f"expects {len(step.outputs)}"
                 )
             values.update(zip(step.outputs, results))
-        outputs = [values[v] for v in self._outputs]
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        return tuple(values[v] for v in self._outputs)
 
     def reset_state(self) -> None:
         for program in self.programs.values():

@@ -1,4 +1,11 @@
-"""The program runtime: `load(path_or_bytes) -> Program`, and `Program(*inputs)`.
+"""The program runtime: `load(path_or_bytes) -> Program`, and `program(*args, **kwargs)`.
+
+A program with the exported signature (`codegen/signature.py`, written by the importer)
+is called like the module it came from: `runtime/signature.py` flattens the nested
+arguments into the program's inputs (an `InputError` names the path of a mismatch) and
+nests the outputs into the exported structure. `call_flat(*inputs)` takes the flat
+inputs in order and returns a flat tuple (the LLM helper, ExecuTorch delegates and
+`mlxir run` call it so); a program without a signature is called flat.
 
 Loading validates the `.mlxfb` (`read_program`: structure, bounds, slots), verifies its
 IR (every op's verifier, unless `verify=False`), binds the constants, and resolves the
@@ -22,7 +29,8 @@ whose message starts with the op's name and source location
 (`mlx.matmul (model.py:12:8) failed: ...`).
 
 Inputs may be torch tensors, numpy arrays or `mx.array`s (and ints for SymInt inputs);
-outputs come back as the kind of the first tensor input (`mx.array` if none).
+outputs come back as the kind of the first tensor input (`mx.array` if none). Input
+names are the signature's paths (`past_kv[0]`, `extras['u']`).
 
 Threading: a `Program` may be called from several threads. Calls on one program are
 serialized by a lock (the register file and the state are per program), so concurrent
