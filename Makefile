@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[dev,executorch]" "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[dev,llm,executorch]" "torch==2.13.0"
 	touch $(STAMP)
 
 demo: venv
