@@ -343,7 +343,10 @@ class _Serializer:
         attr = self.func.attributes.get(SIGNATURE_ATTR)
         if attr is None:
             return None
-        return Signature.from_attr(attr, num_inputs, num_outputs).to_json()
+        try:
+            return Signature.from_attr(attr, num_inputs, num_outputs).to_json()
+        except ProgramError as error:
+            raise ProgramError(f"@{self.func.sym_name.data} {SIGNATURE_ATTR}: {error}") from None
 
     def _input_dims(self, num_inputs: int) -> list[int]:
         attr = self.func.attributes.get(INPUT_DIMS_ATTR)
