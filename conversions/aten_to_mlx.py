@@ -499,10 +499,6 @@ def _to_bool(e: Emitter, x: SSAValue) -> SSAValue:
     return e.binary("not_equal", x, e.constant(0, dtype_of(x)))
 
 
-def _scalar_or_tensor_dtype(value: SSAValue) -> Attribute:
-    return dtype_of(value) if isinstance(value.type, TensorType) else value.type
-
-
 class LowerBinary(AtenLowering):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, aten.BinaryElementwiseOp):
@@ -1215,7 +1211,8 @@ def _check_integer_indices(op: Operation, indices: Sequence[SSAValue]) -> None:
 
 
 class LowerIndex(AtenLowering):
-    """`aten.index.Tensor` → `take` (one index) or gather + transpose + reshape (DESIGN.md)."""
+    """`aten.index.Tensor` → `take` (one index) or gather + transpose + reshape, with no
+    transpose that only moves size-1 dims (README.md, "Canonicalization")."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.IndexOp, rewriter: PatternRewriter) -> None:
@@ -1536,15 +1533,6 @@ class LowerSliceScatter(AtenLowering):
 # ---------------------------------------------------------------------------
 # Linear algebra
 # ---------------------------------------------------------------------------
-
-
-def shape_of_type(t: Attribute) -> tuple[int, ...]:
-    assert isinstance(t, TensorType)
-    return t.get_shape()
-
-
-def rank_of_type(t: Attribute) -> int:
-    return len(shape_of_type(t))
 
 
 class LowerMatmul(AtenLowering):

@@ -1896,6 +1896,23 @@ def _verify_positive_eps(eps: FloatAttr | None) -> None:
         raise VerifyException(f"eps must be non-negative, got {eps.value.data}")
 
 
+def _verify_normalized_shape(input: SSAValue, normalized_shape: DenseArrayBase) -> list[int]:
+    """The normalized shape of a layer or RMS norm, checked against the input's trailing
+    dims."""
+    norm = list(ints(normalized_shape))
+    x = shape_of(input)
+    if not norm or len(norm) > len(x):
+        raise VerifyException(
+            f"normalized_shape {norm} must be non-empty and no longer than the input rank"
+        )
+    tail = x[len(x) - len(norm):]
+    if not all(dims_compatible(a, b) for a, b in zip(tail, norm)):
+        raise VerifyException(
+            f"input trailing dims {format_dims(tail)} do not match normalized_shape {norm}"
+        )
+    return norm
+
+
 def _verify_affine_param(
     param: SSAValue | None, expected: Sequence[int], what: str
 ) -> None:
@@ -1924,17 +1941,7 @@ class LayerNormOp(MlxirOp):
     custom_directives = (IntList,)
 
     def verify_(self) -> None:
-        norm = list(ints(self.normalized_shape))
-        x = shape_of(self.input)
-        if not norm or len(norm) > len(x):
-            raise VerifyException(
-                f"normalized_shape {norm} must be non-empty and no longer than the input rank"
-            )
-        tail = x[len(x) - len(norm):]
-        if not all(dims_compatible(a, b) for a, b in zip(tail, norm)):
-            raise VerifyException(
-                f"input trailing dims {format_dims(tail)} do not match normalized_shape {norm}"
-            )
+        norm = _verify_normalized_shape(self.input, self.normalized_shape)
         _verify_affine_param(self.weight, norm, "weight")
         _verify_affine_param(self.bias, norm, "bias")
         _verify_positive_eps(self.eps)
@@ -1960,17 +1967,7 @@ class RmsNormOp(MlxirOp):
     custom_directives = (IntList,)
 
     def verify_(self) -> None:
-        norm = list(ints(self.normalized_shape))
-        x = shape_of(self.input)
-        if not norm or len(norm) > len(x):
-            raise VerifyException(
-                f"normalized_shape {norm} must be non-empty and no longer than the input rank"
-            )
-        tail = x[len(x) - len(norm):]
-        if not all(dims_compatible(a, b) for a, b in zip(tail, norm)):
-            raise VerifyException(
-                f"input trailing dims {format_dims(tail)} do not match normalized_shape {norm}"
-            )
+        norm = _verify_normalized_shape(self.input, self.normalized_shape)
         _verify_affine_param(self.weight, norm, "weight")
         _verify_positive_eps(self.eps)
         verify_same_shape(self.input, self.result)

@@ -17,13 +17,12 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IndexType,
     IntegerType,
-    Signedness,
     StringAttr,
     TensorType,
     i64,
 )
 from xdsl.dialects.utils import DynamicIndexList
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     base,
@@ -122,10 +121,6 @@ def is_bool(dtype: Attribute) -> bool:
 def is_integer(dtype: Attribute) -> bool:
     """Integers proper: not bool, not index."""
     return isinstance(dtype, IntegerType) and dtype.width.data > 1
-
-
-def is_unsigned(dtype: Attribute) -> bool:
-    return isinstance(dtype, IntegerType) and dtype.signedness.data == Signedness.UNSIGNED
 
 
 def is_integer_or_bool(dtype: Attribute) -> bool:
@@ -454,10 +449,6 @@ def mixed_values(
 ) -> list[SSAValue | int]:
     it = iter(dynamic)
     return [next(it) if s == DYNAMIC else s for s in static]
-
-
-def result_of(op: Operation) -> SSAValue:
-    return op.results[0]
 
 
 INDEX = IndexType()

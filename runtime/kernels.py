@@ -28,8 +28,9 @@ Semantics that differ from the bare `mx.*` call, on purpose (they are PyTorch's)
 - A result whose MLX dtype differs from the IR's (`argmax` gives uint32, `mean` of
   integers float32, `sum` of int8 int32, ...) is cast to the IR's result type.
 
-Out-of-range indices of gather/take/scatter are not checked (checking would evaluate):
-as in MLX, they are undefined behaviour. The lowering wraps negative indices.
+Out-of-range indices of gather/take/scatter are clamped into bounds (`_in_bounds`):
+checking them would force an evaluation, and MLX reads or writes out of bounds. The
+lowering wraps negative indices first.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Canonicalization patterns of the `mlx` dialect, each attached to the op it rewrites
 (through `HasCanonicalizationPatternsTrait` in `dialects/mlx.py`) and each also a pass
-of its own (`CANONICALIZATION_PASSES`), so any subset runs from `mlx-opt -p`.
+of its own (`catalog.CANONICALIZATION_PATTERNS`, built into passes by `passes.py`), so
+any subset runs from `mlx-opt -p`.
 
-The three seed transformations follow ../shared/DESIGN.md exactly:
+The three seed transformations (README.md, "Canonicalization", states their semantics):
 
 - lossless cast folding (`FoldLosslessCastChain`, `RemoveIdentityCast`);
 - fully masked SDPA rows are exact zeros (`ZeroFullyMaskedRows`);
@@ -76,7 +77,7 @@ _FLOAT_RANK = {BFloat16Type(): "bf16", Float16Type(): "f16", Float32Type(): "f32
 
 
 def is_lossless(source: Attribute, target: Attribute) -> bool:
-    """Whether casting every value of `source` to `target` is exact (DESIGN.md §1)."""
+    """Whether casting every value of `source` to `target` is exact."""
     if source == target:
         return True
     if _is_bool(source):
