@@ -1212,7 +1212,7 @@ def _check_integer_indices(op: Operation, indices: Sequence[SSAValue]) -> None:
 
 class LowerIndex(AtenLowering):
     """`aten.index.Tensor` → `take` (one index) or gather + transpose + reshape, with no
-    transpose that only moves size-1 dims (README.md, "Canonicalization")."""
+    transpose that only moves size-1 dims (docs/semantics.md §2)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.IndexOp, rewriter: PatternRewriter) -> None:

@@ -694,7 +694,7 @@ def test_gather() -> None:
     check_exact(pairs, gather_reference(x, [j, i], [0, 1], [1, 1, 16]))
     check_exact(cols, gather_reference(x, [i], [2], [6, 8, 1]))
     check_exact(part, gather_reference(x, [j], [0], [1, 8, 4]))
-    # x[:, i, j] (advanced indices after a slice: gather, then transpose) starts here
+    # x[:, i, j] (docs/semantics.md §2, step 5: gather, then transpose) starts here
     a = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
     text = """func.func @forward(%x: tensor<2x3x4xf32>, %i: tensor<2xi64>, %j: tensor<2xi64>) -> tensor<2x2x1x1xf32> {
       %g = mlx.gather %x[%i, %j] axes [1, 2] slice_sizes [2, 1, 1] : tensor<2x3x4xf32>, (tensor<2xi64>, tensor<2xi64>) -> tensor<2x2x1x1xf32>

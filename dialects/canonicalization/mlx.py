@@ -3,7 +3,7 @@
 of its own (`catalog.CANONICALIZATION_PATTERNS`, built into passes by `passes.py`), so
 any subset runs from `mlx-opt -p`.
 
-The three seed transformations (README.md, "Canonicalization", states their semantics):
+The three seed transformations (docs/semantics.md states what each computes):
 
 - lossless cast folding (`FoldLosslessCastChain`, `RemoveIdentityCast`);
 - fully masked SDPA rows are exact zeros (`ZeroFullyMaskedRows`);
@@ -77,7 +77,7 @@ _FLOAT_RANK = {BFloat16Type(): "bf16", Float16Type(): "f16", Float32Type(): "f32
 
 
 def is_lossless(source: Attribute, target: Attribute) -> bool:
-    """Whether casting every value of `source` to `target` is exact."""
+    """Whether casting every value of `source` to `target` is exact (docs/semantics.md §1)."""
     if source == target:
         return True
     if _is_bool(source):

@@ -1,4 +1,4 @@
-// Lossless cast folding (DESIGN.md §1): astype(astype(x, d1), d2) -> astype(x, d2)
+// Lossless cast folding (docs/semantics.md §1): astype(astype(x, d1), d2) -> astype(x, d2)
 // exactly when dtype(x) -> d1 is exact for every value; astype(x, dtype(x)) -> x.
 // RUN: mlx-opt %s --split-input-file -p fold-lossless-casts,remove-identity-casts,dce | filecheck %s
 // RUN: mlx-opt %s --split-input-file -p canonicalize | filecheck %s

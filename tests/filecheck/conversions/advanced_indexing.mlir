@@ -1,4 +1,4 @@
-// aten.index.Tensor (DESIGN.md §2): one index is take; several are gather, then a transpose only when the indexed dims are adjacent, not leading, and the move is not only of size-1 dims, then a reshape to PyTorch's shape with runtime sizes for dynamic dims.
+// aten.index.Tensor (docs/semantics.md §2): one index is take; several are gather, then a transpose only when the indexed dims are adjacent, not leading, and the move is not only of size-1 dims, then a reshape to PyTorch's shape with runtime sizes for dynamic dims.
 // RUN: mlx-opt %s -p lower-to-mlx | filecheck %s
 
 func.func @one_index_is_take(%x: tensor<?x4xf32>, %i: tensor<3xi64>) -> tensor<?x3xf32> {
