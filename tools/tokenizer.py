@@ -76,11 +76,9 @@ class FastTokenizer:
         `chat_template` (then with no special tokens added: the template has them), else
         the plain text with the tokenizer's special tokens."""
         if chat_template and self.chat_template is not None:
-            messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
-            messages.append({"role": "user", "content": prompt})
-            return self.encode(self.apply_chat_template(messages), add_special_tokens=False)
-        text = f"{system_prompt}\n{prompt}" if system_prompt else prompt
-        return self.encode(text)
+            text = self.apply_chat_template(_messages(prompt, system_prompt))
+            return self.encode(text, add_special_tokens=False)
+        return self.encode(_plain(prompt, system_prompt))
 
 
 class TransformersTokenizer:
@@ -99,12 +97,11 @@ class TransformersTokenizer:
         self, prompt: str, *, system_prompt: str | None = None, chat_template: bool = True
     ) -> list[int]:
         if chat_template and getattr(self.backend, "chat_template", None):
-            messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
-            messages.append({"role": "user", "content": prompt})
-            text = self.backend.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+            text = self.backend.apply_chat_template(
+                _messages(prompt, system_prompt), add_generation_prompt=True, tokenize=False
+            )
             return list(self.backend.encode(text, add_special_tokens=False))
-        text = f"{system_prompt}\n{prompt}" if system_prompt else prompt
-        return list(self.backend.encode(text))
+        return list(self.backend.encode(_plain(prompt, system_prompt)))
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.backend.decode(list(ids), skip_special_tokens=True)
@@ -118,6 +115,17 @@ def load_tokenizer(folder: str | Path) -> FastTokenizer | TransformersTokenizer:
     if not any((folder / name).exists() for name in ("tokenizer_config.json", "tokenizer.model", "vocab.json")):
         raise FileNotFoundError(f"'{folder}' holds no tokenizer (tokenizer.json, tokenizer_config.json)")
     return TransformersTokenizer(folder)
+
+
+def _messages(prompt: str, system_prompt: str | None) -> list[dict[str, str]]:
+    """The chat of one user turn, after the system message when there is one."""
+    system = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    return [*system, {"role": "user", "content": prompt}]
+
+
+def _plain(prompt: str, system_prompt: str | None) -> str:
+    """The prompt without a chat template: the system prompt on a line before it."""
+    return f"{system_prompt}\n{prompt}" if system_prompt else prompt
 
 
 def _token_text(token: Any) -> str:
