@@ -1,0 +1,52 @@
+// compose-transposes: transpose(transpose(x, p1), p2) -> transpose(x, p1[p2]). The pass
+// alone neither removes the identity that may result nor the inner transpose left
+// unused (remove-identity-transposes and dce do).
+// RUN: mlx-opt %s -p compose-transposes | filecheck %s
+
+// Only the transposes compose here: %c (an identity) stays.
+// CHECK-LABEL: func.func @transposes(%x: tensor<2x3x4xf32>) -> (tensor<4x2x3xf32>, tensor<2x3x4xf32>) {
+// CHECK-NEXT:    %a = mlx.transpose %x [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+// CHECK-NEXT:    %b = mlx.transpose %x [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NEXT:    %c = mlx.transpose %x [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+// CHECK-NEXT:    func.return %b, %c : tensor<4x2x3xf32>, tensor<2x3x4xf32>
+func.func @transposes(%x: tensor<2x3x4xf32>) -> (tensor<4x2x3xf32>, tensor<2x3x4xf32>) {
+  %a = mlx.transpose %x [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %b = mlx.transpose %a [2, 1, 0] : tensor<3x2x4xf32> -> tensor<4x2x3xf32>
+  %c = mlx.transpose %x [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  func.return %b, %c : tensor<4x2x3xf32>, tensor<2x3x4xf32>
+}
+
+// A transpose undone gives the identity permutation, still a transpose.
+// CHECK-LABEL: func.func @to_identity(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    %a = mlx.transpose %x [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+// CHECK-NEXT:    %b = mlx.transpose %x [0, 1] : tensor<2x3xf32> -> tensor<2x3xf32>
+// CHECK-NEXT:    func.return %b : tensor<2x3xf32>
+func.func @to_identity(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %a = mlx.transpose %x [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  %b = mlx.transpose %a [1, 0] : tensor<3x2xf32> -> tensor<2x3xf32>
+  func.return %b : tensor<2x3xf32>
+}
+
+// A chain of three composes step by step; %a, returned too, stays.
+// CHECK-LABEL: func.func @three(%x: tensor<2x3x4x5xf32>) -> (tensor<5x2x4x3xf32>, tensor<3x2x4x5xf32>) {
+// CHECK-NEXT:    %a = mlx.transpose %x [1, 0, 2, 3] : tensor<2x3x4x5xf32> -> tensor<3x2x4x5xf32>
+// CHECK-NEXT:    %b = mlx.transpose %x [1, 2, 3, 0] : tensor<2x3x4x5xf32> -> tensor<3x4x5x2xf32>
+// CHECK-NEXT:    %c = mlx.transpose %x [3, 0, 2, 1] : tensor<2x3x4x5xf32> -> tensor<5x2x4x3xf32>
+// CHECK-NEXT:    func.return %c, %a : tensor<5x2x4x3xf32>, tensor<3x2x4x5xf32>
+func.func @three(%x: tensor<2x3x4x5xf32>) -> (tensor<5x2x4x3xf32>, tensor<3x2x4x5xf32>) {
+  %a = mlx.transpose %x [1, 0, 2, 3] : tensor<2x3x4x5xf32> -> tensor<3x2x4x5xf32>
+  %b = mlx.transpose %a [0, 2, 3, 1] : tensor<3x2x4x5xf32> -> tensor<3x4x5x2xf32>
+  %c = mlx.transpose %b [2, 3, 1, 0] : tensor<3x4x5x2xf32> -> tensor<5x2x4x3xf32>
+  func.return %c, %a : tensor<5x2x4x3xf32>, tensor<3x2x4x5xf32>
+}
+
+// Kept: the input of the transpose is no transpose.
+// CHECK-LABEL: func.func @not_a_transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+// CHECK-NEXT:    %a = mlx.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+// CHECK-NEXT:    %b = mlx.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+// CHECK-NEXT:    func.return %b : tensor<3x2xf32>
+func.func @not_a_transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %a = mlx.exp %x : tensor<2x3xf32> -> tensor<2x3xf32>
+  %b = mlx.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  func.return %b : tensor<3x2xf32>
+}
