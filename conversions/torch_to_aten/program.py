@@ -1595,7 +1595,7 @@ def _global_name(name: str) -> str:
 def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
     """Imports an ExportedProgram as an `aten`-level module with `@forward`."""
     if decompose:
-        from mlxir.tools.quiet import quiet_leafspec_deprecation
+        from mlxir.quiet import quiet_leafspec_deprecation
 
         try:
             with quiet_leafspec_deprecation():  # torch's own deepcopy of its LeafSpecs
