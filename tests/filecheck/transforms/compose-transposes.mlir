@@ -50,3 +50,26 @@ func.func @not_a_transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %b = mlx.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
   func.return %b : tensor<3x2xf32>
 }
+
+// Kept: no other canonicalization runs; an RMSNorm decomposition stays as it is.
+// CHECK-LABEL: func.func @rms_norm(%x: tensor<2x8xf32>, %w: tensor<8xf32>) -> tensor<2x8xf32> {
+// CHECK-NEXT:    %two = mlx.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %sq = mlx.power %x, %two : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf32>
+// CHECK-NEXT:    %mean = mlx.mean %sq axes [1] keepdims : tensor<2x8xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:    %eps = mlx.constant dense<1.000000e-06> : tensor<f32>
+// CHECK-NEXT:    %sum = mlx.add %mean, %eps : tensor<2x1xf32>, tensor<f32> -> tensor<2x1xf32>
+// CHECK-NEXT:    %r = mlx.rsqrt %sum : tensor<2x1xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:    %n = mlx.multiply %x, %r : tensor<2x8xf32>, tensor<2x1xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:    %y = mlx.multiply %n, %w : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:    func.return %y : tensor<2x8xf32>
+func.func @rms_norm(%x: tensor<2x8xf32>, %w: tensor<8xf32>) -> tensor<2x8xf32> {
+  %two = mlx.constant dense<2.0> : tensor<f32>
+  %sq = mlx.power %x, %two : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf32>
+  %mean = mlx.mean %sq axes [1] keepdims : tensor<2x8xf32> -> tensor<2x1xf32>
+  %eps = mlx.constant dense<1.0e-06> : tensor<f32>
+  %sum = mlx.add %mean, %eps : tensor<2x1xf32>, tensor<f32> -> tensor<2x1xf32>
+  %r = mlx.rsqrt %sum : tensor<2x1xf32> -> tensor<2x1xf32>
+  %n = mlx.multiply %x, %r : tensor<2x8xf32>, tensor<2x1xf32> -> tensor<2x8xf32>
+  %y = mlx.multiply %n, %w : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
