@@ -36,9 +36,9 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
+from mlxir.context import make_context
 from mlxir.dialects import aten
 from mlxir.dialects.common import int_array
-from mlxir.tools.mlx_opt import make_context
 
 HIDDEN = 64
 HEADS = 4

@@ -320,8 +320,8 @@ def _decode_text(t: Table, segment: memoryview) -> AttrRecord:
 
 @cache
 def _text_context() -> Context:
-    from mlxir.tools import xdsl_fixes
-    from mlxir.tools.registry import register_dialects
+    from mlxir import xdsl_fixes
+    from mlxir.context import register_dialects
 
     xdsl_fixes.apply()  # an unterminated string must not take hours to reject
     ctx = Context()

@@ -39,7 +39,7 @@ def deserialize(
     or does not form valid IR."""
     info = read_program(data)
     if ctx is None:
-        from mlxir.tools.registry import register_dialects
+        from mlxir.context import register_dialects
 
         ctx = Context()
         register_dialects(ctx)

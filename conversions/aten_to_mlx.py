@@ -21,6 +21,7 @@ import torch
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
@@ -49,6 +50,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from mlxir.dialects import aten, mlx
@@ -1933,7 +1935,9 @@ def _numel(e: Emitter, sizes: Sequence[Size]) -> Size:
 class LowerAttention(AtenLowering):
     """SDPA → `mlx.scaled_dot_product_attention`. PyTorch's `is_causal` is upper-left
     aligned and MLX's `causal` lower-right: they agree only when the query and key
-    lengths are provably equal; otherwise an explicit `j <= i` mask is built."""
+    lengths are provably equal; otherwise an explicit `j <= i` mask is built. A mask
+    of the program's own is marked `zero_masked_rows`: PyTorch zeroes a row whose
+    keys are all masked, and the lowering alone must keep that meaning."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ScaledDotProductAttentionOp, rewriter: PatternRewriter) -> None:
@@ -1961,6 +1965,7 @@ class LowerAttention(AtenLowering):
                     mask = e.astype(mask, dtype)
                 if rank == 3 and rank_of(mask) == 3:
                     mask = e.expand_dims(mask, [0])
+                props["zero_masked_rows"] = UnitAttr()
             elif op.is_causal is not None:
                 lq, lk = shape_of(q)[2], shape_of(k)[2]
                 same_length = (lq == lk and lq != DYNAMIC) or _same_runtime_length(op.query, op.key)
@@ -2226,6 +2231,7 @@ class ConvertAtenToMlxPass(ModulePass):
             ).rewrite_module(op)
         except LoweringError as error:
             raise PassFailedException(str(error)) from error
+        _erase_consumed_scalars(op)
         leftovers = [o for o in op.walk() if o.name.startswith("aten.")]
         if leftovers:
             raise PassFailedException(
@@ -2234,12 +2240,27 @@ class ConvertAtenToMlxPass(ModulePass):
             )
 
 
-DEFAULT_PIPELINE = "convert-aten-to-mlx,canonicalize,cse,dce"
+def _erase_consumed_scalars(module: ModuleOp) -> None:
+    """The aten ops' scalar operands (`arith.constant 2.5 : f64`) are folded into mlx
+    constants of the tensor's type; left behind, an f64 scalar is a value no program
+    can hold. A float scalar still used is a lowering bug, reported as such."""
+    for constant in [o for o in module.walk() if isinstance(o, arith.ConstantOp)]:
+        if constant.result.uses:
+            if isinstance(constant.result.type, AnyFloat):
+                raise PassFailedException(
+                    f"{_describe(constant)}: a float scalar is still used after lowering "
+                    f"by {', '.join(sorted({u.operation.name for u in constant.result.uses}))}"
+                )
+            continue
+        Rewriter.erase_op(constant)
+
+
+DEFAULT_PIPELINE = "convert-aten-to-mlx,canonicalize,optimize-mlx,cse,dce"
 
 
 @dataclass(frozen=True)
 class LowerToMlxPass(ModulePass):
-    """The default pipeline: convert-aten-to-mlx, canonicalize, cse, dce."""
+    """The default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce."""
 
     name = "lower-to-mlx"
 
@@ -2250,8 +2271,11 @@ class LowerToMlxPass(ModulePass):
         )
         from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+        from mlxir.transforms.pattern_passes import OptimizeMlxPass
+
         ConvertAtenToMlxPass().apply(ctx, op)
         CanonicalizePass().apply(ctx, op)
+        OptimizeMlxPass().apply(ctx, op)
         CommonSubexpressionElimination().apply(ctx, op)
         DeadCodeElimination().apply(ctx, op)
 
@@ -2260,8 +2284,7 @@ def lower(module: ModuleOp, pipeline: str | None = None) -> ModuleOp:
     """Lowers an aten-level module in place with `pipeline` (default: lower-to-mlx)."""
     from xdsl.passes import PassPipeline
 
-    from mlxir.tools.mlx_opt import make_context
-    from mlxir.tools.registry import registered_passes
+    from mlxir.context import make_context, registered_passes
 
     ctx = make_context()
     PassPipeline.parse_spec(registered_passes(), pipeline or LowerToMlxPass.name).apply(ctx, module)

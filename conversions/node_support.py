@@ -58,7 +58,7 @@ def _decomposed_overloads() -> frozenset[torch._ops.OpOverload]:
 
 @cache
 def _context() -> Context:
-    from mlxir.tools.mlx_opt import make_context
+    from mlxir.context import make_context
 
     return make_context()
 

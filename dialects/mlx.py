@@ -12,7 +12,6 @@ read them with `mlx.weight` / `mlx.load_state` and write state with `mlx.store_s
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from enum import Enum
 
@@ -235,22 +234,18 @@ def verify_elementwise_kind(
 
 
 class MlxCanonicalization(HasCanonicalizationPatternsTrait):
-    """Attaches an op's canonicalization patterns, kept in
-    `dialects/canonicalization/mlx.py` (`patterns_by_op`), by op name."""
+    """Attaches an op's canonicalization patterns, registered by op name in
+    `transforms/catalog.py`."""
 
     def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
-        return _canonicalization_patterns().get(op.name, ())
+        from mlxir.transforms.catalog import CANONICALIZE
+        from mlxir.transforms.pattern_passes import patterns_by_op
+
+        return patterns_by_op(CANONICALIZE).get(op.name, ())
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
         return ()
-
-
-@functools.cache
-def _canonicalization_patterns() -> dict[str, tuple[RewritePattern, ...]]:
-    from mlxir.dialects.canonicalization.mlx import patterns_by_op
-
-    return patterns_by_op()
 
 
 class UnaryOp(MlxirOp):
@@ -991,7 +986,11 @@ SDPA_MASK_MODES = ("causal",)
 @irdl_op_definition
 class ScaledDotProductAttentionOp(MlxirOp):
     """`mx.fast.scaled_dot_product_attention` on `[B, H, L, D]`; K/V may have fewer heads
-    (grouped-query attention). `mask_mode "causal"` is MLX's lower-right-aligned mask."""
+    (grouped-query attention). `mask_mode "causal"` is MLX's lower-right-aligned mask.
+
+    `zero_masked_rows` gives PyTorch's meaning to a query row whose keys are all masked
+    (a bool row all false, an additive row all -inf): exact zeros. Without it the row
+    is whatever MLX computes (docs/semantics.md, section 3)."""
 
     name = "mlx.scaled_dot_product_attention"
     query = operand_def(TensorType)
@@ -1000,12 +999,13 @@ class ScaledDotProductAttentionOp(MlxirOp):
     mask = opt_operand_def(TensorType)
     scale = prop_def(F64Attr)
     mask_mode = opt_prop_def(StringAttr)
+    zero_masked_rows = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure(), MlxCanonicalization())
     assembly_format = (
         "$query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? `scale` $scale "
-        "(`mask_mode` $mask_mode^)? attr-dict `:` type($query) `,` type($key) `,` "
-        "type($value) `->` type($result)"
+        "(`mask_mode` $mask_mode^)? (`zero_masked_rows` $zero_masked_rows^)? attr-dict "
+        "`:` type($query) `,` type($key) `,` type($value) `->` type($result)"
     )
 
     def verify_(self) -> None:
@@ -1034,6 +1034,8 @@ class ScaledDotProductAttentionOp(MlxirOp):
                 )
             if self.mask is not None:
                 raise VerifyException("mask_mode and an explicit mask are mutually exclusive")
+        if self.zero_masked_rows is not None and self.mask is None:
+            raise VerifyException("zero_masked_rows needs an explicit mask")
         if self.mask is not None:
             dtype = dtype_of(self.mask)
             if not (is_bool(dtype) or dtype == dtype_of(self.query)):

@@ -34,7 +34,7 @@ from mlxir.runtime.props import dense_to_numpy, python_props
 
 def parse_module(text: str) -> ModuleOp:
     """Parses (and verifies) IR text with every dialect `mlx-opt` knows."""
-    from mlxir.tools.mlx_opt import make_context
+    from mlxir.context import make_context
 
     module = Parser(make_context(), text).parse_module()
     module.verify()

@@ -35,6 +35,7 @@ lowering wraps negative indices first.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
@@ -605,7 +606,17 @@ def _sdpa(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         mask = operands[3] if len(operands) > 3 else None
         return (sdpa(operands[0], operands[1], operands[2], scale=scale, mask=mask),)
 
-    return run
+    if not _flag(props, "zero_masked_rows"):
+        return run
+
+    def zeroing_masked_rows(operands: Sequence[Any]) -> Sequence[Any]:
+        (out,) = run(operands)
+        mask = operands[3]
+        attendable = mask if mask.dtype == mx.bool_ else mask > -math.inf
+        keeps = mx.any(attendable, axis=-1, keepdims=True)
+        return (mx.where(keeps, out, mx.zeros((), dtype=out.dtype)),)
+
+    return zeroing_masked_rows
 
 
 @_kernel("mlx.rms_norm")

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
 )
 
 import mlxir
-from mlxir.dialects.canonicalization.mlx import is_lossless
+from mlxir.transforms.canonicalization.mlx import is_lossless
 
 
 class Fn(torch.nn.Module):

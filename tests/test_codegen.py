@@ -27,8 +27,9 @@ from mlxir.codegen import (
 )
 from mlxir.codegen import generate as fb_generate
 from mlxir.codegen.ops import program_op_classes
+from mlxir.context import make_context
 from mlxir.dialects.mlx import GlobalOp
-from mlxir.tools.mlx_opt import make_context, run
+from mlxir.tools.mlx_opt import run
 
 ROOT = Path(__file__).resolve().parents[1]
 FILECHECK_MLX = ROOT / "tests" / "filecheck" / "mlx"

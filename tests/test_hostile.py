@@ -25,8 +25,8 @@ from xdsl.parser import Parser
 
 import mlxir
 from mlxir.codegen import serialize
+from mlxir.context import make_context
 from mlxir.runtime.program import Program, evaluate_size, parse_size
-from mlxir.tools.mlx_opt import make_context
 
 ROOT = Path(__file__).resolve().parents[1]
 

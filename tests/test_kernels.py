@@ -1377,7 +1377,7 @@ def test_python_props() -> None:
 def parse_module_unverified(text: str) -> Any:
     from xdsl.parser import Parser
 
-    from mlxir.tools.mlx_opt import make_context
+    from mlxir.context import make_context
 
     return Parser(make_context(), text).parse_module()
 

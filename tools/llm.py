@@ -297,7 +297,7 @@ def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -
     from torch.export import export
     from transformers import GenerationConfig
 
-    from mlxir.tools.quiet import quiet_output_capturing_side_effect, quiet_torchao_import
+    from mlxir.quiet import quiet_output_capturing_side_effect, quiet_torchao_import
 
     with quiet_torchao_import():  # through transformers.quantizers
         from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
@@ -692,7 +692,7 @@ def load(
 def _load_hf_model(folder: Path) -> Any:
     from transformers import AutoModelForCausalLM
 
-    from mlxir.tools.quiet import quiet_torchao_import, quiet_transformers_progress
+    from mlxir.quiet import quiet_torchao_import, quiet_transformers_progress
 
     # from_pretrained imports the model class, which imports torchao
     with quiet_torchao_import(), quiet_transformers_progress():

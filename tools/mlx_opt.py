@@ -38,8 +38,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedExc
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from mlxir.tools import xdsl_fixes
-from mlxir.tools.registry import PASSES, register_dialects, registered_passes
+from mlxir import xdsl_fixes
+from mlxir.context import PASSES, register_dialects, registered_passes
 
 xdsl_fixes.apply()
 

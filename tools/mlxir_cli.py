@@ -71,9 +71,8 @@ def demo(args: argparse.Namespace) -> int:
 
     import mlxir
     from mlxir.codegen import serialize
+    from mlxir.context import PASSES, make_context
     from mlxir.tools import demo_model, llm
-    from mlxir.tools.mlx_opt import make_context
-    from mlxir.tools.registry import PASSES
 
     config = demo_model.LLAMA_CONFIG
     model = demo_model.build_llama(args.seed)

@@ -167,8 +167,8 @@ def _mlx_suite_programs() -> Iterator[tuple[str, bytes]]:
     from xdsl.parser import Parser
 
     from mlxir.codegen import dtypes, serialize
+    from mlxir.context import make_context
     from mlxir.dialects.mlx import GlobalOp
-    from mlxir.tools.mlx_opt import make_context
 
     for path in sorted(FILECHECK_MLX.glob("roundtrip_*.mlir")):
         module = Parser(make_context(), path.read_text(), path.name).parse_module()

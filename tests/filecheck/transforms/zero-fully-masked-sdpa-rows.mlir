@@ -1,16 +1,20 @@
-// SDPA: fully masked rows become exact zeros (bool masks, additive masks), the rewrite is skipped without a mask and for causal masks built from aranges (every row attends key 0), and HF's repeat_kv is removed.
-// RUN: mlx-opt %s -p canonicalize,cse | filecheck %s
+// zero-fully-masked-sdpa-rows: an SDPA marked zero_masked_rows (PyTorch's meaning: a query row whose keys are all masked is zeros) becomes an explicit where(any(attendable(mask)), sdpa, 0) guard (bool and additive masks); the mark is dropped where no row can be empty (a causal mask built from aranges: every row attends key 0); an SDPA without the mark has MLX's meaning and is left alone.
+// RUN: mlx-opt %s -p zero-fully-masked-sdpa-rows | filecheck %s
 
 func.func @bool_mask(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x?x8xf32>, %m: tensor<1x1x4x?xi1>) -> tensor<1x2x4x8xf32> {
-  %o = mlx.scaled_dot_product_attention %q, %k, %k mask %m : tensor<1x1x4x?xi1> scale 0.35 : tensor<1x2x4x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x4x8xf32>
+  %o = mlx.scaled_dot_product_attention %q, %k, %k mask %m : tensor<1x1x4x?xi1> scale 0.35 zero_masked_rows : tensor<1x2x4x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x4x8xf32>
   func.return %o : tensor<1x2x4x8xf32>
 }
 func.func @additive_mask(%q: tensor<1x2x4x8xf16>, %m: tensor<4x4xf16>) -> tensor<1x2x4x8xf16> {
-  %o = mlx.scaled_dot_product_attention %q, %q, %q mask %m : tensor<4x4xf16> scale 0.35 : tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16> -> tensor<1x2x4x8xf16>
+  %o = mlx.scaled_dot_product_attention %q, %q, %q mask %m : tensor<4x4xf16> scale 0.35 zero_masked_rows : tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16> -> tensor<1x2x4x8xf16>
   func.return %o : tensor<1x2x4x8xf16>
 }
 func.func @no_mask(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
   %o = mlx.scaled_dot_product_attention %q, %q, %q scale 0.35 mask_mode "causal" : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  func.return %o : tensor<1x2x4x8xf32>
+}
+func.func @unmarked(%q: tensor<1x2x4x8xf32>, %m: tensor<4x4xi1>) -> tensor<1x2x4x8xf32> {
+  %o = mlx.scaled_dot_product_attention %q, %q, %q mask %m : tensor<4x4xi1> scale 0.35 : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
   func.return %o : tensor<1x2x4x8xf32>
 }
 func.func @causal_from_arange(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x?x8xf32>) -> tensor<1x2x3x8xf32> {
@@ -20,15 +24,8 @@ func.func @causal_from_arange(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x?x8xf32>) 
   %r = mlx.expand_dims %rows [1] : tensor<3xi64> -> tensor<3x1xi64>
   %c = mlx.expand_dims %cols [0] : tensor<?xi64> -> tensor<1x?xi64>
   %m = mlx.less_equal %c, %r : tensor<1x?xi64>, tensor<3x1xi64> -> tensor<3x?xi1>
-  %o = mlx.scaled_dot_product_attention %q, %k, %k mask %m : tensor<3x?xi1> scale 0.35 : tensor<1x2x3x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x3x8xf32>
+  %o = mlx.scaled_dot_product_attention %q, %k, %k mask %m : tensor<3x?xi1> scale 0.35 zero_masked_rows : tensor<1x2x3x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x3x8xf32>
   func.return %o : tensor<1x2x3x8xf32>
-}
-func.func @repeat_kv(%q: tensor<1x4x5x8xf32>, %k: tensor<1x2x5x8xf32>) -> tensor<1x4x5x8xf32> {
-  %e = mlx.expand_dims %k [2] : tensor<1x2x5x8xf32> -> tensor<1x2x1x5x8xf32>
-  %b = mlx.broadcast_to %e [1, 2, 2, 5, 8] : tensor<1x2x1x5x8xf32> -> tensor<1x2x2x5x8xf32>
-  %r = mlx.reshape %b [1, 4, 5, 8] : tensor<1x2x2x5x8xf32> -> tensor<1x4x5x8xf32>
-  %o = mlx.scaled_dot_product_attention %q, %r, %r scale 0.35 : tensor<1x4x5x8xf32>, tensor<1x4x5x8xf32>, tensor<1x4x5x8xf32> -> tensor<1x4x5x8xf32>
-  func.return %o : tensor<1x4x5x8xf32>
 }
 
 // CHECK-LABEL: func.func @bool_mask(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x?x8xf32>, %m: tensor<1x1x4x?xi1>) -> tensor<1x2x4x8xf32> {
@@ -48,6 +45,9 @@ func.func @repeat_kv(%q: tensor<1x4x5x8xf32>, %k: tensor<1x2x5x8xf32>) -> tensor
 // CHECK-LABEL: func.func @no_mask(%q: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
 // CHECK-NEXT: %o = mlx.scaled_dot_product_attention %q, %q, %q scale 3.500000e-01 mask_mode "causal" : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
 // CHECK-NEXT: func.return %o : tensor<1x2x4x8xf32>
+// CHECK-LABEL: func.func @unmarked(%q: tensor<1x2x4x8xf32>, %m: tensor<4x4xi1>) -> tensor<1x2x4x8xf32> {
+// CHECK-NEXT: %o = mlx.scaled_dot_product_attention %q, %q, %q mask %m : tensor<4x4xi1> scale 3.500000e-01 : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+// CHECK-NEXT: func.return %o : tensor<1x2x4x8xf32>
 // CHECK-LABEL: func.func @causal_from_arange(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x?x8xf32>) -> tensor<1x2x3x8xf32> {
 // CHECK-NEXT: %n = mlx.dim %k axis 2 : tensor<1x2x?x8xf32>
 // CHECK-NEXT: %rows = mlx.arange [0, 3, 1] : tensor<3xi64>
@@ -57,6 +57,3 @@ func.func @repeat_kv(%q: tensor<1x4x5x8xf32>, %k: tensor<1x2x5x8xf32>) -> tensor
 // CHECK-NEXT: %m = mlx.less_equal %c, %r : tensor<1x?xi64>, tensor<3x1xi64> -> tensor<3x?xi1>
 // CHECK-NEXT: %o = mlx.scaled_dot_product_attention %q, %k, %k mask %m : tensor<3x?xi1> scale 3.500000e-01 : tensor<1x2x3x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x3x8xf32>
 // CHECK-NEXT: func.return %o : tensor<1x2x3x8xf32>
-// CHECK-LABEL: func.func @repeat_kv(%q: tensor<1x4x5x8xf32>, %k: tensor<1x2x5x8xf32>) -> tensor<1x4x5x8xf32> {
-// CHECK-NEXT: %o = mlx.scaled_dot_product_attention %q, %k, %k scale 3.500000e-01 : tensor<1x4x5x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32> -> tensor<1x4x5x8xf32>
-// CHECK-NEXT: func.return %o : tensor<1x4x5x8xf32>

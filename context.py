@@ -1,4 +1,10 @@
-"""The one place that says which dialects and passes mlxir's tools know."""
+"""mlxir's core context: the one place that says which dialects and passes exist.
+
+`make_context()` gives an xDSL context with every dialect registered (loaded lazily)
+and the fixes to the pinned xDSL applied; `PASSES` names every pass `mlx-opt`, the
+pipelines and the partitioner accept. The libraries (conversions, codegen, runtime)
+and the tools read both from here; nothing here imports the tools.
+"""
 
 from __future__ import annotations
 
@@ -77,6 +83,12 @@ def _dce() -> type[ModulePass]:
     return DeadCodeElimination
 
 
+def _optimize_mlx() -> type[ModulePass]:
+    from mlxir.transforms.pattern_passes import OptimizeMlxPass
+
+    return OptimizeMlxPass
+
+
 def _convert_aten_to_mlx() -> type[ModulePass]:
     from mlxir.conversions.aten_to_mlx import ConvertAtenToMlxPass
 
@@ -97,37 +109,49 @@ class PassEntry:
 
 PASSES: dict[str, PassEntry] = {
     "lower-to-mlx": PassEntry(
-        _lower_to_mlx, "the default pipeline: convert-aten-to-mlx, canonicalize, cse, dce"
+        _lower_to_mlx,
+        "the default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce",
     ),
     "convert-aten-to-mlx": PassEntry(
         _convert_aten_to_mlx, "lower every aten op to mlx ops; fail listing any leftover"
     ),
     "canonicalize": PassEntry(_canonicalize, "apply every op's canonicalization patterns"),
+    "optimize-mlx": PassEntry(
+        _optimize_mlx,
+        "fuse norms, un-repeat K/V and fold weight transposes (each also a pass below)",
+    ),
     "cse": PassEntry(_cse, "eliminate common subexpressions"),
     "dce": PassEntry(_dce, "remove ops whose results are unused and that have no effects"),
 }
 """Pass name → factory (imported lazily so `mlx-opt --help` stays fast) and summary."""
 
 
-def _canonicalization_pattern_passes() -> dict[str, PassEntry]:
-    from mlxir.dialects.canonicalization.catalog import CANONICALIZATION_PATTERNS
+def _pattern_passes() -> dict[str, PassEntry]:
+    from mlxir.transforms.catalog import PATTERNS
 
     def factory(name: str) -> Callable[[], type[ModulePass]]:
         def make() -> type[ModulePass]:
-            from mlxir.dialects.canonicalization.passes import pattern_pass
+            from mlxir.transforms.pattern_passes import pattern_pass
 
             return pattern_pass(name)
 
         return make
 
-    return {
-        name: PassEntry(factory(name), summary)
-        for name, (_, summary) in CANONICALIZATION_PATTERNS.items()
-    }
+    return {name: PassEntry(factory(name), entry.summary) for name, entry in PATTERNS.items()}
 
 
-PASSES.update(_canonicalization_pattern_passes())
+PASSES.update(_pattern_passes())
 
 
 def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: entry.factory for name, entry in PASSES.items()}
+
+
+def make_context() -> Context:
+    """A context with every dialect mlxir knows, for the tools, library users and tests."""
+    from mlxir import xdsl_fixes
+
+    xdsl_fixes.apply()
+    ctx = Context()
+    register_dialects(ctx)
+    return ctx

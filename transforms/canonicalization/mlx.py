@@ -1,0 +1,423 @@
+"""Canonicalization patterns of the `mlx` dialect, each attached to the ops it rewrites
+(through `HasCanonicalizationPatternsTrait` in `dialects/mlx.py`) and each also a pass
+of its own; `transforms/catalog.py` registers them.
+
+The three seed transformations (docs/semantics.md states what each computes):
+
+- lossless cast folding (`FoldLosslessCastChain`, `RemoveIdentityCast`);
+- fully masked SDPA rows are exact zeros: the lowering marks an SDPA
+  `zero_masked_rows`, and `ZeroFullyMaskedRows` makes that an explicit guard or drops
+  it where no row can be empty;
+- advanced indexing is expanded by the lowering (`LowerIndex` in aten_to_mlx), which
+  emits no transpose that only moves size-1 dims; here `RemoveIdentityTranspose`
+  and `ComposeTransposes` clean up what remains.
+
+and the usual folds: transposes, reshapes, identity broadcasts and slices, constant
+casts and scalar arithmetic. Each keeps the meaning of its input exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    Signedness,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from mlxir.dialects import mlx
+
+if TYPE_CHECKING:
+    import torch
+from mlxir.dialects.common import (
+    DYNAMIC,
+    dtype_of,
+    int_array,
+    ints,
+    mixed_values,
+    rank_of,
+    shape_of,
+)
+
+# ---------------------------------------------------------------------------
+# Dtypes
+# ---------------------------------------------------------------------------
+
+
+def _int_info(dtype: Attribute) -> tuple[int, bool] | None:
+    """(width, signed) of an integer type other than i1."""
+    if isinstance(dtype, IntegerType) and dtype.width.data > 1:
+        return dtype.width.data, dtype.signedness.data != Signedness.UNSIGNED
+    return None
+
+
+def _is_bool(dtype: Attribute) -> bool:
+    return isinstance(dtype, IntegerType) and dtype.width.data == 1
+
+
+_FLOAT_RANK = {BFloat16Type(): "bf16", Float16Type(): "f16", Float32Type(): "f32", Float64Type(): "f64"}
+
+
+def is_lossless(source: Attribute, target: Attribute) -> bool:
+    """Whether casting every value of `source` to `target` is exact (docs/semantics.md §1)."""
+    if source == target:
+        return True
+    if _is_bool(source):
+        return isinstance(target, IntegerType) or target in _FLOAT_RANK
+    src_float, dst_float = _FLOAT_RANK.get(source), _FLOAT_RANK.get(target)
+    if src_float and dst_float:
+        return (src_float, dst_float) in {
+            ("f16", "f32"),
+            ("f16", "f64"),
+            ("bf16", "f32"),
+            ("bf16", "f64"),
+            ("f32", "f64"),
+        }
+    src_int, dst_int = _int_info(source), _int_info(target)
+    if src_int and dst_int:
+        (sw, ss), (dw, ds) = src_int, dst_int
+        return ss == ds and dw >= sw
+    if src_int and dst_float:
+        width, _signed = src_int
+        if width == 8:
+            return dst_float in ("f16", "bf16", "f32", "f64")
+        if width == 16:
+            return dst_float in ("f32", "f64")
+        if width == 32:
+            return dst_float == "f64"
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Casts
+# ---------------------------------------------------------------------------
+
+
+class RemoveIdentityCast(RewritePattern):
+    """`astype(x, dtype(x))` → `x`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.AstypeOp, rewriter: PatternRewriter) -> None:
+        if op.input.type == op.result.type:
+            rewriter.replace(op, [], [op.input])
+
+
+class FoldLosslessCastChain(RewritePattern):
+    """`astype(astype(x, d1), d2)` → `astype(x, d2)` when `dtype(x) → d1` is exact for
+    every value; lossy chains (f32→f16→f32, f32→i32→f32, ...) stay."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.AstypeOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, mlx.AstypeOp):
+            return
+        if not is_lossless(dtype_of(inner.input), dtype_of(inner.result)):
+            return
+        if inner.input.type == op.result.type:
+            rewriter.replace(op, [], [inner.input])
+            return
+        folded = mlx.AstypeOp(inner.input, op.result.type)
+        folded.location = op.location
+        rewriter.replace(op, folded)
+
+
+_TORCH_NAMES = {
+    Float32Type(): "float32",
+    Float16Type(): "float16",
+    BFloat16Type(): "bfloat16",
+    Float64Type(): "float64",
+    IntegerType(1): "bool",
+    IntegerType(8): "int8",
+    IntegerType(16): "int16",
+    IntegerType(32): "int32",
+    IntegerType(64): "int64",
+    IntegerType(8, Signedness.UNSIGNED): "uint8",
+}
+"""Element type → torch dtype name; torch does the folding arithmetic because it rounds
+f16/bf16 exactly as MLX does (torch is imported only when a fold happens)."""
+
+
+def _torch_dtype(element_type: Attribute) -> torch.dtype | None:
+    import torch
+
+    name = _TORCH_NAMES.get(element_type)
+    return getattr(torch, name) if name is not None else None
+
+
+MAX_FOLDED_ELEMENTS = 64
+"""Constant folding only touches small constants (scalars, short vectors)."""
+
+
+def _constant_tensor(value: SSAValue) -> torch.Tensor | None:
+    import torch
+
+    owner = value.owner
+    if not isinstance(owner, mlx.ConstantOp):
+        return None
+    attr = owner.value
+    dtype = _torch_dtype(attr.get_element_type())
+    shape = list(attr.get_shape())
+    if dtype is None or math.prod(shape) > MAX_FOLDED_ELEMENTS:
+        return None
+    values = cast(Sequence[float], attr.get_values())
+    as_float = dtype.is_floating_point
+    data = torch.tensor(
+        [float(v) if as_float else int(v) for v in values],
+        dtype=torch.float64 if as_float else torch.int64,
+    )
+    if len(values) == 1 and math.prod(shape) != 1:
+        data = data.expand(math.prod(shape))
+    return data.to(dtype).reshape(shape)
+
+
+def _constant_op(tensor: torch.Tensor, result_type: Attribute) -> mlx.ConstantOp | None:
+    import torch
+
+    assert isinstance(result_type, TensorType)
+    flat = tensor.reshape(-1)
+    if tensor.dtype.is_floating_point:
+        values: list[float] | list[int] = [float(v) for v in flat.to(torch.float64)]
+    else:
+        values = [int(v) for v in flat.to(torch.int64)]
+    return mlx.ConstantOp(DenseIntOrFPElementsAttr.from_list(result_type, values))
+
+
+class FoldConstantCast(RewritePattern):
+    """`astype(constant)` → a constant of the new type, rounded as MLX would (PyTorch's
+    IEEE conversion, bf16 included)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.AstypeOp, rewriter: PatternRewriter) -> None:
+        value = _constant_tensor(op.input)
+        target = _torch_dtype(dtype_of(op.result))
+        if value is None or target is None:
+            return
+        folded = _constant_op(value.to(target), op.result.type)
+        if folded is not None:
+            rewriter.replace(op, folded)
+
+
+_SCALAR_FOLDS = {
+    "mlx.add": "add",
+    "mlx.subtract": "sub",
+    "mlx.multiply": "mul",
+    "mlx.divide": "div",
+    "mlx.maximum": "maximum",
+    "mlx.minimum": "minimum",
+}
+"""Foldable binary ops → the torch function computing them."""
+
+
+class FoldConstantArithmetic(RewritePattern):
+    """Binary arithmetic on two small constants → a constant (computed in the result's
+    dtype, as MLX computes it)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        fold = _SCALAR_FOLDS.get(op.name)
+        if fold is None or not isinstance(op, mlx.BinaryOp):
+            return
+        lhs, rhs = _constant_tensor(op.lhs), _constant_tensor(op.rhs)
+        if lhs is None or rhs is None or not lhs.dtype.is_floating_point:
+            return
+        import torch
+
+        result = getattr(torch, fold)(lhs, rhs).to(lhs.dtype)
+        if list(result.shape) != list(shape_of(op.result)):
+            return
+        folded = _constant_op(result, op.result.type)
+        if folded is not None:
+            rewriter.replace(op, folded)
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+
+class RemoveIdentityTranspose(RewritePattern):
+    """A transpose whose permutation is the identity, or that only reorders size-1
+    dims among themselves, is (a reshape to) its input."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.TransposeOp, rewriter: PatternRewriter) -> None:
+        perm = list(ints(op.axes))
+        if perm == sorted(perm):
+            rewriter.replace(op, [], [op.input])
+            return
+        shape = shape_of(op.input)
+        moved = [p for p in perm if shape[p] != 1]
+        if moved == sorted(moved) and DYNAMIC not in shape:
+            reshape = mlx.ReshapeOp(op.input, list(shape_of(op.result)), op.result.type)
+            reshape.location = op.location
+            rewriter.replace(op, reshape)
+
+
+class ComposeTransposes(RewritePattern):
+    """`transpose(transpose(x, p1), p2)` → `transpose(x, p1[p2])`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.TransposeOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, mlx.TransposeOp):
+            return
+        first, second = ints(inner.axes), ints(op.axes)
+        composed = [first[p] for p in second]
+        new = mlx.TransposeOp(inner.input, composed, op.result.type)
+        new.location = op.location
+        rewriter.replace(op, new)
+
+
+def _sizes_are_input_shape(value: SSAValue, sizes: Sequence[SSAValue | int]) -> bool:
+    """Whether a mixed size list spells `value`'s own shape (literals for static dims,
+    `mlx.dim value axis i` for dynamic ones)."""
+    shape = shape_of(value)
+    if len(sizes) != len(shape):
+        return False
+    for axis, (size, dim) in enumerate(zip(sizes, shape)):
+        if isinstance(size, int):
+            if size != dim:
+                return False
+        else:
+            owner = size.owner
+            if not (
+                isinstance(owner, mlx.DimOp)
+                and owner.input == value
+                and owner.axis.value.data % len(shape) == axis
+            ):
+                return False
+    return True
+
+
+class RemoveIdentityReshape(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.ShapedResultOp, rewriter: PatternRewriter) -> None:
+        if op.input.type != op.result.type:
+            return
+        if _sizes_are_input_shape(op.input, mixed_values(ints(op.static_shape), op.shape)):
+            rewriter.replace(op, [], [op.input])
+
+
+class ComposeReshapes(RewritePattern):
+    """`reshape(reshape(x))` → `reshape(x)` with the outer sizes."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.ReshapeOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, mlx.ReshapeOp):
+            return
+        # A dynamic outer size may be an `mlx.dim` of the inner result: that stays valid
+        # (the inner op stays alive for it); sizes are values, not positions.
+        sizes = mixed_values(ints(op.static_shape), op.shape)
+        new = mlx.ReshapeOp(inner.input, sizes, op.result.type)
+        new.location = op.location
+        rewriter.replace(op, new)
+
+
+class RemoveIdentitySlice(RewritePattern):
+    """A slice from 0 to each dim's size with step 1 is its input."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.SliceOp, rewriter: PatternRewriter) -> None:
+        if set(ints(op.strides)) - {1}:
+            return
+        starts = mixed_values(ints(op.static_start), op.start)
+        stops = mixed_values(ints(op.static_stop), op.stop)
+        if any(s != 0 for s in starts):
+            return
+        if _sizes_are_input_shape(op.input, stops) and op.input.type == op.result.type:
+            rewriter.replace(op, [], [op.input])
+
+
+# ---------------------------------------------------------------------------
+# Attention
+# ---------------------------------------------------------------------------
+
+
+def _scalar_dense(dtype: Attribute, value: float) -> DenseIntOrFPElementsAttr:
+    """A 0-d float literal of `dtype`."""
+    tensor_type = cast(Any, TensorType(dtype, []))
+    return DenseIntOrFPElementsAttr.from_list(tensor_type, [value])
+
+
+def _arange_from_zero(value: SSAValue) -> bool:
+    """`value` is `expand_dims(arange(0, n, 1))` (possibly cast): non-negative, starts at 0."""
+    owner = value.owner
+    while isinstance(owner, mlx.ExpandDimsOp | mlx.AstypeOp | mlx.ReshapeOp):
+        owner = owner.input.owner
+    return isinstance(owner, mlx.ArangeOp) and ints(owner.static_bounds)[0] == 0 and ints(
+        owner.static_bounds
+    )[2] == 1
+
+
+def _provably_nonempty_rows(mask: SSAValue) -> bool:
+    """A causal mask `cols <= rows` (or `rows >= cols`) over aranges from 0: every row
+    attends key 0."""
+    owner = mask.owner
+    if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.less_equal"):
+        cols, rows = owner.lhs, owner.rhs
+    elif (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.greater_equal"):
+        rows, cols = owner.lhs, owner.rhs
+    else:
+        return False
+    return (
+        _arange_from_zero(cols)
+        and _arange_from_zero(rows)
+        and rank_of(cols) >= 1
+        and shape_of(cols)[-1] != 1
+    )
+
+
+class ZeroFullyMaskedRows(RewritePattern):
+    """`zero_masked_rows` made explicit, or dropped where no row can be empty (a causal
+    mask built from aranges: every row attends key 0). Explicit, `sdpa(q, k, v, mask)`
+    becomes `where(any(attendable(mask), -1, keepdims), sdpa(...), 0)` without the
+    property: one mask feeds every layer, so after CSE one `any` serves them all."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.ScaledDotProductAttentionOp, rewriter: PatternRewriter) -> None:
+        mask = op.mask
+        if op.zero_masked_rows is None or mask is None:
+            return
+        plain_sdpa = op.clone()
+        del plain_sdpa.properties["zero_masked_rows"]
+        if _provably_nonempty_rows(mask):
+            rewriter.replace(op, [plain_sdpa])
+            return
+        dtype = dtype_of(op.result)
+        new_ops: list[Operation] = []
+        attendable = mask
+        mask_shape = list(shape_of(mask))
+        bool_type = TensorType(IntegerType(1), mask_shape)
+        if not _is_bool(dtype_of(mask)):
+            neg_inf = mlx.ConstantOp(_scalar_dense(dtype_of(mask), -math.inf))
+            greater = mlx.BINARY_OP_CLASSES["greater"].build(
+                operands=[mask, neg_inf.result], result_types=[bool_type]
+            )
+            new_ops += [neg_inf, greater]
+            attendable = greater.results[0]
+        any_shape = [*mask_shape[:-1], 1]
+        any_op = mlx.REDUCTION_OP_CLASSES["any"].build(
+            operands=[attendable],
+            result_types=[TensorType(IntegerType(1), any_shape)],
+            properties={"axes": int_array([len(mask_shape) - 1]), "keepdims": UnitAttr()},
+        )
+        zero = mlx.ConstantOp(_scalar_dense(dtype, 0.0))
+        where = mlx.WhereOp.build(
+            operands=[any_op.results[0], plain_sdpa.results[0], zero.result],
+            result_types=[op.result.type],
+        )
+        new_ops += [any_op, zero, plain_sdpa, where]
+        for new in new_ops:
+            new.location = op.location
+        rewriter.replace(op, new_ops, [where.results[0]])

@@ -1,0 +1,134 @@
+"""The one registration of mlxir's rewrite patterns on the `mlx` dialect.
+
+Each row names a pattern's pass, its class, the ops it rewrites and its stage. From
+this table come the ops' canonicalization traits (`canonicalize` rows), the
+`optimize-mlx` pass (`optimize-mlx` rows), one pass per pattern and `mlx-opt --help`.
+It imports nothing, so `--help` lists the passes without loading the dialects.
+
+Every pattern keeps the meaning of its input (docs/architecture.md). Canonicalization
+only simplifies; the optimizations fuse ops into MLX's fast kernels or rewrite weights
+and run as a stage of their own, after canonicalization has put the IR in the form
+they match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Stage = Literal["canonicalize", "optimize-mlx"]
+
+CANONICALIZE: Stage = "canonicalize"
+OPTIMIZE: Stage = "optimize-mlx"
+
+MODULES: dict[Stage, str] = {
+    CANONICALIZE: "mlxir.transforms.canonicalization.mlx",
+    OPTIMIZE: "mlxir.transforms.optimize_mlx",
+}
+"""Where each stage's pattern classes are defined."""
+
+_FOLDABLE_BINARY_OPS = (
+    "mlx.add",
+    "mlx.subtract",
+    "mlx.multiply",
+    "mlx.divide",
+    "mlx.maximum",
+    "mlx.minimum",
+)
+
+
+@dataclass(frozen=True)
+class PatternEntry:
+    pattern: str
+    """The pattern's class name, in its stage's module (`MODULES`)."""
+    ops: tuple[str, ...]
+    """The ops it rewrites: it is tried on these and no other."""
+    stage: Stage
+    summary: str
+
+
+PATTERNS: dict[str, PatternEntry] = {
+    "remove-identity-casts": PatternEntry(
+        "RemoveIdentityCast", ("mlx.astype",), CANONICALIZE, "astype(x, dtype(x)) -> x"
+    ),
+    "fold-lossless-casts": PatternEntry(
+        "FoldLosslessCastChain",
+        ("mlx.astype",),
+        CANONICALIZE,
+        "astype(astype(x, d1), d2) -> astype(x, d2) when x -> d1 is exact",
+    ),
+    "fold-constant-casts": PatternEntry(
+        "FoldConstantCast",
+        ("mlx.astype",),
+        CANONICALIZE,
+        "astype of a small constant -> a constant",
+    ),
+    "fold-constant-arithmetic": PatternEntry(
+        "FoldConstantArithmetic",
+        _FOLDABLE_BINARY_OPS,
+        CANONICALIZE,
+        "binary arithmetic on small float constants -> a constant",
+    ),
+    "remove-identity-transposes": PatternEntry(
+        "RemoveIdentityTranspose",
+        ("mlx.transpose",),
+        CANONICALIZE,
+        "identity transposes (or ones moving only size-1 dims) removed",
+    ),
+    "compose-transposes": PatternEntry(
+        "ComposeTransposes",
+        ("mlx.transpose",),
+        CANONICALIZE,
+        "transpose(transpose(x)) -> one transpose",
+    ),
+    "remove-identity-reshapes": PatternEntry(
+        "RemoveIdentityReshape",
+        ("mlx.reshape", "mlx.broadcast_to"),
+        CANONICALIZE,
+        "reshape/broadcast_to to the input's own shape removed",
+    ),
+    "compose-reshapes": PatternEntry(
+        "ComposeReshapes", ("mlx.reshape",), CANONICALIZE, "reshape(reshape(x)) -> one reshape"
+    ),
+    "remove-identity-slices": PatternEntry(
+        "RemoveIdentitySlice", ("mlx.slice",), CANONICALIZE, "a slice of the whole input removed"
+    ),
+    "zero-fully-masked-sdpa-rows": PatternEntry(
+        "ZeroFullyMaskedRows",
+        ("mlx.scaled_dot_product_attention",),
+        CANONICALIZE,
+        "SDPA zero_masked_rows made an explicit where(any(mask)) guard, or dropped where "
+        "no row can be empty",
+    ),
+    "unrepeat-kv": PatternEntry(
+        "UnrepeatKV",
+        ("mlx.scaled_dot_product_attention",),
+        OPTIMIZE,
+        "grouped-query attention on un-repeated K/V (HF's repeat_kv removed)",
+    ),
+    "fuse-rms-norm": PatternEntry(
+        "FuseRmsNorm",
+        ("mlx.multiply",),
+        OPTIMIZE,
+        "the RMSNorm decomposition times a weight -> mlx.rms_norm",
+    ),
+    "fuse-layer-norm": PatternEntry(
+        "FuseLayerNorm",
+        ("mlx.multiply", "mlx.divide"),
+        OPTIMIZE,
+        "the LayerNorm decomposition -> mlx.layer_norm",
+    ),
+    "fold-norm-affine": PatternEntry(
+        "FoldNormAffine",
+        ("mlx.multiply", "mlx.add"),
+        OPTIMIZE,
+        "norm(x) * w -> norm(x, w); layer_norm(x, w) + b -> layer_norm(x, w, b)",
+    ),
+    "fold-weight-transposes": PatternEntry(
+        "FoldWeightTranspose",
+        ("mlx.transpose",),
+        OPTIMIZE,
+        "transpose(weight) -> a weight whose payload is transposed at compile time",
+    ),
+}
+"""Pass name → its pattern."""

@@ -1,0 +1,94 @@
+"""Passes built from the pattern catalog (`transforms/catalog.py`): `optimize-mlx`,
+and each pattern as a pass of its own, so any subset runs alone:
+
+    mlx-opt model.mlir -p fold-lossless-casts,zero-fully-masked-sdpa-rows
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from mlxir.transforms.catalog import MODULES, OPTIMIZE, PATTERNS, Stage
+
+
+@dataclass(frozen=True)
+class OpDispatch(RewritePattern):
+    """Tries on an op only the patterns registered for its name, in order, until one
+    rewrites it: no op is matched against the patterns of other ops."""
+
+    patterns: Mapping[str, tuple[RewritePattern, ...]]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        for pattern in self.patterns.get(op.name, ()):
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
+def by_op(patterns: Iterable[tuple[tuple[str, ...], RewritePattern]]) -> dict[str, tuple[RewritePattern, ...]]:
+    """(ops, pattern) pairs → op name → its patterns, in the order given."""
+    table: dict[str, list[RewritePattern]] = {}
+    for ops, pattern in patterns:
+        for name in ops:
+            table.setdefault(name, []).append(pattern)
+    return {name: tuple(found) for name, found in table.items()}
+
+
+def pattern_class(pass_name: str) -> type[RewritePattern]:
+    entry = PATTERNS[pass_name]
+    return getattr(importlib.import_module(MODULES[entry.stage]), entry.pattern)
+
+
+@functools.cache
+def patterns_by_op(stage: Stage) -> dict[str, tuple[RewritePattern, ...]]:
+    """Op name → the patterns of `stage` that rewrite it (for `canonicalize`, what
+    `MlxCanonicalization` attaches to each op)."""
+    return by_op(
+        (entry.ops, pattern_class(name)())
+        for name, entry in PATTERNS.items()
+        if entry.stage == stage
+    )
+
+
+@dataclass(frozen=True)
+class PatternPass(ModulePass):
+    """Applies one rewrite pattern everywhere until nothing changes."""
+
+    name = "apply-pattern"
+    PASS_NAME: ClassVar[str]
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        entry = PATTERNS[self.PASS_NAME]
+        pattern = pattern_class(self.PASS_NAME)()
+        PatternRewriteWalker(OpDispatch(by_op([(entry.ops, pattern)]))).rewrite_module(op)
+
+
+def pattern_pass(name: str) -> type[ModulePass]:
+    cls = type(
+        "".join(part.capitalize() for part in name.split("-")) + "Pass",
+        (PatternPass,),
+        {"name": name, "PASS_NAME": name, "__doc__": PATTERNS[name].summary},
+    )
+    return dataclass(frozen=True)(cls)
+
+
+@dataclass(frozen=True)
+class OptimizeMlxPass(ModulePass):
+    """The optimizations of mlx IR, each also a pass of its own: norms fused into
+    MLX's fast kernels, grouped-query attention on un-repeated K/V, weight transposes
+    folded into the weights. Expects canonicalized IR."""
+
+    name = OPTIMIZE
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(OpDispatch(patterns_by_op(OPTIMIZE))).rewrite_module(op)
