@@ -76,3 +76,22 @@ func.func @mlx_untouched(%x: tensor<4xf32>, %n: index) -> (tensor<4xf32>, index)
   %m = arith.muli %n, %n : index
   func.return %b, %m : tensor<4xf32>, index
 }
+
+// Scalar operands become 0-d constants of the tensor's dtype (alpha scales the other
+// operand); the arith scalars they came from are consumed and erased.
+// CHECK-LABEL: func.func @scalars(%x: tensor<4xf16>, %i: tensor<4xi64>) -> (tensor<4xf16>, tensor<4xi64>) {
+// CHECK-NEXT:    %a = mlx.constant dense<2.500000e+00> : tensor<f16>
+// CHECK-NEXT:    %a_1 = mlx.multiply %x, %a : tensor<4xf16>, tensor<f16> -> tensor<4xf16>
+// CHECK-NEXT:    %b = mlx.constant dense<3> : tensor<i64>
+// CHECK-NEXT:    %b_1 = mlx.constant dense<2> : tensor<i64>
+// CHECK-NEXT:    %b_2 = mlx.multiply %b, %b_1 : tensor<i64>, tensor<i64> -> tensor<i64>
+// CHECK-NEXT:    %b_3 = mlx.subtract %i, %b_2 : tensor<4xi64>, tensor<i64> -> tensor<4xi64>
+// CHECK-NEXT:    func.return %a_1, %b_3 : tensor<4xf16>, tensor<4xi64>
+// CHECK-NEXT:  }
+func.func @scalars(%x: tensor<4xf16>, %i: tensor<4xi64>) -> (tensor<4xf16>, tensor<4xi64>) {
+  %c = arith.constant 2.500000e+00 : f64
+  %a = aten.mul %x, %c : tensor<4xf16>, f64 -> tensor<4xf16>
+  %k = arith.constant 3 : i64
+  %b = aten.sub %i, %k alpha 2.000000e+00 : tensor<4xi64>, i64 -> tensor<4xi64>
+  func.return %a, %b : tensor<4xf16>, tensor<4xi64>
+}

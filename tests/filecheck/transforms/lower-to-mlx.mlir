@@ -1,5 +1,5 @@
-// lower-to-mlx: the default pipeline, convert-aten-to-mlx then canonicalize, cse and dce,
-// as one pass.
+// lower-to-mlx: the default pipeline, convert-aten-to-mlx then canonicalize, optimize-mlx,
+// cse and dce, as one pass.
 // RUN: mlx-opt %s -p lower-to-mlx | filecheck %s
 
 // HF's RMSNorm, written in aten ops with its casts, ends as one mlx.rms_norm in bf16
