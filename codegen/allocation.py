@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from mlxir.codegen import dtypes
+from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
 from mlxir.dialects.common import DYNAMIC
 

@@ -38,7 +38,6 @@ import numpy as np
 from flatbuffers.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -52,7 +51,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 from xdsl.parser import Parser
 
-from mlxir.codegen import dtypes
+from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.fb import (
     DenseValue,
@@ -68,6 +67,7 @@ from mlxir.codegen.fb import (
 )
 from mlxir.codegen.fb.AttrValue import AttrValue
 from mlxir.codegen.flatbuffer import Table
+from mlxir.weights import dense_attr, dense_data
 
 PropValue = int | float | str | bool | tuple[int, ...] | tuple[float, ...] | np.ndarray | Attribute
 """What an instruction's property looks like to the runtime."""
@@ -133,32 +133,6 @@ class Writer:
 # ---------------------------------------------------------------------------
 # Payload bytes
 # ---------------------------------------------------------------------------
-
-
-def element_bytes(array: np.ndarray, dtype: dtypes.DType) -> bytes:
-    """The payload bytes of `array` for `dtype`: little-endian, C order, bools as 0/1."""
-    if dtype.name == "bool":
-        array = array != 0
-    return np.ascontiguousarray(array, dtype=dtype.numpy).tobytes()
-
-
-def dense_data(attr: DenseIntOrFPElementsAttr, dtype: dtypes.DType) -> bytes:
-    """The payload bytes of an inline `dense<...>` value (xDSL stores `true` as 0xFF)."""
-    raw = attr.data.data
-    if dtype.name == "bool":
-        return (np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8).tobytes()
-    return raw
-
-
-def dense_attr(
-    array: np.ndarray, dtype: dtypes.DType, shape: tuple[int, ...]
-) -> DenseIntOrFPElementsAttr:
-    """The `dense<...>` attribute holding `array` (the inverse of `dense_data`)."""
-    raw = array.tobytes()
-    if dtype.name == "bool":
-        raw = ((np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8) * 0xFF).tobytes()
-    type_: Any = TensorType(dtype.ir, shape)
-    return DenseIntOrFPElementsAttr(type_, BytesAttr(raw))
 
 
 def payload_array(

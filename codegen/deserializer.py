@@ -1,10 +1,9 @@
-"""`.mlxfb` bytes → mlx IR (and payloads), so `mlx-opt model.mlxfb` prints a program."""
+"""`.mlxfb` bytes → mlx IR with its weights, so `mlx-opt model.mlxfb` prints a program."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -20,7 +19,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 
-from mlxir.codegen import dtypes
+from mlxir import dtypes
 from mlxir.codegen.attributes import rebuild
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.ops import INPUT_DIMS_ATTR, SYMBOL_RANGES_ATTR
@@ -28,15 +27,13 @@ from mlxir.codegen.program import ProgramInfo, SlotInfo, read_program
 from mlxir.codegen.signature import SIGNATURE_ATTR
 from mlxir.dialects.common import DYNAMIC, int_array
 from mlxir.dialects.mlx import GlobalOp, LoadStateOp, WeightOp
+from mlxir.weights import dense_attr
 
 
-def deserialize(
-    data: bytes | bytearray | memoryview | Any, ctx: Context | None = None
-) -> tuple[ModuleOp, dict[str, np.ndarray]]:
-    """The mlx IR of a program and its payloads (global name → read-only array view;
-    bfloat16 as `uint16` raw bits). `serialize(*deserialize(data)) == data` for every
-    program `serialize` wrote. Raises `ProgramError` when `data` is not a valid program
-    or does not form valid IR."""
+def deserialize(data: bytes | bytearray | memoryview | Any, ctx: Context | None = None) -> ModuleOp:
+    """The mlx IR of a program, each global holding its payload as its `dense<...>`
+    value. `serialize(deserialize(data)) == data` for every program `serialize` wrote.
+    Raises `ProgramError` when `data` is not a valid program or does not form valid IR."""
     info = read_program(data)
     if ctx is None:
         from mlxir.context import register_dialects
@@ -44,8 +41,15 @@ def deserialize(
         ctx = Context()
         register_dialects(ctx)
     module = module_of(info, ctx)
-    payloads = {g.name: info.constants[g.slot] for g in info.globals}
-    return module, payloads
+    slots = {g.name: g.slot for g in info.globals}
+    for op in module.ops:
+        if isinstance(op, GlobalOp):
+            dtype = dtypes.of_ir(op.type.get_element_type())
+            assert dtype is not None  # read_program checked every global's type
+            op.properties["value"] = dense_attr(
+                info.constants[slots[op.sym_name.data]], dtype, tuple(op.type.get_shape())
+            )
+    return module
 
 
 def module_of(info: ProgramInfo, ctx: Context | None = None) -> ModuleOp:

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from mlxir.codegen import dtypes
+from mlxir import dtypes
 from mlxir.codegen.attributes import (
     PAYLOAD_ALIGNMENT,
     AttrRecord,

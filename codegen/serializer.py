@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 from flatbuffers.builder import Builder
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -21,13 +20,11 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from mlxir.codegen import dtypes
+from mlxir import dtypes
 from mlxir.codegen.allocation import CONSTANT, STATE, SlotSpec, allocate, slot_type
 from mlxir.codegen.attributes import (
     PAYLOAD_ALIGNMENT,
     Writer,
-    dense_data,
-    element_bytes,
     encode_dict,
 )
 from mlxir.codegen.errors import ProgramError
@@ -55,6 +52,7 @@ from mlxir.codegen.ops import (
 )
 from mlxir.codegen.signature import SIGNATURE_ATTR, Signature
 from mlxir.dialects.mlx import GlobalOp
+from mlxir.weights import WeightError, checked_array, dense_data, element_bytes
 
 Payload = Any
 """A `torch.Tensor` or `numpy.ndarray` (a bfloat16 global also takes `uint16` raw bits)."""
@@ -79,8 +77,9 @@ def serialize(
 ) -> bytes:
     """The `.mlxfb` program of `module`: its `mlx.global`s and its one function.
 
-    `payloads` maps global names to their values; a global without one uses its inline
-    `dense<...>` value. The function's body may hold `mlx` ops, the `arith` ops of
+    A global's payload is its `dense<...>` value in the IR; `payloads` gives those of
+    globals that hold none (name → torch tensor or numpy array; both at once is an
+    error). The function's body may hold `mlx` ops, the `arith` ops of
     `PROGRAM_ARITH_OPS` on `index`/`i64`/`i1` values and `func.return`. The same module
     and payloads always give the same bytes. Raises `ProgramError` for IR the format
     cannot hold."""
@@ -303,8 +302,17 @@ class _Serializer:
         dtype = dtypes.of_ir(type_.get_element_type())
         assert dtype is not None
         shape = tuple(type_.get_shape())
+        if name in self.payloads and isinstance(g.value, DenseIntOrFPElementsAttr):
+            raise ProgramError(
+                f"global @{name} has a value in the IR and a payload given beside it: "
+                "give one"
+            )
         if name in self.payloads:
-            data = payload_bytes(self.payloads[name], dtype, shape, f"payload of @{name}")
+            what = f"payload of @{name}"
+            try:
+                data = element_bytes(checked_array(self.payloads[name], dtype, shape, what), dtype)
+            except WeightError as error:
+                raise ProgramError(str(error)) from None
         elif isinstance(g.value, DenseIntOrFPElementsAttr):
             data = dense_data(g.value, dtype)
         else:
@@ -374,36 +382,3 @@ def _where(op: Operation) -> str:
     if isinstance(loc, FileLineColLoc):
         return f" (at {loc.filename.data}:{loc.line.data}:{loc.column.data})"
     return ""
-
-
-def payload_bytes(value: Payload, dtype: dtypes.DType, shape: tuple[int, ...], what: str) -> bytes:
-    """The segment bytes of a global's payload, checked against its dtype and shape."""
-    array = _as_numpy(value, what)
-    got = array.dtype.name
-    if dtype.name == "bfloat16" and got in ("uint16", "bfloat16"):
-        array = array.view(np.uint16) if got == "bfloat16" else array
-    elif got != dtype.name:
-        raise ProgramError(f"{what}: element type {got} does not match the global's {dtype.name}")
-    if tuple(array.shape) != shape:
-        raise ProgramError(
-            f"{what}: shape {list(array.shape)} does not match the global's {list(shape)}"
-        )
-    return element_bytes(array, dtype)
-
-
-def _as_numpy(value: Payload, what: str) -> np.ndarray:
-    if isinstance(value, np.ndarray):
-        return value
-    if type(value).__module__.split(".")[0] == "torch":
-        import torch
-
-        if isinstance(value, torch.Tensor):
-            tensor = value.detach().to("cpu").contiguous()
-            if tensor.dtype == torch.bfloat16:
-                return tensor.view(torch.int16).numpy().view(np.uint16)
-            return tensor.numpy()
-    if isinstance(value, np.generic):
-        return np.asarray(value)
-    raise ProgramError(
-        f"{what}: expected a torch.Tensor or numpy.ndarray, got {type(value).__name__}"
-    )

@@ -3,17 +3,15 @@
     mlx-opt model.mlir -t mlx-fb -o model.mlxfb   # serialize (binary, so -o or a pipe)
     mlx-opt model.mlxfb                           # print a program as mlx IR
 
-A program's payloads travel beside its IR: reading a `.mlxfb` keeps them in the
-driver (`MlxfbSession`) for the `mlx-fb` target to write back; a module imported from
-torch.export has them in `payloads_of(module)`; from text, a global's payload is its
-inline `dense<...>` value.
+A program's weights travel in its IR, each global's as its `dense<...>` value
+(`mlxir/weights.py`): reading a `.mlxfb` puts them there, the `mlx-fb` target writes
+them, and the printed IR holds them.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
-from typing import IO, Any
+from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -29,27 +27,16 @@ TARGET = "mlx-fb"
 
 
 class MlxfbSession:
-    """The payloads of the program being processed, from frontend to target."""
-
-    def __init__(self) -> None:
-        self.payloads: Mapping[str, Any] = {}
+    """Reads and writes programs for `mlx-opt`; the weights travel in the IR."""
 
     def parse(self, ctx: Context, stream: IO[bytes], input_name: str) -> ModuleOp:
         try:
-            module, payloads = deserialize(stream.read(), ctx)
+            return deserialize(stream.read(), ctx)
         except ProgramError as error:
             raise ProgramError(f"{input_name}: {error}") from None
-        self.payloads = payloads
-        return module
 
     def emit(self, module: ModuleOp) -> bytes:
-        payloads = dict(self.payloads)
-        # A module imported from torch.export keeps its tensors beside it; look them up
-        # only when the importer is loaded (so reading .mlir never imports torch).
-        importer = sys.modules.get("mlxir.conversions.torch_to_aten")
-        if importer is not None:
-            payloads.update(importer.payloads_of(module))
-        return serialize(module, payloads)
+        return serialize(module)
 
 
 class BinaryOutput:

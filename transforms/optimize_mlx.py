@@ -7,18 +7,26 @@ float tolerance of MLX's kernel).
 
 from __future__ import annotations
 
-import sys
-from typing import Any
+from typing import cast
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, Float64Type, FloatAttr, ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
+    Float64Type,
+    FloatAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import Pure, SymbolTable
 
+from mlxir import dtypes
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, is_float, rank_of, shape_of
 from mlxir.transforms.canonicalization.mlx import _constant_tensor
+from mlxir.weights import array_of, dense_attr
 
 
 def _unrepeated_heads(value: SSAValue) -> SSAValue | None:
@@ -281,24 +289,22 @@ class FoldNormAffine(RewritePattern):
 
 
 class FoldWeightTranspose(RewritePattern):
-    """`transpose(weight @w)` → `weight @w'` with the payload transposed at compile time,
-    when every read of `@w` is transposed the same way (the `linear` lowering's
-    `w.T`). Needs the payload beside the module (`payloads_of`); skipped otherwise."""
+    """`transpose(weight @w)` → `weight @w'`, where `@w`'s value in the IR is transposed
+    at compile time, when every read of `@w` is transposed the same way (the `linear`
+    lowering's `w.T`). A global without a value in the IR is left alone."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: mlx.TransposeOp, rewriter: PatternRewriter) -> None:
         weight = op.input.owner
         if not isinstance(weight, mlx.WeightOp):
             return
-        module = op.get_toplevel_object()
-        if not isinstance(module, ModuleOp):
-            return
-        payloads = _payloads(module)
-        name = weight.global_name.root_reference.data
         target = SymbolTable.lookup_symbol(op, weight.global_name)
-        if payloads is None or name not in payloads or not isinstance(target, mlx.GlobalOp):
+        if not isinstance(target, mlx.GlobalOp) or not isinstance(
+            target.value, DenseIntOrFPElementsAttr
+        ):
             return
-        if target.value is not None:
+        module = target.parent_op()
+        if not isinstance(module, ModuleOp):
             return
         perm = list(ints(op.axes))
         reads = [
@@ -311,10 +317,15 @@ class FoldWeightTranspose(RewritePattern):
                 isinstance(u, mlx.TransposeOp) and list(ints(u.axes)) == perm for u in users
             ):
                 return
-        payloads[name] = payloads[name].permute(*perm).contiguous()
-        new_type = op.result.type
-        target.properties["type"] = new_type
-        rewriter.notify_op_modified(target)
+        new_type = cast(TensorType[Attribute], op.result.type)
+        transposed = array_of(target.value).transpose(perm)
+        dtype = dtypes.of_ir(new_type.get_element_type())
+        assert dtype is not None  # the global's value had this element type
+        folded = mlx.GlobalOp(target.sym_name.data, new_type, target.kind.data)
+        folded.properties["value"] = dense_attr(transposed, dtype, tuple(new_type.get_shape()))
+        folded.attributes.update(target.attributes)
+        folded.location = target.location
+        rewriter.replace(target, folded, [])
         for read in reads:
             replacement = mlx.WeightOp.build(
                 properties={"global_name": read.global_name}, result_types=[new_type]
@@ -324,14 +335,3 @@ class FoldWeightTranspose(RewritePattern):
             for use in list(read.result.uses):
                 rewriter.replace(use.operation, [], [replacement.results[0]])
             rewriter.erase(read)
-
-
-def _payloads(module: Operation) -> dict[str, Any] | None:
-    """The payload dict the importer keeps beside a module, if the importer is loaded."""
-    importer = sys.modules.get("mlxir.conversions.torch_to_aten")
-    if importer is None or not isinstance(module, ModuleOp):
-        return None
-    payloads = importer.payloads_of(module)
-    return payloads if payloads else None
-
-

@@ -156,10 +156,13 @@ def _ir_mutation(data: bytes, kind: int, a: int, b: int) -> bytes | None:
     )
     from xdsl.dialects.func import FuncOp, ReturnOp
 
-    from mlxir.codegen import ProgramError, deserialize, dtypes, serialize
+    from mlxir import dtypes
+    from mlxir.codegen import ProgramError, deserialize, serialize
+    from mlxir.dialects.mlx import GlobalOp
+    from mlxir.weights import dense_of, weights_of
 
     try:
-        module, payloads = deserialize(data)
+        module = deserialize(data)
     except ProgramError:
         return None
     func = next(op for op in module.ops if isinstance(op, FuncOp))
@@ -233,11 +236,16 @@ def _ir_mutation(data: bytes, kind: int, a: int, b: int) -> bytes | None:
         else:
             return None
     elif kind == 4:  # a constant's values set to extremes (indices out of range, NaN)
-        names = [n for n, v in payloads.items() if v.size]
-        if not names:
+        globals_ = {
+            g.sym_name.data: g
+            for g in module.ops
+            if isinstance(g, GlobalOp) and g.value is not None and 0 not in g.type.get_shape()
+        }
+        if not globals_:
             return None
-        name = rng.choice(names)
-        array = np.array(payloads[name])
+        name = rng.choice(sorted(globals_))
+        target = globals_[name]
+        array = np.array(weights_of(module)[name])
         flat = array.reshape(-1)
         for _ in range(1 + rng.randrange(3)):
             i = rng.randrange(flat.size)
@@ -248,9 +256,9 @@ def _ir_mutation(data: bytes, kind: int, a: int, b: int) -> bytes | None:
                 flat[i] = not flat[i]
             else:
                 flat[i] = rng.choice(FLOATS)
-        payloads = {**payloads, name: array}
+        target.properties["value"] = dense_of(array, target.type, name)
     try:
-        return serialize(module, payloads, verify=False)
+        return serialize(module, verify=False)
     except Exception:  # the serializer takes compiler output, not lies: skip this one
         return None
 

@@ -1,25 +1,21 @@
-// fold-weight-transposes: transpose(weight @w) -> a weight @w whose payload is transposed
-// at compile time, when every read of @w is transposed the same way (the linear
-// lowering's w.T).
-//
-// The positive case needs the weights in the IR: the pattern transposes the payload that
-// the importer keeps beside the module it imported (`payloads_of`), and a module parsed
-// from text has none, so from a text file the pass can never fire. Until the weights
-// move into the IR, this file holds only cases that must stay as they are, the last
-// three of which stay for a reason of their own, payload or not.
+// fold-weight-transposes: transpose(weight @w) -> a weight @w whose value in the IR is
+// transposed at compile time, when every read of @w is transposed the same way (the
+// linear lowering's w.T). A global without a value in the IR is left alone.
 // RUN: mlx-opt %s -p fold-weight-transposes | filecheck %s
 
-// Globals are left as they are (no payload to transpose).
+// Globals without a value are left as they are; those with one are transposed in place.
 // CHECK: mlx.global @fc.weight "parameter" : tensor<16x8xf32>
 // CHECK-NEXT: mlx.global @embed.weight "parameter" : tensor<16x8xf32>
 // CHECK-NEXT: mlx.global @qk.weight "parameter" : tensor<2x3x4xf32>
-// CHECK-NEXT: mlx.global @inline.weight "constant" : tensor<2x3xf32> = dense<[[1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK-NEXT: mlx.global @inline.weight "constant" : tensor<3x2xf32> = dense<{{\[}}[1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-NEXT: mlx.global @batched.weight "parameter" : tensor<1x2x2xf32> = dense<{{\[\[}}[1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]]> : tensor<1x2x2xf32>
 mlx.global @fc.weight "parameter" : tensor<16x8xf32>
 mlx.global @embed.weight "parameter" : tensor<16x8xf32>
 mlx.global @qk.weight "parameter" : tensor<2x3x4xf32>
 mlx.global @inline.weight "constant" : tensor<2x3xf32> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+mlx.global @batched.weight "parameter" : tensor<1x2x2xf32> = dense<[[[1.0, 2.0], [3.0, 4.0]]]> : tensor<1x2x2xf32>
 
-// Kept, for want of a payload only: every read of @fc.weight is transposed by [1, 0].
+// Kept, for want of a value only: every read of @fc.weight is transposed by [1, 0].
 // CHECK-LABEL: func.func @linear(%x: tensor<4x8xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
 // CHECK-NEXT:    %w = mlx.weight @fc.weight : tensor<16x8xf32>
 // CHECK-NEXT:    %wt = mlx.transpose %w [1, 0] : tensor<16x8xf32> -> tensor<8x16xf32>
@@ -71,16 +67,31 @@ func.func @two_permutations(%x: tensor<3x2x4xf32>) -> (tensor<3x2x4xf32>, tensor
   func.return %a, %b : tensor<3x2x4xf32>, tensor<4x3x2xf32>
 }
 
-// Kept: the global carries its value inline.
+// Folded: the global's value is transposed, and the read has the transposed type.
 // CHECK-LABEL: func.func @inline_value() -> tensor<3x2xf32> {
-// CHECK-NEXT:    %w = mlx.weight @inline.weight : tensor<2x3xf32>
-// CHECK-NEXT:    %wt = mlx.transpose %w [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+// CHECK-NEXT:    %wt = mlx.weight @inline.weight : tensor<3x2xf32>
 // CHECK-NEXT:    func.return %wt : tensor<3x2xf32>
 // CHECK-NEXT:  }
 func.func @inline_value() -> tensor<3x2xf32> {
   %w = mlx.weight @inline.weight : tensor<2x3xf32>
   %wt = mlx.transpose %w [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
   func.return %wt : tensor<3x2xf32>
+}
+
+// Folded: two reads, each transposed by [0, 2, 1], share one transposed value.
+// CHECK-LABEL: func.func @two_reads(%x: tensor<1x2x2xf32>) -> tensor<1x2x2xf32> {
+// CHECK-NEXT:    %a = mlx.weight @batched.weight : tensor<1x2x2xf32>
+// CHECK-NEXT:    %b = mlx.weight @batched.weight : tensor<1x2x2xf32>
+// CHECK-NEXT:    %s = mlx.add %a, %b : tensor<1x2x2xf32>, tensor<1x2x2xf32> -> tensor<1x2x2xf32>
+// CHECK-NEXT:    func.return %s : tensor<1x2x2xf32>
+// CHECK-NEXT:  }
+func.func @two_reads(%x: tensor<1x2x2xf32>) -> tensor<1x2x2xf32> {
+  %a0 = mlx.weight @batched.weight : tensor<1x2x2xf32>
+  %a = mlx.transpose %a0 [0, 2, 1] : tensor<1x2x2xf32> -> tensor<1x2x2xf32>
+  %b0 = mlx.weight @batched.weight : tensor<1x2x2xf32>
+  %b = mlx.transpose %b0 [0, 2, 1] : tensor<1x2x2xf32> -> tensor<1x2x2xf32>
+  %s = mlx.add %a, %b : tensor<1x2x2xf32>, tensor<1x2x2xf32> -> tensor<1x2x2xf32>
+  func.return %s : tensor<1x2x2xf32>
 }
 
 // Kept: a transpose of an argument, not of a weight.
