@@ -17,15 +17,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from mlxir.codegen.fb.DType import DType as FbDType
-
 
 @dataclass(frozen=True)
 class DType:
     """One element type."""
 
     code: int
-    """The schema's `DType` enum value."""
+    """The program format's `DType` enum value (`codegen/schema.fbs`; a test checks
+    each against the generated bindings, which this core module does not import)."""
     name: str
     """The name the runtime sees: "float32", "bfloat16", "bool", "int64", "index", ..."""
     numpy: np.dtype
@@ -44,20 +43,20 @@ def _dtype(code: int, name: str, numpy: str, ir: Attribute) -> DType:
 
 
 DTYPES: tuple[DType, ...] = (
-    _dtype(FbDType.Bool, "bool", "bool", IntegerType(1)),
-    _dtype(FbDType.Uint8, "uint8", "u1", IntegerType(8, Signedness.UNSIGNED)),
-    _dtype(FbDType.Uint16, "uint16", "u2", IntegerType(16, Signedness.UNSIGNED)),
-    _dtype(FbDType.Uint32, "uint32", "u4", IntegerType(32, Signedness.UNSIGNED)),
-    _dtype(FbDType.Uint64, "uint64", "u8", IntegerType(64, Signedness.UNSIGNED)),
-    _dtype(FbDType.Int8, "int8", "i1", IntegerType(8)),
-    _dtype(FbDType.Int16, "int16", "i2", IntegerType(16)),
-    _dtype(FbDType.Int32, "int32", "i4", IntegerType(32)),
-    _dtype(FbDType.Int64, "int64", "i8", IntegerType(64)),
-    _dtype(FbDType.Float16, "float16", "f2", Float16Type()),
-    _dtype(FbDType.BFloat16, "bfloat16", "u2", BFloat16Type()),
-    _dtype(FbDType.Float32, "float32", "f4", Float32Type()),
-    _dtype(FbDType.Float64, "float64", "f8", Float64Type()),
-    _dtype(FbDType.Index, "index", "i8", IndexType()),
+    _dtype(1, "bool", "bool", IntegerType(1)),
+    _dtype(2, "uint8", "u1", IntegerType(8, Signedness.UNSIGNED)),
+    _dtype(3, "uint16", "u2", IntegerType(16, Signedness.UNSIGNED)),
+    _dtype(4, "uint32", "u4", IntegerType(32, Signedness.UNSIGNED)),
+    _dtype(5, "uint64", "u8", IntegerType(64, Signedness.UNSIGNED)),
+    _dtype(6, "int8", "i1", IntegerType(8)),
+    _dtype(7, "int16", "i2", IntegerType(16)),
+    _dtype(8, "int32", "i4", IntegerType(32)),
+    _dtype(9, "int64", "i8", IntegerType(64)),
+    _dtype(10, "float16", "f2", Float16Type()),
+    _dtype(11, "bfloat16", "u2", BFloat16Type()),
+    _dtype(12, "float32", "f4", Float32Type()),
+    _dtype(13, "float64", "f8", Float64Type()),
+    _dtype(14, "index", "i8", IndexType()),
 )
 
 BY_CODE: dict[int, DType] = {d.code: d for d in DTYPES}

@@ -1,0 +1,96 @@
+"""Weights in the IR: tensors and arrays become a global's dense value and come back
+unchanged, and a module prints with its weights and parses back the same.
+
+The reference for the printed form is xDSL's own printer: mlxir's faster printing of
+large dense values (`xdsl_fixes.py`) must print exactly what xDSL prints.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from mlxir import dtypes, xdsl_fixes
+from mlxir.context import make_context
+from mlxir.dialects.mlx import GlobalOp
+from mlxir.weights import WeightError, array_of, dense_of, weights_of
+
+TORCH_DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int8, torch.uint8, torch.bool]
+
+
+def _tensor(dtype: torch.dtype, shape: tuple[int, ...], seed: int) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.rand(shape, generator=generator) > 0.5
+    if dtype.is_floating_point:
+        return (torch.randn(shape, generator=generator) * 100).to(dtype)
+    info = torch.iinfo(dtype)
+    return torch.randint(max(info.min, -1000), min(info.max, 1000), shape, generator=generator, dtype=dtype)
+
+
+def _type_of(tensor: torch.Tensor) -> TensorType:
+    name = str(tensor.dtype).removeprefix("torch.")
+    return TensorType(dtypes.BY_NAME[name].ir, tensor.shape)
+
+
+@pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
+def test_tensor_round_trips_through_a_dense_value(dtype: torch.dtype) -> None:
+    tensor = _tensor(dtype, (3, 5), 0)
+    attr = dense_of(tensor, _type_of(tensor), "w")
+    back = array_of(attr)
+    if dtype == torch.bfloat16:
+        assert back.dtype == np.uint16
+        assert np.array_equal(back, tensor.view(torch.int16).numpy().view(np.uint16))
+    else:
+        assert np.array_equal(back, tensor.numpy())
+
+
+def test_a_value_of_another_type_or_shape_is_refused() -> None:
+    tensor = torch.zeros(2, 3)
+    with pytest.raises(WeightError, match="element type float16 does not match the global's float32"):
+        dense_of(tensor.half(), _type_of(tensor), "w")
+    with pytest.raises(WeightError, match=r"shape \[3, 2\] does not match the global's \[2, 3\]"):
+        dense_of(tensor.T.contiguous(), _type_of(tensor), "w")
+
+
+def _printed(attr: DenseIntOrFPElementsAttr) -> str:
+    from io import StringIO
+
+    stream = StringIO()
+    Printer(stream=stream).print_attribute(attr)
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("dtype", TORCH_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(7,), (101,), (4, 40), (0, 3)], ids=str)
+def test_fast_printing_prints_what_xdsl_prints(dtype: torch.dtype, shape: tuple[int, ...]) -> None:
+    xdsl_fixes.apply()
+    tensor = _tensor(dtype, shape, 1)
+    for value in (tensor, torch.zeros_like(tensor)):  # random and splat
+        attr = dense_of(value, _type_of(value), "w")
+        ours = _printed(attr)
+        original = xdsl_fixes._ORIGINAL_PRINT[0]
+        try:
+            DenseIntOrFPElementsAttr.print_without_type = original  # type: ignore[method-assign]
+            theirs = _printed(attr)
+        finally:
+            DenseIntOrFPElementsAttr.print_without_type = xdsl_fixes._print_dense_without_type  # type: ignore[method-assign]
+        assert ours == theirs
+
+
+def test_a_module_prints_with_its_weights_and_parses_back() -> None:
+    globals_ = []
+    for i, dtype in enumerate(TORCH_DTYPES):
+        tensor = _tensor(dtype, (3, 50), i)
+        op = GlobalOp(f"w{i}", _type_of(tensor), "parameter")
+        op.properties["value"] = dense_of(tensor, _type_of(tensor), f"w{i}")
+        globals_.append(op)
+    module = ModuleOp(globals_)
+    parsed = Parser(make_context(), str(module)).parse_module()
+    assert parsed.is_structurally_equivalent(module)
+    for name, array in weights_of(module).items():
+        assert np.array_equal(weights_of(parsed)[name], array)
