@@ -805,3 +805,14 @@ def test_mlx_opt_pipes_programs(tmp_path: Path, program: bytes) -> None:
         check=True,
     )
     assert result.stdout == program
+
+
+def test_dtype_codes_are_the_schemas() -> None:
+    """The core dtype table (`mlxir/dtypes.py`) repeats the schema's `DType` codes
+    without importing the bindings: each must be the generated enum's."""
+    from mlxir import dtypes
+    from mlxir.codegen.fb.DType import DType as FbDType
+
+    schema = {name: value for name, value in vars(FbDType).items() if not name.startswith("_")}
+    by_name = {name.lower(): value for name, value in schema.items() if name != "Invalid"}
+    assert {d.name: d.code for d in dtypes.DTYPES} == by_name
