@@ -1,36 +1,51 @@
-"""The importer: `torch.export.ExportedProgram` → `aten`-level IR (see `program`)."""
+"""The importer: `torch.export.ExportedProgram` → `aten`-level IR (`import_program`).
 
-from mlxir.conversions.torch_to_aten.program import (
-    COPY_FORMS,
+`core` holds what the modules share (types, locations, the import state, arguments read
+by schema name); each op family (`elementwise`, `reduction`, `shape`, `indexing`,
+`linalg`, `nn`, `creation`, `symbolic`) holds its handlers and their table; `program`
+merges the tables into `IMPORTERS` and imports a whole program.
+"""
+
+from mlxir.conversions.torch_to_aten.core import (
     DTYPES,
-    IMPORTERS,
-    NATIVE_OPS,
+    Arguments,
+    Handler,
     ImportError_,
     ImportState,
     UnsupportedDtypeError,
     UnsupportedOpsError,
-    _dropped,
-    _handler_for,
-    _identity,
     _target_name,
     _type_of_node,
-    _unsupported_because,
-    decomposition_table,
+    arguments_of,
     describe_location,
     element_type,
-    import_program,
     location_of,
     packet_name,
-    payloads_of,
-    signature_of,
+    tensor_type_of,
     torch_overload,
 )
+from mlxir.conversions.torch_to_aten.decompositions import NATIVE_OPS, decomposition_table
+from mlxir.conversions.torch_to_aten.program import (
+    IMPORTERS,
+    UNSUPPORTED_BECAUSE,
+    _handler_for,
+    _unsupported_because,
+    import_program,
+    payloads_of,
+    signature_of,
+)
+from mlxir.conversions.torch_to_aten.shape import COPY_FORMS, _identity
+from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_IMPORTERS, _dropped
 
 __all__ = [
     "COPY_FORMS",
     "DTYPES",
     "IMPORTERS",
     "NATIVE_OPS",
+    "SYMBOLIC_IMPORTERS",
+    "UNSUPPORTED_BECAUSE",
+    "Arguments",
+    "Handler",
     "ImportError_",
     "ImportState",
     "UnsupportedDtypeError",
@@ -41,6 +56,7 @@ __all__ = [
     "_target_name",
     "_type_of_node",
     "_unsupported_because",
+    "arguments_of",
     "decomposition_table",
     "describe_location",
     "element_type",
@@ -49,5 +65,6 @@ __all__ = [
     "packet_name",
     "payloads_of",
     "signature_of",
+    "tensor_type_of",
     "torch_overload",
 ]

@@ -1,0 +1,157 @@
+"""Linear algebra and windows: matmul, mm, bmm, addmm, linear, convolution, pooling."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from torch.fx import Node
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import IRDLOperation
+
+from mlxir.conversions.torch_to_aten.core import (
+    Handler,
+    ImportState,
+    _type_of_node,
+    arguments_of,
+    f64_attr,
+    first_value,
+    has_several_results,
+    i64_attr,
+    props,
+    tensor_type_of,
+    unit_attr,
+)
+from mlxir.dialects import aten
+from mlxir.dialects.common import int_array
+
+
+def _product(op_cls: type[IRDLOperation], other: str) -> Handler:
+    """`op(self, other)`: a matrix product, its right operand named `other` in the schema."""
+
+    def handle(state: ImportState, node: Node) -> Operation:
+        args = arguments_of(node)
+        return op_cls.build(
+            operands=[state.value(args["self"]), state.value(args[other])],
+            result_types=[_type_of_node(node)],
+        )
+
+    return handle
+
+
+def _addmm(state: ImportState, node: Node) -> Operation:
+    args = arguments_of(node)
+    beta, alpha = args["beta"], args["alpha"]
+    return aten.AddmmOp.build(
+        operands=[state.value(args[name]) for name in ("self", "mat1", "mat2")],
+        result_types=[_type_of_node(node)],
+        properties=props(
+            beta=f64_attr(beta) if beta != 1 else None, alpha=f64_attr(alpha) if alpha != 1 else None
+        ),
+    )
+
+
+def _linear(state: ImportState, node: Node) -> Operation:
+    args = arguments_of(node)
+    operands: list[SSAValue | list[SSAValue]] = [
+        state.value(args["input"]),
+        state.value(args["weight"]),
+        state.optional_value(args["bias"]),
+    ]
+    return aten.LinearOp.build(operands=operands, result_types=[_type_of_node(node)])
+
+
+def _convolution(state: ImportState, node: Node) -> Operation:
+    args = arguments_of(node)
+    output_padding = args["output_padding"]
+    return aten.ConvolutionOp.build(
+        operands=[
+            state.value(args["input"]),
+            state.value(args["weight"]),
+            state.optional_value(args["bias"]),
+        ],
+        result_types=[_type_of_node(node)],
+        properties=props(
+            stride=int_array(args["stride"]),
+            padding=int_array(args["padding"]),
+            dilation=int_array(args["dilation"]),
+            output_padding=int_array(output_padding) if any(output_padding) else None,
+            transposed=unit_attr(args["transposed"]),
+            groups=i64_attr(args["groups"]),
+        ),
+    )
+
+
+def _window(values: Any, default: Sequence[int], n: int) -> list[int]:
+    """A pooling list argument: an int stands for `n` equal entries; empty is `default`
+    (`stride=[]` is the kernel size)."""
+    if values is None or (isinstance(values, list | tuple) and not values):
+        return list(default)
+    if isinstance(values, int):
+        return [values] * n
+    return list(values)
+
+
+def _max_pool(op_cls: type[IRDLOperation], n: int) -> Handler:
+    """`max_poolNd(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)`
+    and its `_with_indices` form (whose indices are not supported)."""
+
+    def handle(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+        args = arguments_of(node)
+        kernel = _window(args["kernel_size"], [], n)
+        op = op_cls.build(
+            operands=[state.value(args["self"])],
+            result_types=[tensor_type_of(first_value(node))],
+            properties=props(
+                kernel_size=int_array(kernel),
+                stride=int_array(_window(args["stride"], kernel, n)),
+                padding=int_array(_window(args["padding"], [0] * n, n)),
+                dilation=int_array(_window(args["dilation"], [1] * n, n)),
+                ceil_mode=unit_attr(args["ceil_mode"]),
+            ),
+        )
+        if has_several_results(node):  # max_poolNd_with_indices
+            return [state.insert(op).results[0]]
+        return op
+
+    return handle
+
+
+def _avg_pool(op_cls: type[IRDLOperation], n: int) -> Handler:
+    """`avg_poolNd(self, kernel_size, stride=[], padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None)`."""
+
+    def handle(state: ImportState, node: Node) -> Operation:
+        args = arguments_of(node)
+        kernel = _window(args["kernel_size"], [], n)
+        divisor = args["divisor_override"]
+        return op_cls.build(
+            operands=[state.value(args["self"])],
+            result_types=[_type_of_node(node)],
+            properties=props(
+                kernel_size=int_array(kernel),
+                stride=int_array(_window(args["stride"], kernel, n)),
+                padding=int_array(_window(args["padding"], [0] * n, n)),
+                ceil_mode=unit_attr(args["ceil_mode"]),
+                count_include_pad=unit_attr(args["count_include_pad"]),
+                divisor_override=i64_attr(divisor) if divisor is not None else None,
+            ),
+        )
+
+    return handle
+
+
+LINALG_IMPORTERS: dict[str, Handler] = {
+    "aten.matmul": _product(aten.MatmulOp, "other"),
+    "aten.mm": _product(aten.MmOp, "mat2"),
+    "aten.bmm": _product(aten.BmmOp, "mat2"),
+    "aten.addmm": _addmm,
+    "aten.linear": _linear,
+    "aten.convolution": _convolution,
+    "aten.max_pool2d": _max_pool(aten.MaxPool2dOp, 2),
+    "aten.max_pool2d_with_indices": _max_pool(aten.MaxPool2dOp, 2),
+    "aten.max_pool3d": _max_pool(aten.MaxPool3dOp, 3),
+    "aten.max_pool3d_with_indices": _max_pool(aten.MaxPool3dOp, 3),
+    "aten.avg_pool2d": _avg_pool(aten.AvgPool2dOp, 2),
+    "aten.avg_pool3d": _avg_pool(aten.AvgPool3dOp, 3),
+}

@@ -1,0 +1,200 @@
+"""Neural-network ops: softmax, layer/RMS/batch/group/instance norms, attention."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torch.fx import Node
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from mlxir.conversions.torch_to_aten.core import (
+    Handler,
+    ImportError_,
+    ImportState,
+    _type_of_node,
+    arguments_of,
+    describe_location,
+    f64_attr,
+    first_value,
+    has_several_results,
+    i64_attr,
+    props,
+    result_types,
+    tensor_type_of,
+    unit_attr,
+)
+from mlxir.conversions.torch_to_aten.reduction import along_dim
+from mlxir.dialects import aten
+from mlxir.dialects.common import int_array
+
+
+def _layer_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+    args = arguments_of(node)
+    op = aten.LayerNormOp.build(
+        operands=[
+            state.value(args["input"]),
+            state.optional_value(args["weight"]),
+            state.optional_value(args["bias"]),
+        ],
+        result_types=[tensor_type_of(first_value(node))],
+        properties={
+            "normalized_shape": int_array(args["normalized_shape"]),
+            "eps": f64_attr(args["eps"]),
+        },
+    )
+    if has_several_results(node):  # native_layer_norm
+        return [state.insert(op).results[0]]
+    return op
+
+
+def _rms_norm(state: ImportState, node: Node) -> Operation:
+    args = arguments_of(node)
+    eps = args["eps"]
+    return aten.RmsNormOp.build(
+        operands=[state.value(args["input"]), state.optional_value(args["weight"])],
+        result_types=[_type_of_node(node)],
+        properties=props(
+            normalized_shape=int_array(args["normalized_shape"]),
+            eps=f64_attr(eps) if eps is not None else None,
+        ),
+    )
+
+
+def _batch_norm_op(
+    state: ImportState, x: SSAValue, weight: Any, bias: Any, mean: SSAValue, var: SSAValue, eps: float,
+    result_type: Attribute,
+) -> Operation:
+    """`aten.batch_norm` of `x` with per-channel statistics `mean` and `var`; `weight` and
+    `bias` are graph arguments (None when absent)."""
+    return aten.BatchNormOp.build(
+        operands=[x, state.optional_value(weight), state.optional_value(bias), mean, var],
+        result_types=[result_type],
+        properties={"eps": f64_attr(eps)},
+    )
+
+
+def _batch_norm(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_native_batch_norm_legit_no_training`: normalized with the running statistics."""
+    args = arguments_of(node)
+    op = _batch_norm_op(
+        state,
+        state.value(args["input"]),
+        args["weight"],
+        args["bias"],
+        state.value(args["running_mean"]),
+        state.value(args["running_var"]),
+        args["eps"],
+        tensor_type_of(first_value(node)),
+    )
+    return [state.insert(op).results[0]]
+
+
+def _batch_norm_batch_stats(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_native_batch_norm_legit.no_stats` (instance norm, and batch norm without running
+    stats): normalized with the input's own per-channel mean and biased variance, as
+    `batch_norm` with those as its statistics. Results: output, mean, 1/sqrt(var+eps)."""
+    args = arguments_of(node)
+    eps = args["eps"]
+    out_type, mean_type, invstd_type = result_types(node)
+    source = state.value(args["input"])
+    dims = int_array([0, *range(2, first_value(node).dim())])
+    mean = state.insert(
+        aten.REDUCTION_OP_CLASSES["mean"].build(
+            operands=[source], result_types=[mean_type], properties={"dims": dims}
+        )
+    ).results[0]
+    var = state.insert(
+        aten.VarOp.build(
+            operands=[source], result_types=[mean_type], properties={"dims": dims, "correction": f64_attr(0)}
+        )
+    ).results[0]
+    out = state.insert(
+        _batch_norm_op(state, source, args["weight"], args["bias"], mean, var, eps, out_type)
+    ).results[0]
+    shifted = state.insert(
+        aten.BINARY_OP_CLASSES["add"].build(operands=[var, state.value(float(eps))], result_types=[mean_type])
+    ).results[0]
+    invstd = state.insert(
+        aten.UNARY_OP_CLASSES["rsqrt"].build(operands=[shifted], result_types=[invstd_type])
+    ).results[0]
+    return [out, mean, invstd]
+
+
+def _group_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+    """`group_norm(input, num_groups, ...)` or `native_group_norm(input, ..., group, eps)`."""
+    args = arguments_of(node)
+    groups = args["group"] if "group" in args else args["num_groups"]
+    op = aten.GroupNormOp.build(
+        operands=[
+            state.value(args["input"]),
+            state.optional_value(args["weight"]),
+            state.optional_value(args["bias"]),
+        ],
+        result_types=[tensor_type_of(first_value(node))],
+        properties={"num_groups": i64_attr(groups), "eps": f64_attr(args["eps"])},
+    )
+    if has_several_results(node):  # native_group_norm
+        return [state.insert(op).results[0]]
+    return op
+
+
+def _instance_norm(state: ImportState, node: Node) -> Operation:
+    """`instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+    momentum, eps, cudnn_enabled)`: with the input's statistics it is group norm with one
+    group per channel; with running statistics it is batch norm."""
+    args = arguments_of(node)
+    x, weight, bias, eps = args["input"], args["weight"], args["bias"], args["eps"]
+    if not args["use_input_stats"]:
+        return _batch_norm_op(
+            state,
+            state.value(x),
+            weight,
+            bias,
+            state.value(args["running_mean"]),
+            state.value(args["running_var"]),
+            eps,
+            _type_of_node(node),
+        )
+    channels = x.meta["val"].shape[1]
+    if not isinstance(channels, int):
+        raise ImportError_(f"{describe_location(node)}: instance_norm needs a static channel count")
+    return aten.GroupNormOp.build(
+        operands=[state.value(x), state.optional_value(weight), state.optional_value(bias)],
+        result_types=[_type_of_node(node)],
+        properties={"num_groups": i64_attr(channels), "eps": f64_attr(eps)},
+    )
+
+
+def _sdpa(state: ImportState, node: Node) -> Operation:
+    args = arguments_of(node)
+    dropout, scale = args["dropout_p"], args["scale"]
+    return aten.ScaledDotProductAttentionOp.build(
+        operands=[
+            *(state.value(args[name]) for name in ("query", "key", "value")),
+            state.optional_value(args["attn_mask"]),
+        ],
+        result_types=[_type_of_node(node)],
+        properties=props(
+            dropout_p=f64_attr(dropout) if dropout else None,
+            is_causal=unit_attr(args["is_causal"]),
+            scale=f64_attr(scale) if scale is not None else None,
+            enable_gqa=unit_attr(args["enable_gqa"]),
+        ),
+    )
+
+
+NN_IMPORTERS: dict[str, Handler] = {
+    "aten._softmax": along_dim(aten.SoftmaxOp),
+    "aten.softmax": along_dim(aten.SoftmaxOp),
+    "aten._log_softmax": along_dim(aten.LogSoftmaxOp),
+    "aten.log_softmax": along_dim(aten.LogSoftmaxOp),
+    "aten.layer_norm": _layer_norm,
+    "aten.native_layer_norm": _layer_norm,
+    "aten.rms_norm": _rms_norm,
+    "aten._native_batch_norm_legit_no_training": _batch_norm,
+    "aten._native_batch_norm_legit": _batch_norm_batch_stats,
+    "aten.instance_norm": _instance_norm,
+    "aten.group_norm": _group_norm,
+    "aten.native_group_norm": _group_norm,
+    "aten.scaled_dot_product_attention": _sdpa,
+}

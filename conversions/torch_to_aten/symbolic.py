@@ -1,0 +1,84 @@
+"""Symbolic integers: `sym_size` and the Python/torch integer arithmetic on it become
+`index` values and `arith` ops; the asserts on them are dropped (the runtime checks
+input shapes against the export's recorded ranges instead, and tensor metadata is
+already fixed by the types in the IR)."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.fx import Node
+from xdsl.dialects import arith
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import IRDLOperation
+
+from mlxir.conversions.torch_to_aten.core import (
+    Handler,
+    ImportState,
+    arguments_of,
+    positional_args,
+)
+from mlxir.dialects import aten
+
+
+def _sym_size(state: ImportState, node: Node) -> Operation:
+    args = arguments_of(node)
+    return aten.SymSizeOp(state.value(args["self"]), args["dim"])
+
+
+def _dropped(state: ImportState, node: Node) -> list[SSAValue]:
+    return []
+
+
+SYMBOLIC_ATEN_IMPORTERS: dict[str, Handler] = {
+    "aten.sym_size": _sym_size,
+    "aten._assert_scalar": _dropped,
+    "aten._assert_tensor_metadata": _dropped,
+    "aten.sym_constrain_range_for_size": _dropped,
+    "aten.sym_constrain_range": _dropped,
+    "aten._assert_async": _dropped,
+}
+
+
+def _index_binary(op_cls: type[IRDLOperation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        lhs, rhs = positional_args(node, 2)
+        make: Any = op_cls  # each `arith` binary op is built from its two operands
+        return make(state.index_value(lhs), state.index_value(rhs))
+
+    return handle
+
+
+def _index_compare(predicate: str) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        lhs, rhs = positional_args(node, 2)
+        return arith.CmpiOp(state.index_value(lhs), state.index_value(rhs), predicate)
+
+    return handle
+
+
+def _index_neg(state: ImportState, node: Node) -> Operation:
+    (operand,) = positional_args(node, 1)
+    return arith.SubiOp(state.index_value(0), state.index_value(operand))
+
+
+SYMBOLIC_IMPORTERS: dict[Callable[..., Any], Handler] = {
+    operator.add: _index_binary(arith.AddiOp),
+    operator.sub: _index_binary(arith.SubiOp),
+    operator.mul: _index_binary(arith.MuliOp),
+    operator.floordiv: _index_binary(arith.FloorDivSIOp),
+    operator.mod: _index_binary(arith.RemSIOp),
+    operator.neg: _index_neg,
+    torch.sym_min: _index_binary(arith.MinSIOp),
+    torch.sym_max: _index_binary(arith.MaxSIOp),
+    operator.eq: _index_compare("eq"),
+    operator.ne: _index_compare("ne"),
+    operator.lt: _index_compare("slt"),
+    operator.le: _index_compare("sle"),
+    operator.gt: _index_compare("sgt"),
+    operator.ge: _index_compare("sge"),
+}
+"""Python/torch symbolic-integer ops (no ATen schema) → `arith` on `index` values."""
