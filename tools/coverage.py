@@ -71,15 +71,16 @@ def lowered_ops() -> set[str]:
     import inspect
 
     from mlxir.conversions import aten_to_mlx as lowering
+    from mlxir.conversions.aten_to_mlx import creation, elementwise, nn, reduction, shape
     from mlxir.dialects import aten
 
     table_driven: dict[type, tuple[type, ...]] = {
-        lowering.LowerUnary: (aten.UnaryElementwiseOp,),
-        lowering.LowerBinary: (aten.BinaryElementwiseOp,),
-        lowering.LowerReduction: (aten.ReductionOp,),
-        lowering.LowerSplit: (aten.SplitOp, aten.SplitWithSizesOp),
-        lowering.LowerNorm: (aten.LayerNormOp, aten.RmsNormOp),
-        lowering.LowerCreation: (aten.CreationOp, aten.LikeOp, aten.ScalarTensorOp),
+        elementwise.LowerUnary: (aten.UnaryElementwiseOp,),
+        elementwise.LowerBinary: (aten.BinaryElementwiseOp,),
+        reduction.LowerReduction: (aten.ReductionOp,),
+        shape.LowerSplit: (aten.SplitOp, aten.SplitWithSizesOp),
+        nn.LowerNorm: (aten.LayerNormOp, aten.RmsNormOp),
+        creation.LowerCreation: (aten.CreationOp, aten.LikeOp, aten.ScalarTensorOp),
     }
     handled: list[type] = []
     for pattern in lowering.LOWERING_PATTERNS:

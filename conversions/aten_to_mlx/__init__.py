@@ -1,22 +1,27 @@
-"""Lowering from the `aten` dialect to the `mlx` dialect (pass `convert-aten-to-mlx`),
-being split into one module per op family; `core` still holds it all."""
+"""Lowering from the `aten` dialect to the `mlx` dialect: pass `convert-aten-to-mlx`.
 
-from mlxir.conversions.aten_to_mlx.core import (
+One rewrite pattern per aten op (the elementwise and reduction families are
+instantiated from their tables). ATen's implicit type promotion becomes explicit
+`mlx.astype`s here; Scalars become 0-d `mlx.constant`s (or `mlx.from_index` for
+symbolic ones); ATen's `-1` sizes and open slice ends become runtime sizes from
+`mlx.dim`, never the export-time values. Every new op carries the location of the
+aten op it replaces. If an aten op survives, the pass fails listing each leftover
+with its location.
+
+One module per op family, as torch-mlir's TorchToLinalg: `core` (the `Emitter`,
+`LoweringError`, the `AtenLowering` base, dtype promotion, shared helpers), then
+`elementwise`, `reduction` (with scans and sorting), `shape`, `indexing`, `linalg`
+(matmul, linear, convolution, pooling), `nn` (norms, attention) and `creation`, each
+exposing its `PATTERNS`; `passes` holds the passes and `lower()`.
+"""
+
+from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, LoweringError, promoted_dtype
+from mlxir.conversions.aten_to_mlx.passes import (
     DEFAULT_PIPELINE,
     LOWERING_PATTERNS,
-    AtenLowering,
     ConvertAtenToMlxPass,
-    Emitter,
-    LowerBinary,
-    LowerCreation,
-    LoweringError,
-    LowerNorm,
-    LowerReduction,
-    LowerSplit,
     LowerToMlxPass,
-    LowerUnary,
     lower,
-    promoted_dtype,
 )
 
 __all__ = [
@@ -25,13 +30,7 @@ __all__ = [
     "AtenLowering",
     "ConvertAtenToMlxPass",
     "Emitter",
-    "LowerBinary",
-    "LowerCreation",
-    "LowerNorm",
-    "LowerReduction",
-    "LowerSplit",
     "LowerToMlxPass",
-    "LowerUnary",
     "LoweringError",
     "lower",
     "promoted_dtype",

@@ -1,0 +1,158 @@
+"""Lowerings of the ops that create tensors (full, zeros, ones and their `_like`
+forms, arange, diagonal, tril/triu) and of `sym_size`, a runtime dim size."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import Float32Type, IndexType, IntegerAttr, IntegerType, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from mlxir.conversions.aten_to_mlx.core import (
+    AtenLowering,
+    Emitter,
+    LoweringError,
+    Size,
+    arange,
+    mixed_sizes,
+    scalar_literal,
+    tensor_of,
+)
+from mlxir.dialects import aten, mlx
+from mlxir.dialects.common import (
+    DYNAMIC,
+    dtype_of,
+    index_operands,
+    int_array,
+    normalize_axis,
+    rank_of,
+    shape_of,
+)
+
+
+class LowerCreation(AtenLowering):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.CreationOp | aten.LikeOp | aten.ScalarTensorOp):
+            return
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            if isinstance(op, aten.ScalarTensorOp):
+                return e.as_tensor(op.value, dtype)
+            if isinstance(op, aten.LikeOp):
+                sizes = e.dims(op.input)
+            else:
+                sizes = mixed_sizes(op.size_list(), op.sizes)
+            static, dynamic = index_operands(sizes)
+            fill = getattr(op, "fill_value", None)
+            if isinstance(op, aten.ZerosOp | aten.ZerosLikeOp):
+                op_cls, operands = mlx.ZerosOp, [dynamic]
+            elif isinstance(op, aten.OnesOp | aten.OnesLikeOp):
+                op_cls, operands = mlx.OnesOp, [dynamic]
+            else:
+                assert fill is not None
+                op_cls, operands = mlx.FullOp, [e.as_tensor(fill, dtype), dynamic]
+            return e.emit(
+                op_cls.build(
+                    operands=operands,
+                    result_types=[op.result.type],
+                    properties={"static_shape": int_array(static)},
+                )
+            )
+
+        self.replace(op, rewriter, build)
+
+
+class LowerArange(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ArangeOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        bounds = [op.start, op.end, op.step]
+        literals = [scalar_literal(b) for b in bounds]
+        integral = all(
+            isinstance(b.type, IndexType | IntegerType) or (lit is not None and float(lit).is_integer())
+            for b, lit in zip(bounds, literals)
+        )
+        length = shape_of(op.result)[0]
+
+        def build(e: Emitter) -> SSAValue:
+            if integral:
+                sizes: list[Size] = [
+                    int(lit) if lit is not None else b for b, lit in zip(bounds, literals)  # type: ignore[misc]
+                ]
+                static, dynamic = index_operands(sizes)
+                ints_ = e.emit(
+                    mlx.ArangeOp.build(
+                        operands=[dynamic],
+                        result_types=[tensor_of(i64, [length])],
+                        properties={"static_bounds": int_array(static)},
+                    )
+                )
+                return e.astype(ints_, dtype)
+            if length == DYNAMIC or any(lit is None for lit in literals):
+                raise LoweringError(f"{op.name}: float bounds need a static length")
+            start, _, step = (float(lit) for lit in literals)  # type: ignore[arg-type]
+            steps = e.astype(arange(e, length), Float32Type())
+            values = e.binary(
+                "add",
+                e.binary("multiply", steps, e.constant(step, Float32Type())),
+                e.constant(start, Float32Type()),
+            )
+            return e.astype(values, dtype)
+
+        self.replace(op, rewriter, build)
+
+
+class LowerDiagonal(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.DiagonalOp, rewriter: PatternRewriter) -> None:
+        rank = len(shape_of(op.input))
+        axis1, axis2 = (normalize_axis(d.value.data, rank) for d in (op.dim1, op.dim2))
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                mlx.DiagonalOp.build(
+                    operands=[op.input],
+                    result_types=[op.result.type],
+                    properties={
+                        "offset": op.offset,
+                        "axis1": IntegerAttr(axis1, i64),
+                        "axis2": IntegerAttr(axis2, i64),
+                    },
+                )
+            ),
+        )
+
+
+class LowerTriangle(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.TriangleOp, rewriter: PatternRewriter) -> None:
+        op_cls = mlx.TrilOp if op.name == "aten.tril" else mlx.TriuOp
+        k = op.diagonal.value.data if op.diagonal is not None else 0
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                op_cls.build(
+                    operands=[op.input],
+                    result_types=[op.result.type],
+                    properties={"k": IntegerAttr(k, i64)},
+                )
+            ),
+        )
+
+
+class LowerSymSize(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.SymSizeOp, rewriter: PatternRewriter) -> None:
+        axis = normalize_axis(op.dim.value.data, rank_of(op.input))
+        self.replace(op, rewriter, lambda e: e.index(e.dim(op.input, axis)))
+
+
+PATTERNS: tuple[RewritePattern, ...] = (
+    LowerCreation(),
+    LowerArange(),
+    LowerDiagonal(),
+    LowerTriangle(),
+    LowerSymSize(),
+)

@@ -1,0 +1,249 @@
+"""Lowerings of the elementwise ops: the unary and binary tables, gelu, where, clamp
+and dtype casts. ATen's implicit type promotion becomes explicit `mlx.astype`s."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import FloatAttr, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, promoted_dtype, to_bool
+from mlxir.dialects import aten
+from mlxir.dialects.common import DYNAMIC, dtype_of, is_bool, is_float, shape_of
+
+UNARY_LOWERINGS: dict[str, str] = {
+    "abs": "abs",
+    "neg": "negative",
+    "sign": "sign",
+    "square": "square",
+    "floor": "floor",
+    "ceil": "ceil",
+    "round": "round",
+    "exp": "exp",
+    "expm1": "expm1",
+    "log": "log",
+    "log1p": "log1p",
+    "log2": "log2",
+    "log10": "log10",
+    "sqrt": "sqrt",
+    "rsqrt": "rsqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "sigmoid": "sigmoid",
+    "erf": "erf",
+    "erfinv": "erfinv",
+    "reciprocal": "reciprocal",
+    "isnan": "isnan",
+    "isinf": "isinf",
+}
+"""aten unary op → the MLX op computing it in the result's dtype."""
+
+
+BINARY_LOWERINGS: dict[str, str] = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "pow": "power",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "remainder": "remainder",
+    "floor_divide": "floor_divide",
+    "atan2": "arctan2",
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+    "bitwise_and": "bitwise_and",
+    "bitwise_or": "bitwise_or",
+    "bitwise_xor": "bitwise_xor",
+    "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift",
+}
+"""aten binary op → MLX op; operands are first cast to the compute dtype."""
+
+
+class LowerUnary(AtenLowering):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.UnaryElementwiseOp):
+            return
+        name = op.name.removeprefix("aten.")
+        result_type = op.result.type
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            x = op.input
+            match name:
+                case "clone":
+                    return x
+                case "relu":
+                    return e.binary("maximum", x, e.constant(0, dtype))
+                case "silu":
+                    return e.binary("multiply", x, e.unary("sigmoid", x))
+                case "trunc":
+                    if not is_float(dtype):
+                        return x
+                    negative = e.binary("less", x, e.constant(0, dtype))
+                    return e.where(negative, e.unary("ceil", x), e.unary("floor", x))
+                case "logical_not":
+                    as_bool = to_bool(e, x)
+                    return e.unary("logical_not", as_bool)
+                case "bitwise_not":
+                    if is_bool(dtype):
+                        return e.unary("logical_not", x)
+                    return e.unary("bitwise_invert", x)
+                case "isnan" | "isinf":
+                    if not is_float(dtype_of(x)):
+                        return e.binary("not_equal", x, x)  # never true for integers
+                    return e.unary(name, x, result_type)
+                case _:
+                    return e.unary(UNARY_LOWERINGS[name], e.astype(x, dtype), result_type)
+
+        self.replace(op, rewriter, build)
+
+
+class LowerBinary(AtenLowering):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.BinaryElementwiseOp):
+            return
+        name = op.name.removeprefix("aten.")
+        dtype = dtype_of(op.result)
+        compute = (
+            promoted_dtype([op.input, op.other])
+            if aten.BINARY_OPS[name] is aten.DtypeRule.BOOL
+            else dtype
+        )
+
+        def build(e: Emitter) -> SSAValue:
+            lhs = e.as_tensor(op.input, compute)
+            rhs = e.as_tensor(op.other, compute)
+            match name:
+                case "add" | "sub":
+                    alpha = op.properties.get("alpha")
+                    if isinstance(alpha, FloatAttr) and alpha.value.data != 1.0:
+                        rhs = e.binary("multiply", rhs, e.constant(alpha.value.data, compute))
+                    return e.binary(BINARY_LOWERINGS[name], lhs, rhs)
+                case "div":
+                    return _lower_div(e, op, lhs, rhs, compute)
+                case "fmod":
+                    quotient = _trunc_divide(e, lhs, rhs, compute)
+                    return e.binary("subtract", lhs, e.binary("multiply", quotient, rhs))
+                case "logical_and" | "logical_or":
+                    return e.binary(name, to_bool(e, lhs), to_bool(e, rhs))
+                case "logical_xor":
+                    return e.binary("not_equal", to_bool(e, lhs), to_bool(e, rhs))
+                case _:
+                    return e.binary(BINARY_LOWERINGS[name], lhs, rhs)
+
+        self.replace(op, rewriter, build)
+
+
+def _trunc_divide(e: Emitter, lhs: SSAValue, rhs: SSAValue, dtype: Attribute) -> SSAValue:
+    """`a / b` rounded toward zero (C semantics), exact for integers."""
+    if is_float(dtype):
+        quotient = e.binary("divide", lhs, rhs)
+        negative = e.binary("less", quotient, e.constant(0, dtype))
+        return e.where(negative, e.unary("ceil", quotient), e.unary("floor", quotient))
+    floor = e.binary("floor_divide", lhs, rhs)
+    remainder = e.binary("remainder", lhs, rhs)
+    inexact = e.binary("not_equal", remainder, e.constant(0, dtype))
+    signs_differ = e.binary(
+        "not_equal",
+        e.binary("less", lhs, e.constant(0, dtype)),
+        e.binary("less", rhs, e.constant(0, dtype)),
+    )
+    adjust = e.binary("logical_and", inexact, signs_differ)
+    return e.where(adjust, e.binary("add", floor, e.constant(1, dtype)), floor)
+
+
+def _lower_div(e: Emitter, op: Operation, lhs: SSAValue, rhs: SSAValue, dtype: Attribute) -> SSAValue:
+    mode = op.properties.get("rounding_mode")
+    if mode is None:
+        return e.binary("divide", lhs, rhs)
+    assert isinstance(mode, StringAttr)
+    if mode.data == "floor":
+        if is_float(dtype):
+            return e.unary("floor", e.binary("divide", lhs, rhs))
+        return e.binary("floor_divide", lhs, rhs)
+    return _trunc_divide(e, lhs, rhs, dtype)
+
+
+@dataclass
+class LowerGelu(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.GeluOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        tanh = op.approximate is not None and op.approximate.data == "tanh"
+
+        def build(e: Emitter) -> SSAValue:
+            x = op.input
+            half_x = e.binary("multiply", x, e.constant(0.5, dtype))
+            if tanh:
+                cube = e.binary("multiply", e.unary("square", x), x)
+                inner = e.binary("add", x, e.binary("multiply", cube, e.constant(0.044715, dtype)))
+                scaled = e.binary("multiply", inner, e.constant(math.sqrt(2 / math.pi), dtype))
+                core = e.unary("tanh", scaled)
+            else:
+                core = e.unary("erf", e.binary("multiply", x, e.constant(1 / math.sqrt(2), dtype)))
+            return e.binary("multiply", half_x, e.binary("add", core, e.constant(1, dtype)))
+
+        self.replace(op, rewriter, build)
+
+
+class LowerWhere(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.WhereOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.where(
+                to_bool(e, op.condition), e.as_tensor(op.input, dtype), e.as_tensor(op.other, dtype)
+            ),
+        )
+
+
+class LowerClamp(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ClampOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            if op.min is not None:
+                x = e.binary("maximum", x, e.as_tensor(op.min, dtype))
+            if op.max is not None:
+                x = e.binary("minimum", x, e.as_tensor(op.max, dtype))
+            return e.broadcast_to(x, [*shape_of(op.result)]) if DYNAMIC not in shape_of(op.result) else x
+
+        self.replace(op, rewriter, build)
+
+
+class LowerToCopy(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ToCopyOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, lambda e: e.astype(op.input, dtype_of(op.result)))
+
+
+PATTERNS: tuple[RewritePattern, ...] = (
+    LowerUnary(),
+    LowerBinary(),
+    LowerGelu(),
+    LowerWhere(),
+    LowerClamp(),
+    LowerToCopy(),
+)

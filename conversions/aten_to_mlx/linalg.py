@@ -1,0 +1,304 @@
+"""Lowerings of the linear-algebra ops: matmul, addmm, linear, convolution (plain and
+transposed) and pooling."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, TensorType, UnitAttr
+from xdsl.ir import Attribute, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, LoweringError, Size, tensor_of
+from mlxir.dialects import aten, mlx
+from mlxir.dialects.common import (
+    DYNAMIC,
+    broadcast_shapes,
+    dtype_of,
+    int_array,
+    ints,
+    rank_of,
+    shape_of,
+)
+
+
+class LowerMatmul(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.MatmulLikeOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, lambda e: _matmul_typed(e, op.input, op.other, op.result.type))
+
+
+def _matmul_typed(e: Emitter, a: SSAValue, b: SSAValue, result_type: Attribute) -> SSAValue:
+    dtype = dtype_of_type(result_type)
+    a, b = e.astype(a, dtype), e.astype(b, dtype)
+    a1, b1 = rank_of(a) == 1, rank_of(b) == 1
+    if a1:
+        a = e.expand_dims(a, [0])
+    if b1:
+        b = e.expand_dims(b, [1])
+    sa, sb = shape_of(a), shape_of(b)
+    out = [*broadcast_shapes([sa[:-2], sb[:-2]]), sa[-2], sb[-1]]
+    product = e.emit(mlx.MatmulOp.build(operands=[a, b], result_types=[tensor_of(dtype, out)]))
+    rank = len(out)
+    squeeze = ([rank - 2] if a1 else []) + ([rank - 1] if b1 else [])
+    return e.squeeze(product, squeeze)
+
+
+def dtype_of_type(t: Attribute) -> Attribute:
+    assert isinstance(t, TensorType)
+    return t.get_element_type()
+
+
+class LowerAddmm(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.AddmmOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        props = {k: v for k, v in (("alpha", op.alpha), ("beta", op.beta)) if v is not None}
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                mlx.AddmmOp.build(
+                    operands=[e.astype(op.bias, dtype), e.astype(op.mat1, dtype), e.astype(op.mat2, dtype)],
+                    result_types=[op.result.type],
+                    properties=props,
+                )
+            ),
+        )
+
+
+class LowerLinear(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinearOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+
+        def build(e: Emitter) -> SSAValue:
+            weight = e.astype(op.weight, dtype)
+            if rank_of(weight) == 2:
+                weight = e.transpose(weight, [1, 0])
+            out = _matmul_typed(e, e.astype(op.input, dtype), weight, op.result.type)
+            if op.bias is not None:
+                out = e.binary("add", out, e.astype(op.bias, dtype))
+            return out
+
+        self.replace(op, rewriter, build)
+
+
+def _expand_list(values: Sequence[int], count: int) -> list[int]:
+    return list(values) * count if len(values) == 1 else list(values)
+
+
+class LowerConvolution(AtenLowering):
+    """NCHW convolution → channels-last `mlx.conv_general` between two transposes.
+
+    A transposed convolution is the convolution of the input dilated by `stride` with
+    the flipped kernel (MLX's own `conv_transpose`): stride 1, kernel dilation
+    `dilation`, padding `dilation * (k - 1) - padding` low and that plus
+    `output_padding` high (cropped after the convolution where it is negative), and
+    the weight `[in, out/g, *k]` regrouped to `[out, in/g, *k]`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ConvolutionOp, rewriter: PatternRewriter) -> None:
+        rank = rank_of(op.input)
+        spatial = rank - 2
+        dtype = dtype_of(op.result)
+        groups = op.groups.value.data
+        transposed = op.transposed is not None
+        if spatial == 3 and groups != 1:
+            raise LoweringError(f"{op.name}: MLX has no grouped 3-d convolution (groups={groups})")
+        to_last = [0, *range(2, rank), 1]
+        to_first = [0, rank - 1, *range(1, rank - 1)]
+        stride = _expand_list(ints(op.stride), spatial)
+        padding = _expand_list(ints(op.padding), spatial)
+        dilation = _expand_list(ints(op.dilation), spatial)
+        out_shape = shape_of(op.result)
+        result_shape = [out_shape[p] for p in to_last]
+        if not transposed:
+            options = {
+                "stride": stride,
+                "padding_lo": padding,
+                "padding_hi": padding,
+                "kernel_dilation": dilation,
+                "input_dilation": [1] * spatial,
+            }
+            crop_lo, crop_hi = [0] * spatial, [0] * spatial
+        else:
+            kernel = shape_of(op.weight)[2:]
+            if DYNAMIC in shape_of(op.weight):
+                raise LoweringError(f"{op.name}: a transposed convolution needs a static weight shape")
+            extra = _expand_list(ints(op.output_padding), spatial) if op.output_padding else [0] * spatial
+            low = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding)]
+            high = [lo + x for lo, x in zip(low, extra)]
+            options = {
+                "stride": [1] * spatial,
+                "padding_lo": [max(v, 0) for v in low],
+                "padding_hi": [max(v, 0) for v in high],
+                "kernel_dilation": dilation,
+                "input_dilation": stride,
+            }
+            crop_lo, crop_hi = [max(-v, 0) for v in low], [max(-v, 0) for v in high]
+        conv_shape = [
+            *result_shape[:1],
+            *(DYNAMIC if d == DYNAMIC else d + lo + hi for d, lo, hi in zip(result_shape[1:-1], crop_lo, crop_hi)),
+            result_shape[-1],
+        ]
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.transpose(e.astype(op.input, dtype), to_last)
+            weight = e.astype(op.weight, dtype)
+            if transposed:
+                weight = _regroup_transposed_weight(e, weight, groups)
+            w = e.transpose(weight, to_last)
+            conv = e.emit(
+                mlx.ConvGeneralOp.build(
+                    operands=[x, w],
+                    result_types=[tensor_of(dtype, conv_shape)],
+                    properties={
+                        **{name: int_array(values) for name, values in options.items()},
+                        "groups": op.groups,
+                        **({"flip": UnitAttr()} if transposed else {}),
+                    },
+                )
+            )
+            if any(crop_lo) or any(crop_hi):
+                dims = e.dims(conv)
+                stops: list[Size] = [
+                    dims[0],
+                    *(e.add(size, -hi) for size, hi in zip(dims[1:-1], crop_hi)),
+                    dims[-1],
+                ]
+                conv = e.slice(conv, [0, *crop_lo, 0], stops, [1] * rank, result_shape)
+            if op.bias is not None:
+                conv = e.binary("add", conv, e.astype(op.bias, dtype))
+            return e.transpose(conv, to_first)
+
+        self.replace(op, rewriter, build)
+
+
+def _regroup_transposed_weight(e: Emitter, weight: SSAValue, groups: int) -> SSAValue:
+    """A transposed convolution's weight `[in, out/g, *k]` as the `[out, in/g, *k]`
+    weight of the equivalent convolution."""
+    rank = rank_of(weight)
+    swap = [1, 0, *range(2, rank)]
+    if groups == 1:
+        return e.transpose(weight, swap)
+    cin, cout_g, *kernel = shape_of(weight)
+    grouped = e.reshape(weight, [groups, cin // groups, cout_g, *kernel])
+    regrouped = e.transpose(grouped, [0, 2, 1, *range(3, rank + 1)])
+    return e.reshape(regrouped, [groups * cout_g, cin // groups, *kernel])
+
+
+def _pool_output(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil: bool) -> int:
+    span = size + 2 * pad - dilation * (kernel - 1) - 1
+    out = (-(-span // stride) if ceil else span // stride) + 1
+    if ceil and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+class LowerPool(AtenLowering):
+    """N-d (2-d, 3-d) max/avg pooling as the max/sum over the kernel's strided slices of
+    the padded input (MLX has no pooling primitive). Needs static spatial dims."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.PoolOp, rewriter: PatternRewriter) -> None:
+        is_max = isinstance(op, aten.MaxPoolOp)
+        n = op.SPATIAL
+        shape = shape_of(op.input)
+        rank = len(shape)
+        lead = rank - n
+        sizes = list(shape[lead:])
+        if DYNAMIC in sizes:
+            raise LoweringError(f"{op.name}: pooling needs static spatial dims")
+        kernel = _expand_list(ints(op.kernel_size), n)
+        stride = _expand_list(ints(op.stride) or kernel, n)
+        pad = _expand_list(ints(op.padding), n)
+        dilation = _expand_list(ints(op.dilation), n) if isinstance(op, aten.MaxPoolOp) else [1] * n
+        ceil = op.ceil_mode is not None
+        out = [_pool_output(*args, ceil) for args in zip(sizes, kernel, stride, pad, dilation)]
+        # The window extent each spatial dim needs: (out - 1) * stride + dilated kernel.
+        spans = [(o - 1) * s + d * (k - 1) + 1 for o, s, d, k in zip(out, stride, dilation, kernel)]
+        # Extra high padding lets ceil-mode windows run past the edge.
+        extra = [max(0, span - (size + 2 * p)) for span, size, p in zip(spans, sizes, pad)]
+        dtype = dtype_of(op.result)
+
+        def padded(e: Emitter, x: SSAValue, low: Sequence[int], high: Sequence[int], value: float) -> SSAValue:
+            if not any(low) and not any(high):
+                return x
+            count = rank_of(x) - n
+            x_shape = shape_of(x)
+            return e.emit(
+                mlx.PadOp.build(
+                    operands=[x],
+                    result_types=[
+                        tensor_of(
+                            dtype_of(x),
+                            [*x_shape[:count], *(d + lo + hi for d, lo, hi in zip(x_shape[count:], low, high))],
+                        )
+                    ],
+                    properties={
+                        "low": int_array([0] * count + list(low)),
+                        "high": int_array([0] * count + list(high)),
+                        "value": FloatAttr(value, Float64Type()),
+                    },
+                )
+            )
+
+        def windows(e: Emitter, x: SSAValue, combine: str) -> SSAValue:
+            count = rank_of(x) - n
+            leading = e.dims(x)[:count]
+            acc: SSAValue | None = None
+            for offsets in itertools.product(*(range(k) for k in kernel)):
+                starts: list[Size] = [*([0] * count), *(o * d for o, d in zip(offsets, dilation))]
+                stops: list[Size] = [
+                    *leading,
+                    *(o * d + (m - 1) * s + 1 for o, d, m, s in zip(offsets, dilation, out, stride)),
+                ]
+                part = e.slice(x, starts, stops, [1] * count + stride, [*shape_of(x)[:count], *out])
+                acc = part if acc is None else e.binary(combine, acc, part)
+            assert acc is not None
+            return acc
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            high = [p + x_ for p, x_ in zip(pad, extra)]
+            if is_max:
+                return windows(e, padded(e, x, pad, high, -math.inf), "maximum")
+            total = windows(e, padded(e, x, pad, high, 0.0), "add")
+            divisor_attr = op.properties.get("divisor_override")
+            if isinstance(divisor_attr, IntegerAttr):
+                return e.binary("divide", total, e.constant(divisor_attr.value.data, dtype))
+            include_pad = op.properties.get("count_include_pad") is not None
+            if include_pad and not any(extra):
+                return e.binary("divide", total, e.constant(math.prod(kernel), dtype))
+            # Count the window cells that are real input (or real padding with
+            # count_include_pad): pool a tensor of ones the same way.
+            ones = e.emit(
+                mlx.OnesOp.build(
+                    operands=[[]],
+                    result_types=[tensor_of(dtype, sizes)],
+                    properties={"static_shape": int_array(sizes)},
+                )
+            )
+            if include_pad:
+                counted = padded(e, ones, pad, pad, 1.0)
+                counted_pad = [0] * n
+            else:
+                counted, counted_pad = ones, pad
+            counted_sizes = shape_of(counted)
+            tail = [max(0, span - c - p) for span, c, p in zip(spans, counted_sizes, counted_pad)]
+            counts = windows(e, padded(e, counted, counted_pad, tail, 0.0), "add")
+            return e.binary("divide", total, counts)
+
+        self.replace(op, rewriter, build)
+
+
+PATTERNS: tuple[RewritePattern, ...] = (
+    LowerMatmul(),
+    LowerAddmm(),
+    LowerLinear(),
+    LowerConvolution(),
+    LowerPool(),
+)

@@ -1,0 +1,202 @@
+"""Lowerings of the neural-network ops: layer, RMS, batch and group norms, and scaled
+dot-product attention."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from xdsl.dialects.builtin import Float64Type, FloatAttr, StringAttr, UnitAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from mlxir.conversions.aten_to_mlx.core import (
+    TORCH_DTYPES,
+    AtenLowering,
+    Emitter,
+    LoweringError,
+    Size,
+    arange,
+    numel,
+    tensor_of,
+)
+from mlxir.dialects import aten, mlx
+from mlxir.dialects.common import DYNAMIC, dtype_of, ints, is_bool, rank_of, shape_of
+
+
+def _flatten_trailing(e: Emitter, x: SSAValue, count: int) -> SSAValue:
+    if count == 1:
+        return x
+    dims = e.dims(x)
+    flat: Size = 1
+    for size in dims[-count:]:
+        flat = e.mul(flat, size)
+    return e.reshape(x, [*dims[:-count], flat])
+
+
+def _eps_or_default(eps: FloatAttr | None, dtype: Attribute) -> float:
+    if eps is not None:
+        return eps.value.data
+    return float(torch.finfo(TORCH_DTYPES[dtype]).eps)
+
+
+class LowerNorm(AtenLowering):
+    """layer_norm / rms_norm over trailing dims → MLX's fast kernels over the last axis."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, aten.LayerNormOp | aten.RmsNormOp):
+            return
+        count = len(ints(op.normalized_shape))
+        dtype = dtype_of(op.result)
+        eps = _eps_or_default(op.eps, dtype)
+        is_layer = isinstance(op, aten.LayerNormOp)
+
+        def build(e: Emitter) -> SSAValue:
+            x = _flatten_trailing(e, e.astype(op.input, dtype), count)
+            params = [op.weight] + ([op.bias] if isinstance(op, aten.LayerNormOp) else [])
+            flat = [
+                [e.reshape(e.astype(p, dtype), [math.prod(ints(op.normalized_shape))])] if p is not None else []
+                for p in params
+            ]
+            op_cls = mlx.LayerNormOp if is_layer else mlx.RmsNormOp
+            normed = e.emit(
+                op_cls.build(
+                    operands=[x, *flat],
+                    result_types=[x.type],
+                    properties={"eps": FloatAttr(eps, Float64Type())},
+                )
+            )
+            return e.reshape(normed, e.dims(op.input)) if count > 1 else normed
+
+        self.replace(op, rewriter, build)
+
+
+def _channel_param(e: Emitter, param: SSAValue, rank: int, dtype: Attribute) -> SSAValue:
+    """A per-channel `[C]` vector shaped `[C, 1, ...]` to broadcast against `[N, C, ...]`."""
+    value = e.astype(param, dtype)
+    return e.expand_dims(value, list(range(1, rank - 1))) if rank > 2 else value
+
+
+class LowerBatchNorm(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.BatchNormOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        rank = rank_of(op.input)
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            mean = _channel_param(e, op.running_mean, rank, dtype)
+            var = _channel_param(e, op.running_var, rank, dtype)
+            scale = e.unary("rsqrt", e.binary("add", var, e.constant(op.eps.value.data, dtype)))
+            if op.weight is not None:
+                scale = e.binary("multiply", scale, _channel_param(e, op.weight, rank, dtype))
+            out = e.binary("multiply", e.binary("subtract", x, mean), scale)
+            if op.bias is not None:
+                out = e.binary("add", out, _channel_param(e, op.bias, rank, dtype))
+            return out
+
+        self.replace(op, rewriter, build)
+
+
+class LowerGroupNorm(AtenLowering):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.GroupNormOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        rank = rank_of(op.input)
+        groups = op.num_groups.value.data
+        eps = op.eps.value.data
+
+        def build(e: Emitter) -> SSAValue:
+            x = e.astype(op.input, dtype)
+            dims = e.dims(x)
+            grouped = e.reshape(x, [dims[0], groups, e.floordiv(numel(e, dims[1:]), groups)])
+            mean = e.reduce("mean", grouped, [2], True, dtype)
+            centered = e.binary("subtract", grouped, mean)
+            var = e.reduce("mean", e.unary("square", centered), [2], True, dtype)
+            normed = e.binary(
+                "multiply", centered, e.unary("rsqrt", e.binary("add", var, e.constant(eps, dtype)))
+            )
+            out = e.reshape(normed, dims)
+            if op.weight is not None:
+                out = e.binary("multiply", out, _channel_param(e, op.weight, rank, dtype))
+            if op.bias is not None:
+                out = e.binary("add", out, _channel_param(e, op.bias, rank, dtype))
+            return out
+
+        self.replace(op, rewriter, build)
+
+
+class LowerAttention(AtenLowering):
+    """SDPA → `mlx.scaled_dot_product_attention`. PyTorch's `is_causal` is upper-left
+    aligned and MLX's `causal` lower-right: they agree only when the query and key
+    lengths are provably equal; otherwise an explicit `j <= i` mask is built. A mask
+    of the program's own is marked `zero_masked_rows`: PyTorch zeroes a row whose
+    keys are all masked, and the lowering alone must keep that meaning."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ScaledDotProductAttentionOp, rewriter: PatternRewriter) -> None:
+        dtype = dtype_of(op.result)
+        head_dim = shape_of(op.query)[-1]
+        if op.scale is not None:
+            scale = op.scale.value.data
+        elif head_dim != DYNAMIC:
+            scale = 1 / math.sqrt(head_dim)
+        else:
+            raise LoweringError(f"{op.name}: a dynamic head dim needs an explicit scale")
+        rank = rank_of(op.query)
+        if rank not in (3, 4):
+            raise LoweringError(f"{op.name}: only 3-D and 4-D attention is supported")
+
+        def build(e: Emitter) -> SSAValue:
+            q, k, v = (e.astype(t, dtype) for t in (op.query, op.key, op.value))
+            if rank == 3:
+                q, k, v = (e.expand_dims(t, [0]) for t in (q, k, v))
+            operands: list[SSAValue | list[SSAValue]] = [q, k, v]
+            props: dict[str, Attribute] = {"scale": FloatAttr(scale, Float64Type())}
+            mask: SSAValue | None = op.attn_mask
+            if mask is not None:
+                if not is_bool(dtype_of(mask)):
+                    mask = e.astype(mask, dtype)
+                if rank == 3 and rank_of(mask) == 3:
+                    mask = e.expand_dims(mask, [0])
+                props["zero_masked_rows"] = UnitAttr()
+            elif op.is_causal is not None:
+                lq, lk = shape_of(q)[2], shape_of(k)[2]
+                same_length = (lq == lk and lq != DYNAMIC) or _same_runtime_length(op.query, op.key)
+                if same_length:
+                    props["mask_mode"] = StringAttr("causal")
+                else:
+                    mask = _upper_left_causal_mask(e, q, k)
+            operands.append([mask] if mask is not None else [])
+            out = e.emit(
+                mlx.ScaledDotProductAttentionOp.build(
+                    operands=operands,
+                    result_types=[tensor_of(dtype, [*shape_of(q)[:-1], shape_of(v)[-1]])],
+                    properties=props,
+                )
+            )
+            return e.squeeze(out, [0]) if rank == 3 else out
+
+        self.replace(op, rewriter, build)
+
+
+def _same_runtime_length(query: SSAValue, key: SSAValue) -> bool:
+    """True when q and k are one SSA value (self-attention without a cache)."""
+    return query is key
+
+
+def _upper_left_causal_mask(e: Emitter, q: SSAValue, k: SSAValue) -> SSAValue:
+    lq, lk = e.dim(q, 2), e.dim(k, 2)
+    rows = arange(e, lq)
+    cols = arange(e, lk)
+    rows_col = e.expand_dims(rows, [1])
+    cols_row = e.expand_dims(cols, [0])
+    return e.binary("less_equal", cols_row, rows_col)
+
+
+PATTERNS: tuple[RewritePattern, ...] = (
+    LowerNorm(),
+    LowerBatchNorm(),
+    LowerGroupNorm(),
+    LowerAttention(),
+)

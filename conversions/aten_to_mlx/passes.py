@@ -1,0 +1,140 @@
+"""The passes: `convert-aten-to-mlx` (every family's patterns; fails listing any aten
+op left over) and `lower-to-mlx` (the default pipeline), and `lower()`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import AnyFloat, FileLineColLoc, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from mlxir.conversions.aten_to_mlx import (
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    nn,
+    reduction,
+    shape,
+)
+from mlxir.conversions.aten_to_mlx.core import LoweringError
+
+LOWERING_PATTERNS: tuple[RewritePattern, ...] = (
+    *elementwise.PATTERNS,
+    *reduction.PATTERNS,
+    *shape.PATTERNS,
+    *indexing.PATTERNS,
+    *linalg.PATTERNS,
+    *nn.PATTERNS,
+    *creation.PATTERNS,
+)
+"""Every family's patterns, in the order the pass tries them."""
+
+
+def _describe(op: Operation) -> str:
+    loc = op.location
+    where = f"{loc.filename.data}:{loc.line.data}" if isinstance(loc, FileLineColLoc) else "unknown location"
+    return f"{op.name} at {where}"
+
+
+@dataclass
+class _LocatedLowering(RewritePattern):
+    """The lowering patterns, with each `LoweringError` prefixed by where the op that
+    raised it comes from (the user's source line, from the importer's locations)."""
+
+    patterns: GreedyRewritePatternApplier
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        try:
+            self.patterns.match_and_rewrite(op, rewriter)
+        except LoweringError as error:
+            loc = op.location
+            if not isinstance(loc, FileLineColLoc):
+                raise
+            raise LoweringError(f"{loc.filename.data}:{loc.line.data}: {error}") from error
+
+
+@dataclass(frozen=True)
+class ConvertAtenToMlxPass(ModulePass):
+    """Lowers every aten op to mlx ops; fails listing any op left over."""
+
+    name = "convert-aten-to-mlx"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        try:
+            PatternRewriteWalker(
+                _LocatedLowering(GreedyRewritePatternApplier(list(LOWERING_PATTERNS))),
+                apply_recursively=False,
+            ).rewrite_module(op)
+        except LoweringError as error:
+            raise PassFailedException(str(error)) from error
+        _erase_consumed_scalars(op)
+        leftovers = [o for o in op.walk() if o.name.startswith("aten.")]
+        if leftovers:
+            raise PassFailedException(
+                f"{len(leftovers)} aten op(s) could not be lowered:\n"
+                + "\n".join("  " + _describe(o) for o in leftovers)
+            )
+
+
+def _erase_consumed_scalars(module: ModuleOp) -> None:
+    """The aten ops' scalar operands (`arith.constant 2.5 : f64`) are folded into mlx
+    constants of the tensor's type; left behind, an f64 scalar is a value no program
+    can hold. A float scalar still used is a lowering bug, reported as such."""
+    for constant in [o for o in module.walk() if isinstance(o, arith.ConstantOp)]:
+        if constant.result.uses:
+            if isinstance(constant.result.type, AnyFloat):
+                raise PassFailedException(
+                    f"{_describe(constant)}: a float scalar is still used after lowering "
+                    f"by {', '.join(sorted({u.operation.name for u in constant.result.uses}))}"
+                )
+            continue
+        Rewriter.erase_op(constant)
+
+
+DEFAULT_PIPELINE = "convert-aten-to-mlx,canonicalize,optimize-mlx,cse,dce"
+
+
+@dataclass(frozen=True)
+class LowerToMlxPass(ModulePass):
+    """The default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce."""
+
+    name = "lower-to-mlx"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xdsl.transforms.canonicalize import CanonicalizePass
+        from xdsl.transforms.common_subexpression_elimination import (
+            CommonSubexpressionElimination,
+        )
+        from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+        from mlxir.transforms.pattern_passes import OptimizeMlxPass
+
+        ConvertAtenToMlxPass().apply(ctx, op)
+        CanonicalizePass().apply(ctx, op)
+        OptimizeMlxPass().apply(ctx, op)
+        CommonSubexpressionElimination().apply(ctx, op)
+        DeadCodeElimination().apply(ctx, op)
+
+
+def lower(module: ModuleOp, pipeline: str | None = None) -> ModuleOp:
+    """Lowers an aten-level module in place with `pipeline` (default: lower-to-mlx)."""
+    from xdsl.passes import PassPipeline
+
+    from mlxir.context import make_context, registered_passes
+
+    ctx = make_context()
+    PassPipeline.parse_spec(registered_passes(), pipeline or LowerToMlxPass.name).apply(ctx, module)
+    module.verify()
+    return module
