@@ -66,32 +66,11 @@ def _aten_op_of(packet: str) -> str | None:
 
 
 def lowered_ops() -> set[str]:
-    """aten op names some lowering pattern rewrites: typed patterns name their op in
-    `@op_type_rewrite_pattern`'s closure; the table-driven ones match a base class."""
-    import inspect
+    """aten op names some lowering pattern rewrites: the ops the patterns declare in
+    their `OPS`, which is what convert-aten-to-mlx dispatches on."""
+    from mlxir.conversions.aten_to_mlx import LOWERINGS_BY_OP
 
-    from mlxir.conversions import aten_to_mlx as lowering
-    from mlxir.conversions.aten_to_mlx import creation, elementwise, nn, reduction, shape
-    from mlxir.dialects import aten
-
-    table_driven: dict[type, tuple[type, ...]] = {
-        elementwise.LowerUnary: (aten.UnaryElementwiseOp,),
-        elementwise.LowerBinary: (aten.BinaryElementwiseOp,),
-        reduction.LowerReduction: (aten.ReductionOp,),
-        shape.LowerSplit: (aten.SplitOp, aten.SplitWithSizesOp),
-        nn.LowerNorm: (aten.LayerNormOp, aten.RmsNormOp),
-        creation.LowerCreation: (aten.CreationOp, aten.LikeOp, aten.ScalarTensorOp),
-    }
-    handled: list[type] = []
-    for pattern in lowering.LOWERING_PATTERNS:
-        if type(pattern) in table_driven:
-            handled.extend(table_driven[type(pattern)])
-            continue
-        closure = inspect.getclosurevars(type(pattern).match_and_rewrite).nonlocals
-        expected = closure.get("expected_type")
-        if expected is not None:
-            handled.extend(getattr(expected, "__args__", (expected,)))
-    return {op.name for op in aten.ATEN_OPS if any(issubclass(op, h) for h in handled)}
+    return set(LOWERINGS_BY_OP)
 
 
 def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], dict[str, int]]:

@@ -12,13 +12,16 @@ One module per op family, as torch-mlir's TorchToLinalg: `core` (the `Emitter`,
 `LoweringError`, the `AtenLowering` base, dtype promotion, shared helpers), then
 `elementwise`, `reduction` (with scans and sorting), `shape`, `indexing`, `linalg`
 (matmul, linear, convolution, pooling), `nn` (norms, attention) and `creation`, each
-exposing its `PATTERNS`; `passes` holds the passes and `lower()`.
+exposing its `PATTERNS`; every pattern declares the aten ops it rewrites in `OPS`.
+`passes` holds the passes, which try each op only against the patterns declaring it,
+and `lower()`.
 """
 
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, LoweringError, promoted_dtype
 from mlxir.conversions.aten_to_mlx.passes import (
     DEFAULT_PIPELINE,
     LOWERING_PATTERNS,
+    LOWERINGS_BY_OP,
     ConvertAtenToMlxPass,
     LowerToMlxPass,
     lower,
@@ -27,6 +30,7 @@ from mlxir.conversions.aten_to_mlx.passes import (
 __all__ = [
     "DEFAULT_PIPELINE",
     "LOWERING_PATTERNS",
+    "LOWERINGS_BY_OP",
     "AtenLowering",
     "ConvertAtenToMlxPass",
     "Emitter",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from xdsl.dialects import arith
@@ -28,9 +28,10 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from mlxir.dialects import mlx
+from mlxir.dialects import aten, mlx
 from mlxir.dialects.common import (
     DYNAMIC,
     broadcast_shapes,
@@ -335,7 +336,19 @@ def mixed_sizes(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[Size
 
 
 class AtenLowering(RewritePattern):
-    """Base of the lowering patterns: `lower` returns the replacement values."""
+    """Base of the lowering patterns: each declares in `OPS` the aten op classes it
+    rewrites (the pass tries it on those ops only), and `replace`s an op by the values
+    its `build` emits."""
+
+    OPS: ClassVar[tuple[type[IRDLOperation], ...]]
+    """The aten op classes this pattern rewrites, the ones its `match_and_rewrite`
+    annotation names; a base class stands for every aten op deriving from it
+    (`aten.UnaryElementwiseOp`: each unary op of the table)."""
+
+    @classmethod
+    def op_names(cls) -> tuple[str, ...]:
+        """The names of the aten ops `OPS` covers, what the pass dispatches on."""
+        return tuple(op.name for op in aten.ATEN_OPS if issubclass(op, cls.OPS))
 
     def replace(
         self, op: Operation, rewriter: PatternRewriter, build: Callable[[Emitter], Sequence[SSAValue] | SSAValue]

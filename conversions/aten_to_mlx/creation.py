@@ -4,8 +4,8 @@ forms, arange, diagonal, tril/triu) and of `sym_size`, a runtime dim size."""
 from __future__ import annotations
 
 from xdsl.dialects.builtin import Float32Type, IndexType, IntegerAttr, IntegerType, i64
-from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from mlxir.conversions.aten_to_mlx.core import (
     AtenLowering,
@@ -30,9 +30,10 @@ from mlxir.dialects.common import (
 
 
 class LowerCreation(AtenLowering):
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, aten.CreationOp | aten.LikeOp | aten.ScalarTensorOp):
-            return
+    OPS = (aten.CreationOp, aten.LikeOp, aten.ScalarTensorOp)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.CreationOp | aten.LikeOp | aten.ScalarTensorOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
 
         def build(e: Emitter) -> SSAValue:
@@ -63,6 +64,8 @@ class LowerCreation(AtenLowering):
 
 
 class LowerArange(AtenLowering):
+    OPS = (aten.ArangeOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ArangeOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -103,6 +106,8 @@ class LowerArange(AtenLowering):
 
 
 class LowerDiagonal(AtenLowering):
+    OPS = (aten.DiagonalOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.DiagonalOp, rewriter: PatternRewriter) -> None:
         rank = len(shape_of(op.input))
@@ -125,6 +130,8 @@ class LowerDiagonal(AtenLowering):
 
 
 class LowerTriangle(AtenLowering):
+    OPS = (aten.TriangleOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.TriangleOp, rewriter: PatternRewriter) -> None:
         op_cls = mlx.TrilOp if op.name == "aten.tril" else mlx.TriuOp
@@ -143,13 +150,15 @@ class LowerTriangle(AtenLowering):
 
 
 class LowerSymSize(AtenLowering):
+    OPS = (aten.SymSizeOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.SymSizeOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
         self.replace(op, rewriter, lambda e: e.index(e.dim(op.input, axis)))
 
 
-PATTERNS: tuple[RewritePattern, ...] = (
+PATTERNS: tuple[AtenLowering, ...] = (
     LowerCreation(),
     LowerArange(),
     LowerDiagonal(),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FloatAttr, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, promoted_dtype, to_bool
 from mlxir.dialects import aten
@@ -78,9 +78,10 @@ BINARY_LOWERINGS: dict[str, str] = {
 
 
 class LowerUnary(AtenLowering):
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, aten.UnaryElementwiseOp):
-            return
+    OPS = (aten.UnaryElementwiseOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.UnaryElementwiseOp, rewriter: PatternRewriter) -> None:
         name = op.name.removeprefix("aten.")
         result_type = op.result.type
         dtype = dtype_of(op.result)
@@ -117,9 +118,10 @@ class LowerUnary(AtenLowering):
 
 
 class LowerBinary(AtenLowering):
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, aten.BinaryElementwiseOp):
-            return
+    OPS = (aten.BinaryElementwiseOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.BinaryElementwiseOp, rewriter: PatternRewriter) -> None:
         name = op.name.removeprefix("aten.")
         dtype = dtype_of(op.result)
         compute = (
@@ -184,6 +186,8 @@ def _lower_div(e: Emitter, op: Operation, lhs: SSAValue, rhs: SSAValue, dtype: A
 
 @dataclass
 class LowerGelu(AtenLowering):
+    OPS = (aten.GeluOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.GeluOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -205,6 +209,8 @@ class LowerGelu(AtenLowering):
 
 
 class LowerWhere(AtenLowering):
+    OPS = (aten.WhereOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.WhereOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -218,6 +224,8 @@ class LowerWhere(AtenLowering):
 
 
 class LowerClamp(AtenLowering):
+    OPS = (aten.ClampOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ClampOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -234,12 +242,14 @@ class LowerClamp(AtenLowering):
 
 
 class LowerToCopy(AtenLowering):
+    OPS = (aten.ToCopyOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ToCopyOp, rewriter: PatternRewriter) -> None:
         self.replace(op, rewriter, lambda e: e.astype(op.input, dtype_of(op.result)))
 
 
-PATTERNS: tuple[RewritePattern, ...] = (
+PATTERNS: tuple[AtenLowering, ...] = (
     LowerUnary(),
     LowerBinary(),
     LowerGelu(),

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import torch
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from mlxir.conversions.aten_to_mlx.core import (
     TORCH_DTYPES,
@@ -59,6 +59,8 @@ def _check_integer_indices(op: Operation, indices: Sequence[SSAValue]) -> None:
 class LowerIndex(AtenLowering):
     """`aten.index.Tensor` → `take` (one index) or gather + transpose + reshape, with no
     transpose that only moves size-1 dims (docs/semantics.md §2)."""
+
+    OPS = (aten.IndexOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.IndexOp, rewriter: PatternRewriter) -> None:
@@ -128,6 +130,8 @@ def _index_result_sizes(
 
 
 class LowerIndexSelect(AtenLowering):
+    OPS = (aten.IndexSelectOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.IndexSelectOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
@@ -140,12 +144,16 @@ class LowerIndexSelect(AtenLowering):
 
 
 class LowerEmbedding(AtenLowering):
+    OPS = (aten.EmbeddingOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.EmbeddingOp, rewriter: PatternRewriter) -> None:
         self.replace(op, rewriter, lambda e: _take(e, op.weight, op.indices, 0, op.result.type))
 
 
 class LowerGather(AtenLowering):
+    OPS = (aten.GatherOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.GatherOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
@@ -205,6 +213,8 @@ _SCATTER_MODES = {"add": "add", "multiply": "prod"}
 
 
 class LowerScatter(AtenLowering):
+    OPS = (aten.ScatterOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ScatterOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
@@ -239,6 +249,8 @@ class LowerScatterReduce(AtenLowering):
     the reduction's identity; `mean` divides a scatter-add by a scatter-added count
     (floor division for integers, as ATen)."""
 
+    OPS = (aten.ScatterReduceOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ScatterReduceOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
@@ -266,6 +278,8 @@ class LowerScatterReduce(AtenLowering):
 
 
 class LowerMaskedFill(AtenLowering):
+    OPS = (aten.MaskedFillOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.MaskedFillOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -281,6 +295,8 @@ class LowerMaskedFill(AtenLowering):
 
 class LowerIndexPut(AtenLowering):
     """`x[indices] = values` → `mlx.scatter` with updates `broadcast(indices) ++ slice`."""
+
+    OPS = (aten.IndexPutOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.IndexPutOp, rewriter: PatternRewriter) -> None:
@@ -328,6 +344,8 @@ class LowerIndexPut(AtenLowering):
 
 
 class LowerIndexCopy(AtenLowering):
+    OPS = (aten.IndexCopyOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.IndexCopyOp, rewriter: PatternRewriter) -> None:
         rank = rank_of(op.input)
@@ -351,6 +369,8 @@ class LowerIndexCopy(AtenLowering):
 
 
 class LowerSliceScatter(AtenLowering):
+    OPS = (aten.SliceScatterOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.SliceScatterOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
@@ -376,7 +396,7 @@ class LowerSliceScatter(AtenLowering):
         self.replace(op, rewriter, build)
 
 
-PATTERNS: tuple[RewritePattern, ...] = (
+PATTERNS: tuple[AtenLowering, ...] = (
     LowerIndex(),
     LowerIndexSelect(),
     LowerEmbedding(),

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, TensorType, UnitAttr
 from xdsl.ir import Attribute, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, LoweringError, Size, tensor_of
 from mlxir.dialects import aten, mlx
@@ -25,6 +25,8 @@ from mlxir.dialects.common import (
 
 
 class LowerMatmul(AtenLowering):
+    OPS = (aten.MatmulLikeOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.MatmulLikeOp, rewriter: PatternRewriter) -> None:
         self.replace(op, rewriter, lambda e: _matmul_typed(e, op.input, op.other, op.result.type))
@@ -52,6 +54,8 @@ def dtype_of_type(t: Attribute) -> Attribute:
 
 
 class LowerAddmm(AtenLowering):
+    OPS = (aten.AddmmOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.AddmmOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -70,6 +74,8 @@ class LowerAddmm(AtenLowering):
 
 
 class LowerLinear(AtenLowering):
+    OPS = (aten.LinearOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.LinearOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -98,6 +104,8 @@ class LowerConvolution(AtenLowering):
     `dilation`, padding `dilation * (k - 1) - padding` low and that plus
     `output_padding` high (cropped after the convolution where it is negative), and
     the weight `[in, out/g, *k]` regrouped to `[out, in/g, *k]`."""
+
+    OPS = (aten.ConvolutionOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ConvolutionOp, rewriter: PatternRewriter) -> None:
@@ -202,6 +210,8 @@ class LowerPool(AtenLowering):
     """N-d (2-d, 3-d) max/avg pooling as the max/sum over the kernel's strided slices of
     the padded input (MLX has no pooling primitive). Needs static spatial dims."""
 
+    OPS = (aten.PoolOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.PoolOp, rewriter: PatternRewriter) -> None:
         is_max = isinstance(op, aten.MaxPoolOp)
@@ -295,7 +305,7 @@ class LowerPool(AtenLowering):
         self.replace(op, rewriter, build)
 
 
-PATTERNS: tuple[RewritePattern, ...] = (
+PATTERNS: tuple[AtenLowering, ...] = (
     LowerMatmul(),
     LowerAddmm(),
     LowerLinear(),

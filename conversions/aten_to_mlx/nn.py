@@ -7,15 +7,14 @@ import math
 
 import torch
 from xdsl.dialects.builtin import Float64Type, FloatAttr, StringAttr, UnitAttr
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.ir import Attribute, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from mlxir.conversions.aten_to_mlx.core import (
     TORCH_DTYPES,
     AtenLowering,
     Emitter,
     LoweringError,
-    Size,
     arange,
     numel,
     tensor_of,
@@ -28,10 +27,7 @@ def _flatten_trailing(e: Emitter, x: SSAValue, count: int) -> SSAValue:
     if count == 1:
         return x
     dims = e.dims(x)
-    flat: Size = 1
-    for size in dims[-count:]:
-        flat = e.mul(flat, size)
-    return e.reshape(x, [*dims[:-count], flat])
+    return e.reshape(x, [*dims[:-count], numel(e, dims[-count:])])
 
 
 def _eps_or_default(eps: FloatAttr | None, dtype: Attribute) -> float:
@@ -43,9 +39,10 @@ def _eps_or_default(eps: FloatAttr | None, dtype: Attribute) -> float:
 class LowerNorm(AtenLowering):
     """layer_norm / rms_norm over trailing dims → MLX's fast kernels over the last axis."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, aten.LayerNormOp | aten.RmsNormOp):
-            return
+    OPS = (aten.LayerNormOp, aten.RmsNormOp)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LayerNormOp | aten.RmsNormOp, rewriter: PatternRewriter) -> None:
         count = len(ints(op.normalized_shape))
         dtype = dtype_of(op.result)
         eps = _eps_or_default(op.eps, dtype)
@@ -78,6 +75,8 @@ def _channel_param(e: Emitter, param: SSAValue, rank: int, dtype: Attribute) -> 
 
 
 class LowerBatchNorm(AtenLowering):
+    OPS = (aten.BatchNormOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.BatchNormOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -99,6 +98,8 @@ class LowerBatchNorm(AtenLowering):
 
 
 class LowerGroupNorm(AtenLowering):
+    OPS = (aten.GroupNormOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.GroupNormOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -132,6 +133,8 @@ class LowerAttention(AtenLowering):
     lengths are provably equal; otherwise an explicit `j <= i` mask is built. A mask
     of the program's own is marked `zero_masked_rows`: PyTorch zeroes a row whose
     keys are all masked, and the lowering alone must keep that meaning."""
+
+    OPS = (aten.ScaledDotProductAttentionOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ScaledDotProductAttentionOp, rewriter: PatternRewriter) -> None:
@@ -194,7 +197,7 @@ def _upper_left_causal_mask(e: Emitter, q: SSAValue, k: SSAValue) -> SSAValue:
     return e.binary("less_equal", cols_row, rows_col)
 
 
-PATTERNS: tuple[RewritePattern, ...] = (
+PATTERNS: tuple[AtenLowering, ...] = (
     LowerNorm(),
     LowerBatchNorm(),
     LowerGroupNorm(),

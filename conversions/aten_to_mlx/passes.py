@@ -28,18 +28,21 @@ from mlxir.conversions.aten_to_mlx import (
     reduction,
     shape,
 )
-from mlxir.conversions.aten_to_mlx.core import LoweringError
+from mlxir.conversions.aten_to_mlx.core import AtenLowering, LoweringError
+from mlxir.transforms.pattern_passes import OpDispatch, by_op
 
-LOWERING_PATTERNS: tuple[RewritePattern, ...] = (
-    *elementwise.PATTERNS,
-    *reduction.PATTERNS,
-    *shape.PATTERNS,
-    *indexing.PATTERNS,
-    *linalg.PATTERNS,
-    *nn.PATTERNS,
-    *creation.PATTERNS,
+FAMILIES = (elementwise, reduction, shape, indexing, linalg, nn, creation)
+"""The modules of the op families, each exposing its `PATTERNS`."""
+
+LOWERING_PATTERNS: tuple[AtenLowering, ...] = tuple(
+    pattern for family in FAMILIES for pattern in family.PATTERNS
 )
-"""Every family's patterns, in the order the pass tries them."""
+"""Every family's patterns, in the order the pass tries them on an op."""
+
+LOWERINGS_BY_OP: dict[str, tuple[RewritePattern, ...]] = by_op(
+    (pattern.op_names(), pattern) for pattern in LOWERING_PATTERNS
+)
+"""aten op name → the patterns declaring it in their `OPS`, in that order."""
 
 
 def _describe(op: Operation) -> str:
@@ -53,7 +56,7 @@ class _LocatedLowering(RewritePattern):
     """The lowering patterns, with each `LoweringError` prefixed by where the op that
     raised it comes from (the user's source line, from the importer's locations)."""
 
-    patterns: GreedyRewritePatternApplier
+    patterns: RewritePattern
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         try:
@@ -73,10 +76,11 @@ class ConvertAtenToMlxPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         try:
-            PatternRewriteWalker(
-                _LocatedLowering(GreedyRewritePatternApplier(list(LOWERING_PATTERNS))),
-                apply_recursively=False,
-            ).rewrite_module(op)
+            # The applier erases a trivially dead op before it is lowered (its default,
+            # kept so the output does not change); the dispatch tries each op only
+            # against the patterns that declare it.
+            lowering = GreedyRewritePatternApplier([OpDispatch(LOWERINGS_BY_OP)])
+            PatternRewriteWalker(_LocatedLowering(lowering), apply_recursively=False).rewrite_module(op)
         except LoweringError as error:
             raise PassFailedException(str(error)) from error
         _erase_consumed_scalars(op)

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from mlxir.conversions.aten_to_mlx.core import (
     INT32_MAX,
@@ -44,8 +44,12 @@ REDUCTION_LOWERINGS: dict[str, str] = {
 
 
 class LowerReduction(AtenLowering):
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, aten.ReductionOp) or isinstance(op, aten.VarianceOp):
+    # The table's reductions: var and std are ReductionOps too, but LowerVariance's.
+    OPS = tuple(aten.REDUCTION_OP_CLASSES.values())
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ReductionOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op, aten.VarianceOp):
             return
         name = REDUCTION_LOWERINGS[op.name.removeprefix("aten.")]
         dtype = dtype_of(op.result)
@@ -61,6 +65,8 @@ class LowerReduction(AtenLowering):
 
 
 class LowerVariance(AtenLowering):
+    OPS = (aten.VarianceOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.VarianceOp, rewriter: PatternRewriter) -> None:
         correction = op.correction.value.data if op.correction is not None else 1.0
@@ -89,6 +95,8 @@ class LowerVariance(AtenLowering):
 
 
 class LowerArgReduction(AtenLowering):
+    OPS = (aten.ArgReductionOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ArgReductionOp, rewriter: PatternRewriter) -> None:
         op_cls = mlx.ArgmaxOp if op.name == "aten.argmax" else mlx.ArgminOp
@@ -166,6 +174,8 @@ def _pick(e: Emitter, indices: SSAValue, axis: int, position: Size) -> SSAValue:
 
 
 class LowerSort(AtenLowering):
+    OPS = (aten.SortOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.SortOp, rewriter: PatternRewriter) -> None:
         axis = _sort_axis(op, op.input, op.dim.value.data)
@@ -179,6 +189,8 @@ class LowerSort(AtenLowering):
 
 
 class LowerTopk(AtenLowering):
+    OPS = (aten.TopkOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.TopkOp, rewriter: PatternRewriter) -> None:
         axis = _sort_axis(op, op.input, op.dim.value.data)
@@ -209,6 +221,8 @@ def _lower_middle(e: Emitter, x: SSAValue, indices: SSAValue, axis: int) -> SSAV
 
 
 class LowerMedian(AtenLowering):
+    OPS = (aten.MedianOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.MedianOp, rewriter: PatternRewriter) -> None:
         x = op.input
@@ -233,6 +247,8 @@ class LowerMedian(AtenLowering):
 
 
 class LowerKthvalue(AtenLowering):
+    OPS = (aten.KthvalueOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.KthvalueOp, rewriter: PatternRewriter) -> None:
         axis = _sort_axis(op, op.input, op.dim.value.data)
@@ -257,6 +273,8 @@ SCAN_LOWERINGS: dict[str, type[IRDLOperation]] = {
 
 
 class LowerScan(AtenLowering):
+    OPS = (aten.AlongDimOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.AlongDimOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -290,7 +308,7 @@ def _softmax(e: Emitter, x: SSAValue, axis: int) -> SSAValue:
     return e.emit(mlx.SoftmaxOp.build(operands=[x], result_types=[x.type], properties=props))
 
 
-PATTERNS: tuple[RewritePattern, ...] = (
+PATTERNS: tuple[AtenLowering, ...] = (
     LowerReduction(),
     LowerVariance(),
     LowerArgReduction(),

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, i64
-from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from mlxir.conversions.aten_to_mlx.core import (
     INT32_MAX,
@@ -18,6 +18,7 @@ from mlxir.conversions.aten_to_mlx.core import (
     Size,
     full_range_slice,
     mixed_sizes,
+    numel,
 )
 from mlxir.dialects import aten, mlx
 from mlxir.dialects.common import (
@@ -40,18 +41,15 @@ def _resolve_inferred(e: Emitter, x: SSAValue, sizes: list[Size], result_shape: 
     if result_shape[at] != DYNAMIC:
         sizes[at] = result_shape[at]
         return sizes
-    total: Size = 1
-    for size in e.dims(x):
-        total = e.mul(total, size)
-    others: Size = 1
-    for i, size in enumerate(sizes):
-        if i != at:
-            others = e.mul(others, size)
+    total = numel(e, e.dims(x))
+    others = numel(e, [size for i, size in enumerate(sizes) if i != at])
     sizes[at] = e.floordiv(total, others)
     return sizes
 
 
 class LowerReshape(AtenLowering):
+    OPS = (aten.ReshapeLikeOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ReshapeLikeOp, rewriter: PatternRewriter) -> None:
         def build(e: Emitter) -> SSAValue:
@@ -64,6 +62,8 @@ class LowerReshape(AtenLowering):
 
 
 class LowerExpand(AtenLowering):
+    OPS = (aten.ExpandOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ExpandOp, rewriter: PatternRewriter) -> None:
         def build(e: Emitter) -> SSAValue:
@@ -78,6 +78,8 @@ class LowerExpand(AtenLowering):
 
 
 class LowerPermute(AtenLowering):
+    OPS = (aten.PermuteOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.PermuteOp, rewriter: PatternRewriter) -> None:
         rank = rank_of(op.input)
@@ -86,6 +88,8 @@ class LowerPermute(AtenLowering):
 
 
 class LowerTranspose(AtenLowering):
+    OPS = (aten.TransposeOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.TransposeOp, rewriter: PatternRewriter) -> None:
         rank = rank_of(op.input)
@@ -97,6 +101,8 @@ class LowerTranspose(AtenLowering):
 
 
 class LowerUnsqueeze(AtenLowering):
+    OPS = (aten.UnsqueezeOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.UnsqueezeOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input) + 1)
@@ -104,6 +110,8 @@ class LowerUnsqueeze(AtenLowering):
 
 
 class LowerSqueeze(AtenLowering):
+    OPS = (aten.SqueezeOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.SqueezeOp, rewriter: PatternRewriter) -> None:
         shape = shape_of(op.input)
@@ -136,6 +144,8 @@ def _clamp_end(e: Emitter, x: SSAValue, axis: int, end: Size) -> Size:
 
 
 class LowerSlice(AtenLowering):
+    OPS = (aten.SliceOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.SliceOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
@@ -151,6 +161,8 @@ class LowerSlice(AtenLowering):
 
 
 class LowerSelect(AtenLowering):
+    OPS = (aten.SelectOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.SelectOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
@@ -174,6 +186,8 @@ class LowerSelect(AtenLowering):
 
 
 class LowerNarrow(AtenLowering):
+    OPS = (aten.NarrowOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.NarrowOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
@@ -188,6 +202,8 @@ class LowerNarrow(AtenLowering):
 
 
 class LowerCat(AtenLowering):
+    OPS = (aten.CatOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.CatOp, rewriter: PatternRewriter) -> None:
         dtype = dtype_of(op.result)
@@ -203,6 +219,8 @@ class LowerCat(AtenLowering):
 
 
 class LowerStack(AtenLowering):
+    OPS = (aten.StackOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.StackOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.result))
@@ -216,9 +234,10 @@ class LowerStack(AtenLowering):
 
 
 class LowerSplit(AtenLowering):
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, aten.SplitOp | aten.SplitWithSizesOp):
-            return
+    OPS = (aten.SplitOp, aten.SplitWithSizesOp)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.SplitOp | aten.SplitWithSizesOp, rewriter: PatternRewriter) -> None:
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
         if isinstance(op, aten.SplitOp):
             sizes = [op.split_size.value.data] * (len(op.outputs) - 1)
@@ -241,6 +260,8 @@ class LowerSplit(AtenLowering):
 
 
 class LowerFlip(AtenLowering):
+    OPS = (aten.FlipOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.FlipOp, rewriter: PatternRewriter) -> None:
         rank = rank_of(op.input)
@@ -261,6 +282,8 @@ class LowerFlip(AtenLowering):
 
 
 class LowerRepeat(AtenLowering):
+    OPS = (aten.RepeatOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.RepeatOp, rewriter: PatternRewriter) -> None:
         self.replace(
@@ -277,6 +300,8 @@ class LowerRepeat(AtenLowering):
 
 
 class LowerConstantPad(AtenLowering):
+    OPS = (aten.ConstantPadNdOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.ConstantPadNdOp, rewriter: PatternRewriter) -> None:
         pad = ints(op.pad)
@@ -304,7 +329,7 @@ class LowerConstantPad(AtenLowering):
         )
 
 
-PATTERNS: tuple[RewritePattern, ...] = (
+PATTERNS: tuple[AtenLowering, ...] = (
     LowerReshape(),
     LowerExpand(),
     LowerPermute(),
