@@ -1,9 +1,15 @@
-"""Element types of the program format: one table, used by the serializer, the
-reader, the deserializer and (through `SlotInfo.dtype`) the runtime."""
+"""Element types: the one table of mlxir.
+
+A row per element type, with its columns: the IR type, the name (the common currency:
+"float32", "bfloat16", "bool", "int64", ...), the program format's code, the NumPy
+layout of a payload, and, resolved lazily so that neither is imported where it is not
+needed, the torch and MLX dtypes. The importer, the lowering, the canonicalization
+patterns, the program format and the runtime all read it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -16,6 +22,10 @@ from xdsl.dialects.builtin import (
     Signedness,
 )
 from xdsl.ir import Attribute
+
+if TYPE_CHECKING:
+    import mlx.core as mx
+    import torch
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,26 @@ class DType:
     @property
     def itemsize(self) -> int:
         return self.numpy.itemsize
+
+    @property
+    def torch(self) -> torch.dtype:
+        import torch
+
+        if self.name == "index":
+            raise ValueError("index has no torch dtype")
+        return getattr(torch, self.name)
+
+    @property
+    def mlx(self) -> mx.Dtype:
+        import mlx.core as mx
+
+        if self.name == "index":
+            raise ValueError("index has no MLX dtype")
+        return getattr(mx, "bool_" if self.name == "bool" else self.name)
+
+    @property
+    def is_float(self) -> bool:
+        return self.name in FLOAT_NAMES
 
 
 def _dtype(code: int, name: str, numpy: str, ir: Attribute) -> DType:
@@ -59,6 +89,9 @@ DTYPES: tuple[DType, ...] = (
     _dtype(14, "index", "i8", IndexType()),
 )
 
+FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
+"""The float types, narrowest first: a cast up this list is exact."""
+
 BY_CODE: dict[int, DType] = {d.code: d for d in DTYPES}
 BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}
 BY_IR: dict[Attribute, DType] = {d.ir: d for d in DTYPES}
@@ -72,3 +105,7 @@ TENSOR_DTYPES = frozenset(d.name for d in DTYPES if d.name != "index")
 
 def of_ir(type_: Attribute) -> DType | None:
     return BY_IR.get(type_)
+
+
+def of_torch(dtype: torch.dtype) -> DType | None:
+    return BY_NAME.get(str(dtype).removeprefix("torch."))

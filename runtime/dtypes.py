@@ -1,7 +1,4 @@
-"""Element types: IR element type <-> MLX dtype <-> name, and array conversions.
-
-The name is the common currency ("float32", "bfloat16", "bool", "int64", "uint8", ...):
-it is what the program format stores and what the numpy/torch tables are keyed by.
+"""Element types at run time (the table is `mlxir/dtypes.py`) and array conversions.
 
 Array conversions never go through float64 and never round: bfloat16 crosses the
 numpy/torch boundary as its raw 16-bit pattern (numpy has no bfloat16; `to_numpy`
@@ -15,37 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import mlx.core as mx
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    ComplexType,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    Signedness,
-)
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute
+
+from mlxir import dtypes
 
 if TYPE_CHECKING:
     import torch
 
-MX_DTYPES: dict[str, mx.Dtype] = {
-    "bool": mx.bool_,
-    "int8": mx.int8,
-    "int16": mx.int16,
-    "int32": mx.int32,
-    "int64": mx.int64,
-    "uint8": mx.uint8,
-    "uint16": mx.uint16,
-    "uint32": mx.uint32,
-    "uint64": mx.uint64,
-    "float16": mx.float16,
-    "bfloat16": mx.bfloat16,
-    "float32": mx.float32,
-    "float64": mx.float64,
-    "complex64": mx.complex64,
-}
+MX_DTYPES: dict[str, mx.Dtype] = {name: dtypes.BY_NAME[name].mlx for name in sorted(dtypes.TENSOR_DTYPES)}
 """Every dtype name the runtime knows, with its MLX dtype."""
 
 DTYPE_NAMES: tuple[str, ...] = tuple(MX_DTYPES)
@@ -61,7 +36,7 @@ _NUMPY_NAMES: dict[np.dtype[Any], str] = {dtype: name for name, dtype in NUMPY_D
 
 
 def is_floating(name: str) -> bool:
-    return name in ("float16", "bfloat16", "float32", "float64")
+    return name in dtypes.FLOAT_NAMES
 
 
 def is_integer(name: str) -> bool:
@@ -77,50 +52,19 @@ def is_integer(name: str) -> bool:
 def element_type_name(element_type: Attribute) -> str:
     """The dtype name of a builtin element type (`i1` is "bool"; signless integers are
     signed; `index` in a tensor is "int64")."""
-    match element_type:
-        case IntegerType():
-            width = element_type.width.data
-            if width == 1:
-                return "bool"
-            unsigned = element_type.signedness.data == Signedness.UNSIGNED
-            name = f"{'uint' if unsigned else 'int'}{width}"
-        case IndexType():
-            name = "int64"
-        case Float16Type():
-            name = "float16"
-        case BFloat16Type():
-            name = "bfloat16"
-        case Float32Type():
-            name = "float32"
-        case Float64Type():
-            name = "float64"
-        case ComplexType() if isinstance(element_type.element_type, Float32Type):
-            name = "complex64"
-        case _:
-            raise ValueError(f"element type {element_type} has no MLX dtype")
-    if name not in MX_DTYPES:
+    if isinstance(element_type, IndexType):
+        return "int64"
+    dtype = dtypes.of_ir(element_type)
+    if dtype is None:
         raise ValueError(f"element type {element_type} has no MLX dtype")
-    return name
+    return dtype.name
 
 
 def element_type_from_name(name: str) -> Attribute:
     """The builtin element type of a dtype name (integers are signless, unsigned `ui`)."""
-    if name == "bool":
-        return IntegerType(1)
-    if name.startswith("uint"):
-        return IntegerType(int(name[4:]), Signedness.UNSIGNED)
-    if name.startswith("int"):
-        return IntegerType(int(name[3:]))
-    simple: dict[str, Attribute] = {
-        "float16": Float16Type(),
-        "bfloat16": BFloat16Type(),
-        "float32": Float32Type(),
-        "float64": Float64Type(),
-        "complex64": ComplexType(Float32Type()),
-    }
-    if name not in simple:
+    if name not in MX_DTYPES:
         raise ValueError(f"unknown dtype name '{name}'")
-    return simple[name]
+    return dtypes.BY_NAME[name].ir
 
 
 def element_type_to_mx(element_type: Attribute) -> mx.Dtype:
@@ -149,11 +93,7 @@ def numpy_dtype_name(dtype: np.dtype[Any]) -> str:
 
 
 def torch_dtype(name: str) -> torch.dtype:
-    import torch
-
-    if name == "bool":
-        return torch.bool
-    return getattr(torch, name)
+    return dtypes.BY_NAME[name].torch
 
 
 def torch_dtype_name(dtype: torch.dtype) -> str:

@@ -25,7 +25,7 @@ from xdsl.traits import Pure, SymbolTable
 from mlxir import dtypes
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, is_float, rank_of, shape_of
-from mlxir.transforms.canonicalization.mlx import _constant_tensor
+from mlxir.transforms.canonicalization.mlx import _constant_tensor, is_lossless
 from mlxir.weights import array_of, dense_attr
 
 
@@ -75,6 +75,15 @@ class UnrepeatKV(RewritePattern):
 def _strip_cast(value: SSAValue) -> SSAValue:
     owner = value.owner
     return owner.input if isinstance(owner, mlx.AstypeOp) else value
+
+
+def _strip_upcast(value: SSAValue) -> SSAValue:
+    """`value` before a cast that is exact (HF's `x.to(float32)`): a norm computed on a
+    lossy cast (f32 → f16) rounds and overflows where the fused kernel would not."""
+    owner = value.owner
+    if isinstance(owner, mlx.AstypeOp) and is_lossless(dtype_of(owner.input), dtype_of(owner.result)):
+        return owner.input
+    return value
 
 
 def _is_square_of(value: SSAValue, x: SSAValue) -> bool:
@@ -158,7 +167,7 @@ class FuseRmsNorm(RewritePattern):
             if matched is None:
                 continue
             x, eps = matched
-            source = _strip_cast(x)
+            source = _strip_upcast(x)
             dtype = dtype_of(op.result)
             if dtype_of(source) != dtype or dtype_of(weight) != dtype or source.type != op.result.type:
                 continue

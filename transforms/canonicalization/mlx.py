@@ -23,11 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from xdsl.dialects.builtin import (
-    BFloat16Type,
     DenseIntOrFPElementsAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IntegerType,
     Signedness,
     TensorType,
@@ -36,6 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from mlxir import dtypes
 from mlxir.dialects import mlx
 
 if TYPE_CHECKING:
@@ -66,36 +63,38 @@ def _is_bool(dtype: Attribute) -> bool:
     return isinstance(dtype, IntegerType) and dtype.width.data == 1
 
 
-_FLOAT_RANK = {BFloat16Type(): "bf16", Float16Type(): "f16", Float32Type(): "f32", Float64Type(): "f64"}
+_EXACT_FLOAT_WIDENINGS = {
+    ("float16", "float32"),
+    ("float16", "float64"),
+    ("bfloat16", "float32"),
+    ("bfloat16", "float64"),
+    ("float32", "float64"),
+}
+_FLOATS_HOLDING_INTS = {8: dtypes.FLOAT_NAMES, 16: ("float32", "float64"), 32: ("float64",)}
+"""Integer width → the float types whose significand holds every such integer."""
+
+
+def _float_name(dtype: Attribute) -> str | None:
+    row = dtypes.of_ir(dtype)
+    return row.name if row is not None and row.is_float else None
 
 
 def is_lossless(source: Attribute, target: Attribute) -> bool:
     """Whether casting every value of `source` to `target` is exact (docs/semantics.md §1)."""
     if source == target:
         return True
+    src_float, dst_float = _float_name(source), _float_name(target)
     if _is_bool(source):
-        return isinstance(target, IntegerType) or target in _FLOAT_RANK
-    src_float, dst_float = _FLOAT_RANK.get(source), _FLOAT_RANK.get(target)
+        return isinstance(target, IntegerType) or dst_float is not None
     if src_float and dst_float:
-        return (src_float, dst_float) in {
-            ("f16", "f32"),
-            ("f16", "f64"),
-            ("bf16", "f32"),
-            ("bf16", "f64"),
-            ("f32", "f64"),
-        }
+        return (src_float, dst_float) in _EXACT_FLOAT_WIDENINGS
     src_int, dst_int = _int_info(source), _int_info(target)
     if src_int and dst_int:
         (sw, ss), (dw, ds) = src_int, dst_int
         return ss == ds and dw >= sw
     if src_int and dst_float:
         width, _signed = src_int
-        if width == 8:
-            return dst_float in ("f16", "bf16", "f32", "f64")
-        if width == 16:
-            return dst_float in ("f32", "f64")
-        if width == 32:
-            return dst_float == "f64"
+        return dst_float in _FLOATS_HOLDING_INTS.get(width, ())
     return False
 
 
@@ -132,27 +131,14 @@ class FoldLosslessCastChain(RewritePattern):
         rewriter.replace(op, folded)
 
 
-_TORCH_NAMES = {
-    Float32Type(): "float32",
-    Float16Type(): "float16",
-    BFloat16Type(): "bfloat16",
-    Float64Type(): "float64",
-    IntegerType(1): "bool",
-    IntegerType(8): "int8",
-    IntegerType(16): "int16",
-    IntegerType(32): "int32",
-    IntegerType(64): "int64",
-    IntegerType(8, Signedness.UNSIGNED): "uint8",
-}
-"""Element type → torch dtype name; torch does the folding arithmetic because it rounds
-f16/bf16 exactly as MLX does (torch is imported only when a fold happens)."""
+_UNFOLDABLE = frozenset({"uint16", "uint32", "uint64", "index"})
+"""Element types torch has no arithmetic for. torch does the folding arithmetic because
+it rounds f16/bf16 exactly as MLX does (imported only when a fold happens)."""
 
 
 def _torch_dtype(element_type: Attribute) -> torch.dtype | None:
-    import torch
-
-    name = _TORCH_NAMES.get(element_type)
-    return getattr(torch, name) if name is not None else None
+    row = dtypes.of_ir(element_type)
+    return row.torch if row is not None and row.name not in _UNFOLDABLE else None
 
 
 MAX_FOLDED_ELEMENTS = 64

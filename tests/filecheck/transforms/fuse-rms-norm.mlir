@@ -191,3 +191,30 @@ func.func @dtype_mismatch(%x: tensor<2x8xbf16>, %w: tensor<8xf32>) -> tensor<2x8
   %y = mlx.multiply %n, %w : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
   func.return %y : tensor<2x8xf32>
 }
+
+// Kept: the norm is computed on a lossy cast (f32 -> f16): there x² overflows past
+// |x| = 256 and the result is 0, which an f32 rms_norm would not give.
+// CHECK-LABEL: func.func @downcast_inside(%x: tensor<2x8xf32>, %w: tensor<8xf32>) -> tensor<2x8xf32> {
+// CHECK-NEXT:    %h = mlx.astype %x : tensor<2x8xf32> -> tensor<2x8xf16>
+// CHECK-NEXT:    %sq = mlx.square %h : tensor<2x8xf16> -> tensor<2x8xf16>
+// CHECK-NEXT:    %mean = mlx.mean %sq axes [-1] keepdims : tensor<2x8xf16> -> tensor<2x1xf16>
+// CHECK-NEXT:    %eps = mlx.constant dense<1.001360e-05> : tensor<f16>
+// CHECK-NEXT:    %sum = mlx.add %mean, %eps : tensor<2x1xf16>, tensor<f16> -> tensor<2x1xf16>
+// CHECK-NEXT:    %r = mlx.rsqrt %sum : tensor<2x1xf16> -> tensor<2x1xf16>
+// CHECK-NEXT:    %n = mlx.multiply %h, %r : tensor<2x8xf16>, tensor<2x1xf16> -> tensor<2x8xf16>
+// CHECK-NEXT:    %back = mlx.astype %n : tensor<2x8xf16> -> tensor<2x8xf32>
+// CHECK-NEXT:    %y = mlx.multiply %back, %w : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:    func.return %y : tensor<2x8xf32>
+// CHECK-NEXT:  }
+func.func @downcast_inside(%x: tensor<2x8xf32>, %w: tensor<8xf32>) -> tensor<2x8xf32> {
+  %h = mlx.astype %x : tensor<2x8xf32> -> tensor<2x8xf16>
+  %sq = mlx.square %h : tensor<2x8xf16> -> tensor<2x8xf16>
+  %mean = mlx.mean %sq axes [-1] keepdims : tensor<2x8xf16> -> tensor<2x1xf16>
+  %eps = mlx.constant dense<1.0e-05> : tensor<f16>
+  %sum = mlx.add %mean, %eps : tensor<2x1xf16>, tensor<f16> -> tensor<2x1xf16>
+  %r = mlx.rsqrt %sum : tensor<2x1xf16> -> tensor<2x1xf16>
+  %n = mlx.multiply %h, %r : tensor<2x8xf16>, tensor<2x1xf16> -> tensor<2x8xf16>
+  %back = mlx.astype %n : tensor<2x8xf16> -> tensor<2x8xf32>
+  %y = mlx.multiply %back, %w : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
