@@ -317,8 +317,8 @@ class _Serializer:
             data = dense_data(g.value, dtype)
         else:
             raise ProgramError(
-                f"global @{name} has no payload: pass it in the payloads or give the "
-                "global an inline dense<...> value"
+                f"global @{name} has no payload: give it a dense<...> value in the IR "
+                "or pass its payload to serialize"
             )
         offset = self.writer.payload(data)
         return name, g.kind.data, slot, offset, len(data)
