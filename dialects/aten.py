@@ -6,14 +6,13 @@ whose entries may be symbolic is a mixed list (`[2, %s0, -1]`), a static `array<
 plus `index` operands. Result types are explicit, so type promotion is decided by
 the importer and checked here, never re-derived.
 
-The elementwise families are declared once, in `UNARY_OPS` and `BINARY_OPS`: adding
-an elementwise op is one line in a table.
+The elementwise families are declared once, one row per op in
+`dialects/elementwise.py`, from which `UNARY_OPS` and `BINARY_OPS` come.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import Enum
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -76,6 +75,7 @@ from mlxir.dialects.common import (
     verify_shape_matches,
     verify_size_list,
 )
+from mlxir.dialects.elementwise import BINARY, UNARY, DtypeRule, aten_rules
 
 I64Attr = IntegerAttr.constr(type=i64)
 F64Attr = FloatAttr[Float64Type]
@@ -92,87 +92,10 @@ def _shape_of_operand(value: SSAValue) -> tuple[int, ...]:
 # ---------------------------------------------------------------------------
 
 
-class DtypeRule(Enum):
-    """How an elementwise op's result element type relates to its inputs."""
-
-    SAME = "the result has the input's element type"
-    FLOAT = "the result is floating point (the input's type when that is a float)"
-    FLOAT_ONLY = "input and result are the same floating-point type"
-    BOOL = "the result is i1"
-    INTEGER_OR_BOOL = "input and result are the same integer or bool type"
-    ANY = "any numeric result type (decided by type promotion)"
-
-
-UNARY_OPS: dict[str, DtypeRule] = {
-    "abs": DtypeRule.SAME,
-    "neg": DtypeRule.SAME,
-    "sign": DtypeRule.SAME,
-    "square": DtypeRule.SAME,
-    "relu": DtypeRule.SAME,
-    "floor": DtypeRule.SAME,
-    "ceil": DtypeRule.SAME,
-    "round": DtypeRule.SAME,
-    "trunc": DtypeRule.SAME,
-    "clone": DtypeRule.SAME,
-    "exp": DtypeRule.FLOAT,
-    "expm1": DtypeRule.FLOAT,
-    "log": DtypeRule.FLOAT,
-    "log1p": DtypeRule.FLOAT,
-    "log2": DtypeRule.FLOAT,
-    "log10": DtypeRule.FLOAT,
-    "sqrt": DtypeRule.FLOAT,
-    "rsqrt": DtypeRule.FLOAT,
-    "sin": DtypeRule.FLOAT,
-    "cos": DtypeRule.FLOAT,
-    "tan": DtypeRule.FLOAT,
-    "asin": DtypeRule.FLOAT,
-    "acos": DtypeRule.FLOAT,
-    "atan": DtypeRule.FLOAT,
-    "sinh": DtypeRule.FLOAT,
-    "cosh": DtypeRule.FLOAT,
-    "tanh": DtypeRule.FLOAT,
-    "asinh": DtypeRule.FLOAT,
-    "acosh": DtypeRule.FLOAT,
-    "atanh": DtypeRule.FLOAT,
-    "sigmoid": DtypeRule.FLOAT,
-    "erf": DtypeRule.FLOAT,
-    "erfinv": DtypeRule.FLOAT,
-    "reciprocal": DtypeRule.FLOAT,
-    "silu": DtypeRule.FLOAT_ONLY,
-    "logical_not": DtypeRule.BOOL,
-    "isnan": DtypeRule.BOOL,
-    "isinf": DtypeRule.BOOL,
-    "bitwise_not": DtypeRule.INTEGER_OR_BOOL,
-}
+UNARY_OPS: dict[str, DtypeRule] = aten_rules(UNARY)
 """Unary elementwise ATen ops (beyond `gelu`, which has an option) and their dtype rule."""
 
-BINARY_OPS: dict[str, DtypeRule] = {
-    "add": DtypeRule.ANY,
-    "sub": DtypeRule.ANY,
-    "mul": DtypeRule.ANY,
-    "div": DtypeRule.ANY,
-    "pow": DtypeRule.ANY,
-    "maximum": DtypeRule.ANY,
-    "minimum": DtypeRule.ANY,
-    "remainder": DtypeRule.ANY,
-    "fmod": DtypeRule.ANY,
-    "floor_divide": DtypeRule.ANY,
-    "atan2": DtypeRule.FLOAT,
-    "eq": DtypeRule.BOOL,
-    "ne": DtypeRule.BOOL,
-    "lt": DtypeRule.BOOL,
-    "le": DtypeRule.BOOL,
-    "gt": DtypeRule.BOOL,
-    "ge": DtypeRule.BOOL,
-    "logical_and": DtypeRule.BOOL,
-    "logical_or": DtypeRule.BOOL,
-    "logical_xor": DtypeRule.BOOL,
-    "bitwise_and": DtypeRule.INTEGER_OR_BOOL,
-    "bitwise_or": DtypeRule.INTEGER_OR_BOOL,
-    "bitwise_xor": DtypeRule.INTEGER_OR_BOOL,
-    "bitwise_left_shift": DtypeRule.INTEGER_OR_BOOL,
-    "bitwise_right_shift": DtypeRule.INTEGER_OR_BOOL,
-}
+BINARY_OPS: dict[str, DtypeRule] = aten_rules(BINARY)
 """Binary elementwise ATen ops; `other` is a tensor or a Scalar (Tensor/Scalar overloads)."""
 
 
@@ -356,6 +279,15 @@ class DivOp(BinaryElementwiseOp):
 
 
 BINARY_OP_CLASSES.update({"add": AddOp, "sub": SubOp, "div": DivOp})
+
+# The table-generated classes by name (`ExpOp`), as a hand-written op would be.
+globals().update({cls.__name__: cls for cls in (*UNARY_OP_CLASSES.values(), *BINARY_OP_CLASSES.values())})
+
+
+def __getattr__(name: str) -> type[IRDLOperation]:
+    """Only reached for a name this module lacks; declared so that type checkers know
+    the table-generated classes (`ExpOp`) are op classes."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 GELU_APPROXIMATIONS = ("none", "tanh")
 

@@ -13,7 +13,6 @@ read them with `mlx.weight` / `mlx.load_state` and write state with `mlx.store_s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import Enum
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -86,6 +85,7 @@ from mlxir.dialects.common import (
     verify_shape_matches,
     verify_size_list,
 )
+from mlxir.dialects.elementwise import BINARY, UNARY, ElementwiseKind, mlx_kinds
 
 I64Attr = IntegerAttr.constr(type=i64)
 F64Attr = FloatAttr[Float64Type]
@@ -124,81 +124,10 @@ def _verify_result_dtype(input: SSAValue, result: SSAValue) -> None:
 # ---------------------------------------------------------------------------
 
 
-class ElementwiseKind(Enum):
-    """The dtype contract of an elementwise MLX op (no implicit promotion)."""
-
-    SAME = "operands and result share one element type"
-    FLOAT = "operands and result share one floating-point type"
-    COMPARE = "operands share one element type; the result is i1"
-    PREDICATE = "the result is i1"
-    LOGICAL = "operands and result are i1"
-    BITWISE = "operands and result share one integer or bool type"
-
-
-UNARY_OPS: dict[str, ElementwiseKind] = {
-    "abs": ElementwiseKind.SAME,
-    "negative": ElementwiseKind.SAME,
-    "sign": ElementwiseKind.SAME,
-    "square": ElementwiseKind.SAME,
-    "floor": ElementwiseKind.SAME,
-    "ceil": ElementwiseKind.SAME,
-    "round": ElementwiseKind.SAME,
-    "exp": ElementwiseKind.FLOAT,
-    "expm1": ElementwiseKind.FLOAT,
-    "log": ElementwiseKind.FLOAT,
-    "log1p": ElementwiseKind.FLOAT,
-    "log2": ElementwiseKind.FLOAT,
-    "log10": ElementwiseKind.FLOAT,
-    "sqrt": ElementwiseKind.FLOAT,
-    "rsqrt": ElementwiseKind.FLOAT,
-    "sin": ElementwiseKind.FLOAT,
-    "cos": ElementwiseKind.FLOAT,
-    "tan": ElementwiseKind.FLOAT,
-    "arcsin": ElementwiseKind.FLOAT,
-    "arccos": ElementwiseKind.FLOAT,
-    "arctan": ElementwiseKind.FLOAT,
-    "sinh": ElementwiseKind.FLOAT,
-    "cosh": ElementwiseKind.FLOAT,
-    "tanh": ElementwiseKind.FLOAT,
-    "arcsinh": ElementwiseKind.FLOAT,
-    "arccosh": ElementwiseKind.FLOAT,
-    "arctanh": ElementwiseKind.FLOAT,
-    "sigmoid": ElementwiseKind.FLOAT,
-    "erf": ElementwiseKind.FLOAT,
-    "erfinv": ElementwiseKind.FLOAT,
-    "reciprocal": ElementwiseKind.FLOAT,
-    "isnan": ElementwiseKind.PREDICATE,
-    "isinf": ElementwiseKind.PREDICATE,
-    "logical_not": ElementwiseKind.LOGICAL,
-    "bitwise_invert": ElementwiseKind.BITWISE,
-}
+UNARY_OPS: dict[str, ElementwiseKind] = mlx_kinds(UNARY)
 """Unary elementwise MLX ops (`mx.<name>`) and their dtype contract."""
 
-BINARY_OPS: dict[str, ElementwiseKind] = {
-    "add": ElementwiseKind.SAME,
-    "subtract": ElementwiseKind.SAME,
-    "multiply": ElementwiseKind.SAME,
-    "divide": ElementwiseKind.FLOAT,
-    "floor_divide": ElementwiseKind.SAME,
-    "remainder": ElementwiseKind.SAME,
-    "power": ElementwiseKind.SAME,
-    "maximum": ElementwiseKind.SAME,
-    "minimum": ElementwiseKind.SAME,
-    "arctan2": ElementwiseKind.FLOAT,
-    "equal": ElementwiseKind.COMPARE,
-    "not_equal": ElementwiseKind.COMPARE,
-    "less": ElementwiseKind.COMPARE,
-    "less_equal": ElementwiseKind.COMPARE,
-    "greater": ElementwiseKind.COMPARE,
-    "greater_equal": ElementwiseKind.COMPARE,
-    "logical_and": ElementwiseKind.LOGICAL,
-    "logical_or": ElementwiseKind.LOGICAL,
-    "bitwise_and": ElementwiseKind.BITWISE,
-    "bitwise_or": ElementwiseKind.BITWISE,
-    "bitwise_xor": ElementwiseKind.BITWISE,
-    "left_shift": ElementwiseKind.BITWISE,
-    "right_shift": ElementwiseKind.BITWISE,
-}
+BINARY_OPS: dict[str, ElementwiseKind] = mlx_kinds(BINARY)
 """Binary elementwise MLX ops (`mx.<name>`), broadcasting NumPy-style."""
 
 
@@ -306,6 +235,15 @@ BINARY_OP_CLASSES: dict[str, type[IRDLOperation]] = {
     name: _define(BinaryOp, name, f"`mx.{name}`: {kind.value}.")
     for name, kind in BINARY_OPS.items()
 }
+
+# The table-generated classes by name (`ExpOp`), as a hand-written op would be.
+globals().update({cls.__name__: cls for cls in (*UNARY_OP_CLASSES.values(), *BINARY_OP_CLASSES.values())})
+
+
+def __getattr__(name: str) -> type[IRDLOperation]:
+    """Only reached for a name this module lacks; declared so that type checkers know
+    the table-generated classes (`ExpOp`) are op classes."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @irdl_op_definition

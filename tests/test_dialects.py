@@ -240,3 +240,20 @@ def test_integer_index_scalar_types() -> None:
     size = aten.SymSizeOp(block.args[0], 0)
     op = aten.BINARY_OP_CLASSES["mul"](block.args[0], size.result, t(4, dtype=i64))
     verify_with(block, module, size, op)
+
+
+def test_table_generated_ops_import_by_name() -> None:
+    """Each elementwise row (`dialects/elementwise.py`) gives an op class importable by
+    name from its dialect, as a hand-written op is."""
+    from mlxir.dialects import aten, elementwise, mlx
+    from mlxir.dialects.mlx import ExpOp
+
+    assert ExpOp is mlx.UNARY_OP_CLASSES["exp"] and ExpOp.name == "mlx.exp"
+    for row in (*elementwise.UNARY, *elementwise.BINARY):
+        cls = getattr(aten, "".join(p.capitalize() for p in row.aten.split("_")) + "Op")
+        assert cls.name == f"aten.{row.aten}"
+        if row.mlx is not None:
+            cls = getattr(mlx, "".join(p.capitalize() for p in row.mlx.split("_")) + "Op")
+            assert cls.name == f"mlx.{row.mlx}"
+    with pytest.raises(AttributeError):
+        _ = mlx.NoSuchOp
