@@ -7,7 +7,7 @@
 The pieces, each usable alone:
 
 - `mlxir.import_program(ep) -> ModuleOp`: the aten-level IR of an ExportedProgram
-  (weights in `mlxir.payloads_of(module)`);
+  each weight the `dense<...>` value of its `mlx.global` (`mlxir.weights_of(module)`);
 - `mlxir.lower(module, pipeline=None)`: lowers it in place to the mlx level with the
   default pipeline `lower-to-mlx` (or any `mlx-opt -p` pipeline string);
 - `mlxir.compile(ep, pipeline=None) -> Program`: import, lower, serialize and load.
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from mlxir.codegen import deserialize, serialize
     from mlxir.codegen.errors import ProgramError
     from mlxir.conversions.aten_to_mlx import lower
-    from mlxir.conversions.torch_to_aten import import_program, payloads_of
+    from mlxir.conversions.torch_to_aten import import_program
     from mlxir.runtime.program import InputError, Program, load
+    from mlxir.weights import weights_of
 
 __all__ = [
     "InputError",
@@ -37,8 +38,8 @@ __all__ = [
     "import_program",
     "load",
     "lower",
-    "payloads_of",
     "serialize",
+    "weights_of",
 ]
 
 
@@ -47,18 +48,16 @@ def compile(ep: ExportedProgram, pipeline: str | None = None) -> Program:
     (default pipeline `lower-to-mlx`), serialize to `.mlxfb` bytes and load them."""
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
-    from mlxir.conversions.torch_to_aten import import_program, payloads_of
+    from mlxir.conversions.torch_to_aten import import_program
     from mlxir.runtime.program import Program
 
     module = import_program(ep)
-    payloads = payloads_of(module)
     lower(module, pipeline)
-    return Program(serialize(module, payloads), verify=False)  # serialize verified it
+    return Program(serialize(module), verify=False)  # serialize verified it
 
 
 _LAZY = {
     "import_program": "mlxir.conversions.torch_to_aten",
-    "payloads_of": "mlxir.conversions.torch_to_aten",
     "lower": "mlxir.conversions.aten_to_mlx",
     "load": "mlxir.runtime.program",
     "Program": "mlxir.runtime.program",
@@ -66,6 +65,7 @@ _LAZY = {
     "ProgramError": "mlxir.codegen.errors",
     "serialize": "mlxir.codegen",
     "deserialize": "mlxir.codegen",
+    "weights_of": "mlxir.weights",
 }
 
 

@@ -95,8 +95,7 @@ def main() -> None:
     lower_s = statistics.median(lower_times)
     assert lowered is not None
     mlx_ops = sum(1 for _ in lowered.walk())
-    payloads = mlxir.payloads_of(lowered)
-    serialize_s, data = timed(lambda: serialize(lowered, payloads), args.runs)
+    serialize_s, data = timed(lambda: serialize(lowered), args.runs)
     load_s, program = timed(lambda: mlxir.Program(data), args.runs)
 
     print(

@@ -193,7 +193,7 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
 
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
-    from mlxir.conversions.torch_to_aten import import_program, payloads_of
+    from mlxir.conversions.torch_to_aten import import_program
     from mlxir.tools import llm
 
     torch.set_num_threads(1)
@@ -206,12 +206,11 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
     module = import_program(exported.ep)
     imported = time.perf_counter()
     aten_ops = sum(1 for _ in module.walk()) - 1
-    payloads = payloads_of(module)
     lower(module)
     lowered = time.perf_counter()
-    data = serialize(module, payloads)
+    data = serialize(module)
     serialized = time.perf_counter()
-    del module, payloads
+    del module
     (folder / "step.mlxfb").write_bytes(data)
     return {
         "export_s": exported.export_s,

@@ -87,7 +87,7 @@ class MlxirBackend(BackendDetails):
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> PreprocessResult:
         from mlxir.codegen import serialize
         from mlxir.conversions.aten_to_mlx import lower
-        from mlxir.conversions.torch_to_aten import import_program, payloads_of
+        from mlxir.conversions.torch_to_aten import import_program
 
         specs = {spec.key: spec.value for spec in compile_specs}
         unknown = sorted(set(specs) - {PIPELINE_SPEC})
@@ -95,9 +95,8 @@ class MlxirBackend(BackendDetails):
             raise ValueError(f"{BACKEND_ID}: unknown compile spec(s) {unknown}; known: {PIPELINE_SPEC}")
         pipeline = specs[PIPELINE_SPEC].decode() if PIPELINE_SPEC in specs else None
         module = import_program(edge_program)
-        payloads = payloads_of(module)
         lower(module, pipeline)
-        return PreprocessResult(processed_bytes=serialize(module, payloads))
+        return PreprocessResult(processed_bytes=serialize(module))
 
 
 class MlxirPartitioner(Partitioner):

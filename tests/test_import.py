@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 import torch
 from torch.export import Dim, export
@@ -15,9 +16,9 @@ from mlxir.conversions.torch_to_aten import (
     UnsupportedDtypeError,
     UnsupportedOpsError,
     import_program,
-    payloads_of,
 )
 from mlxir.dialects import mlx
+from mlxir.weights import weights_of
 
 
 def forward_of(module: ModuleOp) -> func.FuncOp:
@@ -52,9 +53,9 @@ def test_graph_signature_becomes_globals_arguments_and_results() -> None:
     assert globals_["steps"] == "state"
     assert globals_["inv_freq"] == "buffer"  # non-persistent: lives in ep.constants
     assert any(kind == "constant" for kind in globals_.values())  # the lifted tensor
-    payloads = payloads_of(module)
-    assert set(payloads) == set(globals_)
-    assert torch.equal(payloads["inv_freq"], torch.arange(3.0))
+    weights = weights_of(module)  # each global holds its tensor in the IR
+    assert set(weights) == set(globals_)
+    assert np.array_equal(weights["inv_freq"], np.arange(3.0, dtype=np.float32))
 
     forward = forward_of(module)
     assert len(forward.args) == 2

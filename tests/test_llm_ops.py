@@ -54,7 +54,7 @@ def test_tied_weights_are_stored_once() -> None:
     ep = torch.export.export(model, (torch.tensor([[1, 2, 3]]),))
     assert len([s for s in ep.graph_signature.input_specs if s.kind.name == "PARAMETER"]) == 2
     module = mlxir.import_program(ep)
-    assert len(mlxir.payloads_of(module)) == 1
+    assert len(mlxir.weights_of(module)) == 1
     program = mlxir.compile(ep)
     assert sum(int(a.nbytes) for a in program.info.constants.values()) == 50 * 8 * 4
     ids = torch.tensor([[4, 0, 49]])

@@ -283,11 +283,10 @@ def _with_signature(monkeypatch: pytest.MonkeyPatch, text: str) -> bytes:
 
     ep = export(nn.Linear(4, 3), (torch.randn(2, 4),))
     module = mlxir.import_program(ep)
-    payloads = mlxir.payloads_of(module)
     mlxir.lower(module)
     with monkeypatch.context() as patch:
         patch.setattr(serializer, "Signature", Unchecked)
-        return serialize(module, payloads)
+        return serialize(module)
 
 
 HOSTILE_SIGNATURES = {

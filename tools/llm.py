@@ -387,7 +387,7 @@ def compile_llm(
     `timings` holds the seconds of each stage."""
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
-    from mlxir.conversions.torch_to_aten import import_program, payloads_of
+    from mlxir.conversions.torch_to_aten import import_program
     from mlxir.runtime.program import Program
 
     exported = (
@@ -397,11 +397,10 @@ def compile_llm(
     )
     start = time.perf_counter()
     module = import_program(exported.ep)
-    payloads = payloads_of(module)
     imported = time.perf_counter()
     lower(module, pipeline)
     lowered = time.perf_counter()
-    data = serialize(module, payloads)
+    data = serialize(module)
     serialized = time.perf_counter()
     program = Program(data)
     loaded = time.perf_counter()

@@ -181,7 +181,7 @@ class MlxOptMain(xDSLOptMain):
         self.available_frontends["pt2"] = self._import_pt2
 
     def _import_pt2(self, stream: IO[bytes]) -> ModuleOp:
-        """A saved ExportedProgram, imported to the aten level (payloads kept beside)."""
+        """A saved ExportedProgram, imported to the aten level, weights in the IR."""
         import io
 
         import torch
@@ -197,7 +197,7 @@ class MlxOptMain(xDSLOptMain):
             ) from error
         return import_program(ep)
 
-    # -- .mlxfb programs: binary in and out, payloads carried from frontend to target --
+    # -- .mlxfb programs: binary in and out, weights in the IR --
 
     # -- where an error happened ---------------------------------------------------
 

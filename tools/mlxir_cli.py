@@ -94,7 +94,6 @@ def demo(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     module = mlxir.import_program(exported.ep)
-    payloads = mlxir.payloads_of(module)
     counts = op_counts(module)
     print(f"==> import: {sum(counts.values())} aten-level ops in {time.perf_counter() - start:.2f} s")
     if args.ops:
@@ -120,7 +119,7 @@ def demo(args: argparse.Namespace) -> int:
         print(module)
 
     start = time.perf_counter()
-    data = serialize(module, payloads)
+    data = serialize(module)
     program = mlxir.Program(data)
     compiled = llm.CompiledLLM.from_program(program)
     print(
@@ -174,7 +173,6 @@ def compile_(args: argparse.Namespace) -> int:
 
     ep = _load_exported(Path(args.input))
     module = mlxir.import_program(ep)
-    payloads = mlxir.payloads_of(module)
     if args.emit == "aten":
         return _write_text(str(module), args.output)
     mlxir.lower(module, args.pipeline)
@@ -182,7 +180,7 @@ def compile_(args: argparse.Namespace) -> int:
         return _write_text(str(module), args.output)
     if not args.output:
         raise CliError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
-    data = mlxir.serialize(module, payloads)
+    data = mlxir.serialize(module)
     Path(args.output).write_bytes(data)
     print(f"wrote {args.output} ({len(data):,} bytes)")
     return 0

@@ -31,7 +31,6 @@ from mlxir.conversions.torch_to_aten.program import (
     _handler_for,
     _unsupported_because,
     import_program,
-    payloads_of,
     signature_of,
 )
 from mlxir.conversions.torch_to_aten.shape import COPY_FORMS, _identity
@@ -63,7 +62,6 @@ __all__ = [
     "import_program",
     "location_of",
     "packet_name",
-    "payloads_of",
     "signature_of",
     "tensor_type_of",
     "torch_overload",

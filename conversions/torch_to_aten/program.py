@@ -8,8 +8,8 @@ graph node becomes IR:
 
 - parameters, buffers (persistent or not) and lifted constants become `mlx.global`
   symbols read with `mlx.weight`; mutated buffers become `state` globals read with
-  `mlx.load_state` and written back with `mlx.store_state`; their payloads are kept
-  beside the module (`payloads_of(module)`), not printed;
+  `mlx.load_state` and written back with `mlx.store_state`; each global holds its
+  tensor as its `dense<...>` value (`mlxir/weights.py`), so the weights travel in the IR;
 - user inputs become function arguments (`index` for SymInt inputs), user outputs the
   returned values, in signature order;
 - each `call_function` node goes through `IMPORTERS`, keyed by ATen overload packet
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import operator
 import re
-import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -81,6 +80,7 @@ from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS
 from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_ATEN_IMPORTERS, SYMBOLIC_IMPORTERS
 from mlxir.dialects import mlx
 from mlxir.dialects.common import int_array
+from mlxir.weights import dense_of
 
 
 def merged(*tables: dict[str, Handler]) -> dict[str, Handler]:
@@ -126,16 +126,6 @@ def _getitem(state: ImportState, node: Node) -> SSAValue:
     if index >= len(source):
         raise ImportError_(f"{describe_location(node)}: result #{index} of {source_node} is not supported")
     return source[index]
-
-
-_PAYLOADS: weakref.WeakKeyDictionary[ModuleOp, dict[str, torch.Tensor]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def payloads_of(module: ModuleOp) -> dict[str, torch.Tensor]:
-    """The weight, buffer and constant tensors of an imported module, by global name."""
-    return _PAYLOADS.setdefault(module, {})
 
 
 # ---------------------------------------------------------------------------
@@ -239,7 +229,6 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
     }
 
     module = ModuleOp([])
-    payloads = payloads_of(module)
     globals_block = module.body.block
 
     user_placeholders = [
@@ -285,8 +274,9 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
         name = aliases.get(alias) if alias is not None else None
         if name is None:
             name = _global_name(target)
-            globals_block.add_op(mlx.GlobalOp(name, tensor_type, kind))
-            payloads[name] = tensor.detach()
+            global_op = mlx.GlobalOp(name, tensor_type, kind)
+            global_op.properties["value"] = dense_of(tensor, tensor_type, f"{kind} {target}")
+            globals_block.add_op(global_op)
             if alias is not None:
                 aliases[alias] = name
         access = mlx.LoadStateOp if kind == "state" else mlx.WeightOp

@@ -117,13 +117,12 @@ def compile_case(case: Case, ep: Any) -> Any:
         return mlxir.compile(ep)
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
-    from mlxir.conversions.torch_to_aten import import_program, payloads_of
+    from mlxir.conversions.torch_to_aten import import_program
     from mlxir.runtime.program import Program
 
     module = import_program(ep, decompose=False)
-    payloads = payloads_of(module)
     lower(module)
-    return Program(serialize(module, payloads))
+    return Program(serialize(module))
 
 
 def configurations(cases: Sequence[Case]) -> list[tuple[Case, torch.dtype, bool]]:
