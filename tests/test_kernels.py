@@ -1059,6 +1059,28 @@ def test_scaled_dot_product_attention(ty: str) -> None:
     check(additive, sdpa_reference(q, k, v, 0.5, mask=bias), tol)
 
 
+@pytest.mark.parametrize("ty", FLOATS)
+def test_sdpa_zero_masked_rows(ty: str) -> None:
+    """`zero_masked_rows`: a query row whose keys are all masked (bool row all false,
+    additive row all -inf) is exact zeros, as in PyTorch; other rows are MLX's SDPA."""
+    q = floats((1, 4, 3, 8), ty, seed=1)
+    k, v = floats((1, 2, 5, 8), ty, seed=2), floats((1, 2, 5, 8), ty, seed=3)
+    keep = rng(4).random((3, 5)) > 0.4
+    keep[0], keep[1:, 0] = False, True  # row 0 fully masked, the others not
+    bias = quantize(np.where(keep, 0.0, -np.inf)[None, None], ty)
+    text = ir("""func.func @forward(%q: tensor<1x4x?x8x$T>, %k: tensor<1x2x?x8x$T>, %v: tensor<1x2x?x8x$T>, %keep: tensor<?x?xi1>, %bias: tensor<1x1x?x?x$T>) -> (tensor<1x4x?x8x$T>, tensor<1x4x?x8x$T>) {
+      %boolean = mlx.scaled_dot_product_attention %q, %k, %v mask %keep : tensor<?x?xi1> scale 5.000000e-01 zero_masked_rows : tensor<1x4x?x8x$T>, tensor<1x2x?x8x$T>, tensor<1x2x?x8x$T> -> tensor<1x4x?x8x$T>
+      %additive = mlx.scaled_dot_product_attention %q, %k, %v mask %bias : tensor<1x1x?x?x$T> scale 5.000000e-01 zero_masked_rows : tensor<1x4x?x8x$T>, tensor<1x2x?x8x$T>, tensor<1x2x?x8x$T> -> tensor<1x4x?x8x$T>
+      func.return %boolean, %additive : tensor<1x4x?x8x$T>, tensor<1x4x?x8x$T>
+    }""", T=ty)
+    boolean, additive = run_ir(text, q, k, v, keep, bias)
+    expected = sdpa_reference(q[:, :, 1:], k, v, 0.5, mask=keep[1:])
+    for got in (boolean, additive):
+        got = np.asarray(got, np.float32)
+        assert np.array_equal(got[:, :, 0], np.zeros_like(got[:, :, 0]))  # exact zeros
+        check(got[:, :, 1:], expected, TOL[ty])
+
+
 def norm_reference(x: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None,
                    eps: float, rms: bool) -> np.ndarray:
     if rms:

@@ -95,3 +95,14 @@ func.func @scalars(%x: tensor<4xf16>, %i: tensor<4xi64>) -> (tensor<4xf16>, tens
   %b = aten.sub %i, %k alpha 2.000000e+00 : tensor<4xi64>, i64 -> tensor<4xi64>
   func.return %a, %b : tensor<4xf16>, tensor<4xi64>
 }
+
+// An SDPA with the program's own mask keeps PyTorch's meaning for a fully masked row
+// (zeros): the lowering marks it zero_masked_rows, which the kernel honours.
+// CHECK-LABEL: func.func @sdpa_user_mask(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x4x8xf32>, %m: tensor<3x4xi1>) -> tensor<1x2x3x8xf32> {
+// CHECK-NEXT:    %o = mlx.scaled_dot_product_attention %q, %k, %k mask %m : tensor<3x4xi1> scale 0.35355339059327373 zero_masked_rows : tensor<1x2x3x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x3x8xf32>
+// CHECK-NEXT:    func.return %o : tensor<1x2x3x8xf32>
+// CHECK-NEXT:  }
+func.func @sdpa_user_mask(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x4x8xf32>, %m: tensor<3x4xi1>) -> tensor<1x2x3x8xf32> {
+  %o = aten.scaled_dot_product_attention %q, %k, %k mask %m : tensor<3x4xi1> : tensor<1x2x3x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x3x8xf32>
+  func.return %o : tensor<1x2x3x8xf32>
+}
