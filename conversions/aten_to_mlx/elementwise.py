@@ -13,67 +13,12 @@ from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, promoted_dtype, to_bool
 from mlxir.dialects import aten
 from mlxir.dialects.common import DYNAMIC, dtype_of, is_bool, is_float, shape_of
+from mlxir.dialects.elementwise import BINARY, UNARY, direct_lowerings
 
-UNARY_LOWERINGS: dict[str, str] = {
-    "abs": "abs",
-    "neg": "negative",
-    "sign": "sign",
-    "square": "square",
-    "floor": "floor",
-    "ceil": "ceil",
-    "round": "round",
-    "exp": "exp",
-    "expm1": "expm1",
-    "log": "log",
-    "log1p": "log1p",
-    "log2": "log2",
-    "log10": "log10",
-    "sqrt": "sqrt",
-    "rsqrt": "rsqrt",
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "asin": "arcsin",
-    "acos": "arccos",
-    "atan": "arctan",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "tanh": "tanh",
-    "asinh": "arcsinh",
-    "acosh": "arccosh",
-    "atanh": "arctanh",
-    "sigmoid": "sigmoid",
-    "erf": "erf",
-    "erfinv": "erfinv",
-    "reciprocal": "reciprocal",
-    "isnan": "isnan",
-    "isinf": "isinf",
-}
-"""aten unary op → the MLX op computing it in the result's dtype."""
+UNARY_LOWERINGS: dict[str, str] = direct_lowerings(UNARY)
+"""aten unary op → the MLX op computing it in the result's dtype (`dialects/elementwise.py`)."""
 
-
-BINARY_LOWERINGS: dict[str, str] = {
-    "add": "add",
-    "sub": "subtract",
-    "mul": "multiply",
-    "pow": "power",
-    "maximum": "maximum",
-    "minimum": "minimum",
-    "remainder": "remainder",
-    "floor_divide": "floor_divide",
-    "atan2": "arctan2",
-    "eq": "equal",
-    "ne": "not_equal",
-    "lt": "less",
-    "le": "less_equal",
-    "gt": "greater",
-    "ge": "greater_equal",
-    "bitwise_and": "bitwise_and",
-    "bitwise_or": "bitwise_or",
-    "bitwise_xor": "bitwise_xor",
-    "bitwise_left_shift": "left_shift",
-    "bitwise_right_shift": "right_shift",
-}
+BINARY_LOWERINGS: dict[str, str] = direct_lowerings(BINARY)
 """aten binary op → MLX op; operands are first cast to the compute dtype."""
 
 
