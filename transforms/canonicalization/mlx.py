@@ -8,7 +8,7 @@ The three seed transformations (docs/semantics.md states what each computes):
 - fully masked SDPA rows are exact zeros: the lowering marks an SDPA
   `zero_masked_rows`, and `ZeroFullyMaskedRows` makes that an explicit guard or drops
   it where no row can be empty;
-- advanced indexing is expanded by the lowering (`LowerIndex` in aten_to_mlx), which
+- advanced indexing is expanded by the lowering (`LowerIndex` in `conversions/aten_to_mlx/indexing.py`), which
   emits no transpose that only moves size-1 dims; here `RemoveIdentityTranspose`
   and `ComposeTransposes` clean up what remains.
 
