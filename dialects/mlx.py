@@ -13,6 +13,7 @@ read them with `mlx.weight` / `mlx.load_state` and write state with `mlx.store_s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -271,6 +272,9 @@ class WhereOp(MlxirOp):
     y = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, condition: SSAValue, x: SSAValue, y: SSAValue, result_type: Attribute):
+        super().__init__(operands=[condition, x, y], result_types=[result_type])
     assembly_format = (
         "$condition `,` $x `,` $y attr-dict `:` type($condition) `,` type($x) `,` type($y) "
         "`->` type($result)"
@@ -334,6 +338,13 @@ class TakeAlongAxisOp(MlxirOp):
     axis = prop_def(I64Attr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, indices: SSAValue, axis: int, result_type: Attribute):
+        super().__init__(
+            operands=[input, indices],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
     assembly_format = (
         "$input `,` $indices `axis` $axis attr-dict `:` type($input) `,` type($indices) "
         "`->` type($result)"
@@ -567,6 +578,11 @@ class ExpandDimsOp(MlxirOp):
     axes = prop_def(I64Array)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, axes: Sequence[int], result_type: Attribute):
+        super().__init__(
+            operands=[input], result_types=[result_type], properties={"axes": int_array(axes)}
+        )
     assembly_format = "$input custom<IntList>($axes) attr-dict `:` type($input) `->` type($result)"
     custom_directives = (IntList,)
 
@@ -608,6 +624,13 @@ class ConcatenateOp(MlxirOp):
     axis = prop_def(I64Attr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, inputs: Sequence[SSAValue], axis: int, result_type: Attribute):
+        super().__init__(
+            operands=[list(inputs)],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
     assembly_format = "$inputs `axis` $axis attr-dict `:` type($inputs) `->` type($result)"
 
     def verify_(self) -> None:
@@ -802,6 +825,9 @@ class MatmulOp(MlxirOp):
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
     assembly_format = (
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     )
@@ -940,6 +966,29 @@ class ScaledDotProductAttentionOp(MlxirOp):
     zero_masked_rows = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure(), MlxCanonicalization())
+
+    def __init__(
+        self,
+        query: SSAValue,
+        key: SSAValue,
+        value: SSAValue,
+        result_type: Attribute,
+        *,
+        scale: float,
+        mask: SSAValue | None = None,
+        mask_mode: str | None = None,
+        zero_masked_rows: bool = False,
+    ):
+        properties: dict[str, Attribute] = {"scale": FloatAttr(scale, Float64Type())}
+        if mask_mode is not None:
+            properties["mask_mode"] = StringAttr(mask_mode)
+        if zero_masked_rows:
+            properties["zero_masked_rows"] = UnitAttr()
+        super().__init__(
+            operands=[query, key, value, [mask] if mask is not None else []],
+            result_types=[result_type],
+            properties=properties,
+        )
     assembly_format = (
         "$query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? `scale` $scale "
         "(`mask_mode` $mask_mode^)? (`zero_masked_rows` $zero_masked_rows^)? attr-dict "
@@ -1105,6 +1154,20 @@ class ReductionOp(MlxirOp):
     keepdims = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        input: SSAValue,
+        axes: Sequence[int] | None,
+        keepdims: bool,
+        result_type: Attribute,
+    ):
+        properties: dict[str, Attribute] = {}
+        if axes is not None:
+            properties["axes"] = int_array(axes)
+        if keepdims:
+            properties["keepdims"] = UnitAttr()
+        super().__init__(operands=[input], result_types=[result_type], properties=properties)
     assembly_format = (
         "$input (`axes` custom<IntList>($axes)^)? (`keepdims` $keepdims^)? attr-dict `:` "
         "type($input) `->` type($result)"
@@ -1142,8 +1205,8 @@ REDUCTION_OPS: dict[str, ElementwiseKind] = {
 }
 """Reductions (`mx.<name>(x, axes, keepdims)`) and the dtype contract of their result."""
 
-REDUCTION_OP_CLASSES: dict[str, type[IRDLOperation]] = {
-    name: _define(ReductionOp, name, f"`mx.{name}` over axes: {kind.value}.")
+REDUCTION_OP_CLASSES: dict[str, type[ReductionOp]] = {
+    name: cast(type[ReductionOp], _define(ReductionOp, name, f"`mx.{name}` over axes: {kind.value}."))
     for name, kind in REDUCTION_OPS.items()
 }
 
@@ -1581,6 +1644,10 @@ class WeightOp(GlobalAccessOp):
     name = "mlx.weight"
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, global_name: str | SymbolRefAttr, result_type: Attribute):
+        ref = SymbolRefAttr(global_name) if isinstance(global_name, str) else global_name
+        super().__init__(properties={"global_name": ref}, result_types=[result_type])
     assembly_format = "$global_name attr-dict `:` type($result)"
 
     def verify_(self) -> None:

@@ -336,9 +336,7 @@ class FoldWeightTranspose(RewritePattern):
         folded.location = target.location
         rewriter.replace(target, folded, [])
         for read in reads:
-            replacement = mlx.WeightOp.build(
-                properties={"global_name": read.global_name}, result_types=[new_type]
-            )
+            replacement = mlx.WeightOp(read.global_name, new_type)
             replacement.location = read.location
             rewriter.insert(replacement, InsertPoint.before(read))
             for use in list(read.result.uses):

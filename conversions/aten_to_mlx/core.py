@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     TensorType,
-    UnitAttr,
     i1,
     i64,
 )
@@ -234,11 +233,7 @@ class Emitter:
         for a in norm:
             shape.insert(a, 1)
         return self.emit(
-            mlx.ExpandDimsOp.build(
-                operands=[value],
-                result_types=[tensor_of(dtype_of(value), shape)],
-                properties={"axes": int_array(norm)},
-            )
+            mlx.ExpandDimsOp(value, norm, tensor_of(dtype_of(value), shape))
         )
 
     def squeeze(self, value: SSAValue, axes: Sequence[int]) -> SSAValue:
@@ -290,13 +285,8 @@ class Emitter:
             (1 if keepdims else None) if i in axes else d for i, d in enumerate(shape_of(value))
         ]
         return self.emit(
-            mlx.REDUCTION_OP_CLASSES[name].build(
-                operands=[value],
-                result_types=[tensor_of(dtype, [d for d in shape if d is not None])],
-                properties={
-                    "axes": int_array(axes),
-                    **({"keepdims": UnitAttr()} if keepdims else {}),
-                },
+            mlx.REDUCTION_OP_CLASSES[name](
+                value, axes, keepdims, tensor_of(dtype, [d for d in shape if d is not None])
             )
         )
 
@@ -304,19 +294,13 @@ class Emitter:
         if len(parts) == 1:
             return parts[0]
         return self.emit(
-            mlx.ConcatenateOp.build(
-                operands=[list(parts)],
-                result_types=[result_type],
-                properties={"axis": IntegerAttr(axis, i64)},
-            )
+            mlx.ConcatenateOp(parts, axis, result_type)
         )
 
     def where(self, condition: SSAValue, x: SSAValue, y: SSAValue) -> SSAValue:
         shape = broadcast_shapes([shape_of(condition), shape_of(x), shape_of(y)])
         return self.emit(
-            mlx.WhereOp.build(
-                operands=[condition, x, y], result_types=[tensor_of(dtype_of(x), shape)]
-            )
+            mlx.WhereOp(condition, x, y, tensor_of(dtype_of(x), shape))
         )
 
 

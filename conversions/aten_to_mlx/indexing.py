@@ -161,11 +161,7 @@ class LowerGather(AtenLowering):
             op,
             rewriter,
             lambda e: e.emit(
-                mlx.TakeAlongAxisOp.build(
-                    operands=[op.input, op.index],
-                    result_types=[op.result.type],
-                    properties={"axis": IntegerAttr(axis, i64)},
-                )
+                mlx.TakeAlongAxisOp(op.input, op.index, axis, op.result.type)
             ),
         )
 

@@ -42,7 +42,7 @@ def _matmul_typed(e: Emitter, a: SSAValue, b: SSAValue, result_type: Attribute) 
         b = e.expand_dims(b, [1])
     sa, sb = shape_of(a), shape_of(b)
     out = [*broadcast_shapes([sa[:-2], sb[:-2]]), sa[-2], sb[-1]]
-    product = e.emit(mlx.MatmulOp.build(operands=[a, b], result_types=[tensor_of(dtype, out)]))
+    product = e.emit(mlx.MatmulOp(a, b, tensor_of(dtype, out)))
     rank = len(out)
     squeeze = ([rank - 2] if a1 else []) + ([rank - 1] if b1 else [])
     return e.squeeze(product, squeeze)

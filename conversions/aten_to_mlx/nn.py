@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import torch
-from xdsl.dialects.builtin import Float64Type, FloatAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import Float64Type, FloatAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
@@ -154,28 +154,30 @@ class LowerAttention(AtenLowering):
             q, k, v = (e.astype(t, dtype) for t in (op.query, op.key, op.value))
             if rank == 3:
                 q, k, v = (e.expand_dims(t, [0]) for t in (q, k, v))
-            operands: list[SSAValue | list[SSAValue]] = [q, k, v]
-            props: dict[str, Attribute] = {"scale": FloatAttr(scale, Float64Type())}
             mask: SSAValue | None = op.attn_mask
+            mask_mode: str | None = None
             if mask is not None:
                 if not is_bool(dtype_of(mask)):
                     mask = e.astype(mask, dtype)
                 if rank == 3 and rank_of(mask) == 3:
                     mask = e.expand_dims(mask, [0])
-                props["zero_masked_rows"] = UnitAttr()
             elif op.is_causal is not None:
                 lq, lk = shape_of(q)[2], shape_of(k)[2]
                 same_length = (lq == lk and lq != DYNAMIC) or _same_runtime_length(op.query, op.key)
                 if same_length:
-                    props["mask_mode"] = StringAttr("causal")
+                    mask_mode = "causal"
                 else:
                     mask = _upper_left_causal_mask(e, q, k)
-            operands.append([mask] if mask is not None else [])
             out = e.emit(
-                mlx.ScaledDotProductAttentionOp.build(
-                    operands=operands,
-                    result_types=[tensor_of(dtype, [*shape_of(q)[:-1], shape_of(v)[-1]])],
-                    properties=props,
+                mlx.ScaledDotProductAttentionOp(
+                    q,
+                    k,
+                    v,
+                    tensor_of(dtype, [*shape_of(q)[:-1], shape_of(v)[-1]]),
+                    scale=scale,
+                    mask=mask,
+                    mask_mode=mask_mode,
+                    zero_masked_rows=op.attn_mask is not None,
                 )
             )
             return e.squeeze(out, [0]) if rank == 3 else out

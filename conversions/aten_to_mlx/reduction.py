@@ -157,13 +157,7 @@ def _sorting_indices(e: Emitter, x: SSAValue, axis: int, descending: bool) -> SS
 
 
 def _take_along(e: Emitter, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
-    return e.emit(
-        mlx.TakeAlongAxisOp.build(
-            operands=[x, indices],
-            result_types=[tensor_of(dtype_of(x), shape_of(indices))],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
-    )
+    return e.emit(mlx.TakeAlongAxisOp(x, indices, axis, tensor_of(dtype_of(x), shape_of(indices))))
 
 
 def _pick(e: Emitter, indices: SSAValue, axis: int, position: Size) -> SSAValue:

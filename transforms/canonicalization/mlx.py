@@ -27,7 +27,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     TensorType,
-    UnitAttr,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -40,7 +39,6 @@ if TYPE_CHECKING:
 from mlxir.dialects.common import (
     DYNAMIC,
     dtype_of,
-    int_array,
     ints,
     mixed_values,
     rank_of,
@@ -393,16 +391,11 @@ class ZeroFullyMaskedRows(RewritePattern):
             new_ops += [neg_inf, greater]
             attendable = greater.results[0]
         any_shape = [*mask_shape[:-1], 1]
-        any_op = mlx.REDUCTION_OP_CLASSES["any"].build(
-            operands=[attendable],
-            result_types=[TensorType(IntegerType(1), any_shape)],
-            properties={"axes": int_array([len(mask_shape) - 1]), "keepdims": UnitAttr()},
+        any_op = mlx.REDUCTION_OP_CLASSES["any"](
+            attendable, [len(mask_shape) - 1], True, TensorType(IntegerType(1), any_shape)
         )
         zero = mlx.ConstantOp(_scalar_dense(dtype, 0.0))
-        where = mlx.WhereOp.build(
-            operands=[any_op.results[0], plain_sdpa.results[0], zero.result],
-            result_types=[op.result.type],
-        )
+        where = mlx.WhereOp(any_op.results[0], plain_sdpa.results[0], zero.result, op.result.type)
         new_ops += [any_op, zero, plain_sdpa, where]
         for new in new_ops:
             new.location = op.location
