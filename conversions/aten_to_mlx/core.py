@@ -11,17 +11,12 @@ from typing import Any, ClassVar
 import torch
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    BFloat16Type,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
-    Float16Type,
-    Float32Type,
     Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
-    IntegerType,
-    Signedness,
     TensorType,
     i1,
     i64,
@@ -30,6 +25,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from mlxir import dtypes
 from mlxir.dialects import aten, mlx
 from mlxir.dialects.common import (
     DYNAMIC,
@@ -53,17 +49,9 @@ class LoweringError(Exception):
 
 
 TORCH_DTYPES: dict[Attribute, torch.dtype] = {
-    Float32Type(): torch.float32,
-    Float16Type(): torch.float16,
-    BFloat16Type(): torch.bfloat16,
-    Float64Type(): torch.float64,
-    i1: torch.bool,
-    IntegerType(8): torch.int8,
-    IntegerType(16): torch.int16,
-    IntegerType(32): torch.int32,
-    i64: torch.int64,
-    IntegerType(8, Signedness.UNSIGNED): torch.uint8,
+    row.ir: row.torch for row in dtypes.DTYPES if row.name in dtypes.TENSOR_DTYPES
 }
+"""Element type → torch dtype: type promotion is torch's own (`torch.promote_types`)."""
 
 
 _ELEMENT_TYPES = {v: k for k, v in TORCH_DTYPES.items()}

@@ -15,18 +15,13 @@ from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    BFloat16Type,
     FileLineColLoc,
-    Float16Type,
-    Float32Type,
     Float64Type,
     FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
-    IntegerType,
     LocationAttr,
-    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -34,6 +29,8 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+
+from mlxir import dtypes
 
 # ---------------------------------------------------------------------------
 # Errors
@@ -75,19 +72,15 @@ COMPLEX_UNSUPPORTED = (
 # Types
 # ---------------------------------------------------------------------------
 
+PROGRAM_DTYPES = ("float32", "float16", "bfloat16", "bool", "int8", "int16", "int32", "int64", "uint8")
+"""The element types a program's tensors may have (rows of `mlxir/dtypes.py`). float64
+and complex are rejected: MLX's GPU backend has no float64, and the program must run
+the same everywhere."""
+
 DTYPES: dict[torch.dtype, Attribute] = {
-    torch.float32: Float32Type(),
-    torch.float16: Float16Type(),
-    torch.bfloat16: BFloat16Type(),
-    torch.bool: i1,
-    torch.int8: IntegerType(8),
-    torch.int16: IntegerType(16),
-    torch.int32: IntegerType(32),
-    torch.int64: i64,
-    torch.uint8: IntegerType(8, Signedness.UNSIGNED),
+    dtypes.BY_NAME[name].torch: dtypes.BY_NAME[name].ir for name in PROGRAM_DTYPES
 }
-"""torch dtype → element type. float64 and complex are rejected: MLX's GPU backend has
-no float64, and the program must run the same everywhere."""
+"""torch dtype → element type, for the program's dtypes."""
 
 
 def element_type(dtype: torch.dtype) -> Attribute:
