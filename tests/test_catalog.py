@@ -1,0 +1,58 @@
+"""The pattern catalog (`transforms/catalog.py`) is the one registration of every
+rewrite pattern on mlx IR: each pattern class is in it once, each row names a real
+class of its stage's module and real mlx ops, and the ops' canonicalization traits,
+the passes and `mlx-opt --help` all come from it."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from xdsl.pattern_rewriter import RewritePattern
+
+from mlxir.context import PASSES
+from mlxir.dialects import mlx
+from mlxir.transforms.catalog import CANONICALIZE, MODULES, OPTIMIZE, PATTERNS
+from mlxir.transforms.pattern_passes import patterns_by_op
+
+
+def _pattern_classes(module_name: str) -> set[str]:
+    module = importlib.import_module(module_name)
+    return {
+        name
+        for name, value in vars(module).items()
+        if inspect.isclass(value)
+        and issubclass(value, RewritePattern)
+        and value.__module__ == module.__name__
+    }
+
+
+def test_every_pattern_class_is_registered_once() -> None:
+    for stage, module_name in MODULES.items():
+        registered = [entry.pattern for entry in PATTERNS.values() if entry.stage == stage]
+        assert len(registered) == len(set(registered)), registered
+        assert set(registered) == _pattern_classes(module_name), stage
+
+
+def test_rows_name_real_ops_and_every_row_is_a_pass() -> None:
+    op_names = {op.name for op in mlx.MLX_OPS}
+    for pass_name, entry in PATTERNS.items():
+        assert set(entry.ops) <= op_names, (pass_name, set(entry.ops) - op_names)
+        assert pass_name in PASSES
+    assert "optimize-mlx" in PASSES and "canonicalize" in PASSES
+
+
+def test_canonicalization_traits_come_from_the_rows() -> None:
+    """Each op's `MlxCanonicalization` trait attaches exactly the canonicalize rows
+    naming that op, and no optimization."""
+    expected: dict[str, set[str]] = {}
+    for entry in PATTERNS.values():
+        if entry.stage == CANONICALIZE:
+            for op in entry.ops:
+                expected.setdefault(op, set()).add(entry.pattern)
+    for op_cls in mlx.MLX_OPS:
+        trait = op_cls.get_trait(mlx.MlxCanonicalization)
+        attached = {type(p).__name__ for p in trait.get_patterns(op_cls)} if trait else set()
+        assert attached == expected.get(op_cls.name, set()), op_cls.name
+    optimizations = {entry.pattern for entry in PATTERNS.values() if entry.stage == OPTIMIZE}
+    assert not optimizations & {type(p).__name__ for ps in patterns_by_op(CANONICALIZE).values() for p in ps}
