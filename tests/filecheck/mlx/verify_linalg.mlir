@@ -240,6 +240,14 @@ func.func @sdpa_mask_mode(%q: tensor<1x8x4x64xf16>, %k: tensor<1x8x6x64xf16>, %v
 
 // -----
 
+// CHECK: 'mlx.scaled_dot_product_attention' op zero_masked_rows needs an explicit mask
+func.func @sdpa_zero_rows_without_mask(%q: tensor<1x8x4x64xf16>, %k: tensor<1x8x6x64xf16>, %v: tensor<1x8x6x64xf16>) {
+  %0 = mlx.scaled_dot_product_attention %q, %k, %v scale 1.250000e-01 zero_masked_rows : tensor<1x8x4x64xf16>, tensor<1x8x6x64xf16>, tensor<1x8x6x64xf16> -> tensor<1x8x4x64xf16>
+  func.return
+}
+
+// -----
+
 // CHECK: 'mlx.scaled_dot_product_attention' op mask_mode and an explicit mask are mutually exclusive
 func.func @sdpa_both_masks(%q: tensor<1x8x4x64xf16>, %k: tensor<1x8x6x64xf16>, %v: tensor<1x8x6x64xf16>, %m: tensor<4x6xi1>) {
   %0 = mlx.scaled_dot_product_attention %q, %k, %v mask %m : tensor<4x6xi1> scale 1.250000e-01 mask_mode "causal" : tensor<1x8x4x64xf16>, tensor<1x8x6x64xf16>, tensor<1x8x6x64xf16> -> tensor<1x8x4x64xf16>
