@@ -72,6 +72,7 @@ def demo(args: argparse.Namespace) -> int:
     import mlxir
     from mlxir.codegen import serialize
     from mlxir.context import PASSES, make_context
+    from mlxir.conversions.aten_to_mlx import DEFAULT_PIPELINE
     from mlxir.tools import demo_model, llm
 
     config = demo_model.LLAMA_CONFIG
@@ -101,7 +102,7 @@ def demo(args: argparse.Namespace) -> int:
 
     ctx = make_context()
     stages = []
-    for name in ("convert-aten-to-mlx", "canonicalize", "cse", "dce"):
+    for name in DEFAULT_PIPELINE.split(","):
         start = time.perf_counter()
         PASSES[name].factory()().apply(ctx, module)
         module.verify()
