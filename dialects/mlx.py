@@ -232,8 +232,8 @@ UNARY_OP_CLASSES: dict[str, type[IRDLOperation]] = {
     name: _define(UnaryOp, name, f"`mx.{name}`: {kind.value}.")
     for name, kind in UNARY_OPS.items()
 }
-BINARY_OP_CLASSES: dict[str, type[IRDLOperation]] = {
-    name: _define(BinaryOp, name, f"`mx.{name}`: {kind.value}.")
+BINARY_OP_CLASSES: dict[str, type[BinaryOp]] = {
+    name: cast(type[BinaryOp], _define(BinaryOp, name, f"`mx.{name}`: {kind.value}."))
     for name, kind in BINARY_OPS.items()
 }
 
@@ -312,6 +312,12 @@ class TakeOp(MlxirOp):
     axis = opt_prop_def(I64Attr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, indices: SSAValue, axis: int | None, result_type: Attribute):
+        properties = {"axis": IntegerAttr(axis, i64)} if axis is not None else {}
+        super().__init__(
+            operands=[input, indices], result_types=[result_type], properties=properties
+        )
     assembly_format = (
         "$input `,` $indices (`axis` $axis^)? attr-dict `:` type($input) `,` type($indices) "
         "`->` type($result)"
@@ -604,6 +610,11 @@ class SqueezeOp(MlxirOp):
     axes = prop_def(I64Array)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, axes: Sequence[int], result_type: Attribute):
+        super().__init__(
+            operands=[input], result_types=[result_type], properties={"axes": int_array(axes)}
+        )
     assembly_format = "$input custom<IntList>($axes) attr-dict `:` type($input) `->` type($result)"
     custom_directives = (IntList,)
 
@@ -710,6 +721,26 @@ class SliceOp(MlxirOp):
     result = result_def(TensorType)
     traits = traits_def(Pure(), MlxCanonicalization())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        input: SSAValue,
+        start: Sequence[SSAValue | int],
+        stop: Sequence[SSAValue | int],
+        strides: Sequence[int],
+        result_type: Attribute,
+    ):
+        static_start, dynamic_start = index_operands(start)
+        static_stop, dynamic_stop = index_operands(stop)
+        super().__init__(
+            operands=[input, dynamic_start, dynamic_stop],
+            result_types=[result_type],
+            properties={
+                "static_start": int_array(static_start),
+                "static_stop": int_array(static_stop),
+                "strides": int_array(strides),
+            },
+        )
     assembly_format = (
         "$input custom<DynamicIndexList>($start, $static_start) `to` "
         "custom<DynamicIndexList>($stop, $static_stop) `step` custom<IntList>($strides) "
@@ -758,6 +789,24 @@ class PadOp(MlxirOp):
     value = prop_def(F64Attr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        input: SSAValue,
+        low: Sequence[int],
+        high: Sequence[int],
+        value: float,
+        result_type: Attribute,
+    ):
+        super().__init__(
+            operands=[input],
+            result_types=[result_type],
+            properties={
+                "low": int_array(low),
+                "high": int_array(high),
+                "value": FloatAttr(value, Float64Type()),
+            },
+        )
     assembly_format = (
         "$input `low` custom<IntList>($low) `high` custom<IntList>($high) `value` $value "
         "attr-dict `:` type($input) `->` type($result)"
@@ -785,6 +834,11 @@ class TileOp(MlxirOp):
     reps = prop_def(I64Array)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, reps: Sequence[int], result_type: Attribute):
+        super().__init__(
+            operands=[input], result_types=[result_type], properties={"reps": int_array(reps)}
+        )
     assembly_format = "$input custom<IntList>($reps) attr-dict `:` type($input) `->` type($result)"
     custom_directives = (IntList,)
 
@@ -1061,6 +1115,13 @@ class RmsNormOp(MlxirOp):
     eps = prop_def(F64Attr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, weight: SSAValue | None, eps: float):
+        super().__init__(
+            operands=[input, [weight] if weight is not None else []],
+            result_types=[input.type],
+            properties={"eps": FloatAttr(eps, Float64Type())},
+        )
     assembly_format = (
         "$input (`weight` $weight^ `:` type($weight))? `eps` $eps attr-dict `:` type($input) "
         "`->` type($result)"
@@ -1087,6 +1148,19 @@ class LayerNormOp(MlxirOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self, input: SSAValue, weight: SSAValue | None, bias: SSAValue | None, eps: float
+    ):
+        super().__init__(
+            operands=[
+                input,
+                [weight] if weight is not None else [],
+                [bias] if bias is not None else [],
+            ],
+            result_types=[input.type],
+            properties={"eps": FloatAttr(eps, Float64Type())},
+        )
     assembly_format = (
         "$input (`weight` $weight^ `:` type($weight))? (`bias` $bias^ `:` type($bias))? "
         "`eps` $eps attr-dict `:` type($input) `->` type($result)"
@@ -1358,6 +1432,12 @@ class SoftmaxOp(MlxirOp):
     precise = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, axes: Sequence[int], precise: bool):
+        properties: dict[str, Attribute] = {"axes": int_array(axes)}
+        if precise:
+            properties["precise"] = UnitAttr()
+        super().__init__(operands=[input], result_types=[input.type], properties=properties)
     assembly_format = (
         "$input `axes` custom<IntList>($axes) (`precise` $precise^)? attr-dict `:` "
         "type($input) `->` type($result)"
@@ -1428,6 +1508,15 @@ class ArangeOp(MlxirOp):
     static_bounds = prop_def(I64Array)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, bounds: Sequence[SSAValue | int], result_type: Attribute):
+        """`bounds` is `[start, stop, step]`, each static or an `index` value."""
+        static, dynamic = index_operands(bounds)
+        super().__init__(
+            operands=[dynamic],
+            result_types=[result_type],
+            properties={"static_bounds": int_array(static)},
+        )
     assembly_format = (
         "custom<DynamicIndexList>($bounds, $static_bounds) attr-dict `:` type($result)"
     )
@@ -1564,6 +1653,9 @@ class FromIndexOp(MlxirOp):
     input = operand_def(IndexType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
     assembly_format = "$input attr-dict `:` type($result)"
 
     def verify_(self) -> None:

@@ -12,8 +12,6 @@ from typing import cast
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
-    Float64Type,
-    FloatAttr,
     ModuleOp,
     TensorType,
 )
@@ -171,11 +169,7 @@ class FuseRmsNorm(RewritePattern):
             dtype = dtype_of(op.result)
             if dtype_of(source) != dtype or dtype_of(weight) != dtype or source.type != op.result.type:
                 continue
-            fused = mlx.RmsNormOp.build(
-                operands=[source, [weight]],
-                result_types=[op.result.type],
-                properties={"eps": FloatAttr(eps, Float64Type())},
-            )
+            fused = mlx.RmsNormOp(source, weight, eps)
             fused.location = op.location
             rewriter.replace(op, fused)
             return
@@ -245,11 +239,7 @@ class FuseLayerNorm(RewritePattern):
             return
         _fused(
             op,
-            mlx.LayerNormOp.build(
-                operands=[x, [], []],
-                result_types=[x.type],
-                properties={"eps": FloatAttr(eps, Float64Type())},
-            ),
+            mlx.LayerNormOp(x, None, None, eps),
             rewriter,
         )
 

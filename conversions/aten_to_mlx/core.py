@@ -31,8 +31,6 @@ from mlxir.dialects.common import (
     DYNAMIC,
     broadcast_shapes,
     dtype_of,
-    index_operands,
-    int_array,
     is_bool,
     is_float,
     mixed_values,
@@ -138,7 +136,7 @@ class Emitter:
         if literal is not None:
             return self.constant(literal, dtype)
         if isinstance(value.type, IndexType):
-            as_i64 = self.emit(mlx.FromIndexOp.build(operands=[value], result_types=[tensor_of(i64, [])]))
+            as_i64 = self.emit(mlx.FromIndexOp(value, tensor_of(i64, [])))
             return self.astype(as_i64, dtype)
         raise LoweringError(f"a {value.type} Scalar that is not a constant cannot be lowered")
 
@@ -229,11 +227,7 @@ class Emitter:
             return value
         shape = [d for i, d in enumerate(shape_of(value)) if i not in axes]
         return self.emit(
-            mlx.SqueezeOp.build(
-                operands=[value],
-                result_types=[tensor_of(dtype_of(value), shape)],
-                properties={"axes": int_array(sorted(axes))},
-            )
+            mlx.SqueezeOp(value, sorted(axes), tensor_of(dtype_of(value), shape))
         )
 
     def broadcast_to(self, value: SSAValue, sizes: Sequence[Size], dtype: Attribute | None = None) -> SSAValue:
@@ -252,18 +246,8 @@ class Emitter:
         steps: Sequence[int],
         result_shape: Sequence[int],
     ) -> SSAValue:
-        start_static, start_dynamic = index_operands(starts)
-        stop_static, stop_dynamic = index_operands(stops)
         return self.emit(
-            mlx.SliceOp.build(
-                operands=[value, start_dynamic, stop_dynamic],
-                result_types=[tensor_of(dtype_of(value), result_shape)],
-                properties={
-                    "static_start": int_array(start_static),
-                    "static_stop": int_array(stop_static),
-                    "strides": int_array(steps),
-                },
-            )
+            mlx.SliceOp(value, starts, stops, steps, tensor_of(dtype_of(value), result_shape))
         )
 
     def reduce(
@@ -371,12 +355,5 @@ def numel(e: Emitter, sizes: Sequence[Size]) -> Size:
 
 
 def arange(e: Emitter, stop: Size) -> SSAValue:
-    static, dynamic = index_operands([0, stop, 1])
     length = stop if isinstance(stop, int) else DYNAMIC
-    return e.emit(
-        mlx.ArangeOp.build(
-            operands=[dynamic],
-            result_types=[tensor_of(i64, [length])],
-            properties={"static_bounds": int_array(static)},
-        )
-    )
+    return e.emit(mlx.ArangeOp([0, stop, 1], tensor_of(i64, [length])))

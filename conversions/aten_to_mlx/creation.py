@@ -82,14 +82,7 @@ class LowerArange(AtenLowering):
                 sizes: list[Size] = [
                     int(lit) if lit is not None else b for b, lit in zip(bounds, literals)  # type: ignore[misc]
                 ]
-                static, dynamic = index_operands(sizes)
-                ints_ = e.emit(
-                    mlx.ArangeOp.build(
-                        operands=[dynamic],
-                        result_types=[tensor_of(i64, [length])],
-                        properties={"static_bounds": int_array(static)},
-                    )
-                )
+                ints_ = e.emit(mlx.ArangeOp(sizes, tensor_of(i64, [length])))
                 return e.astype(ints_, dtype)
             if length == DYNAMIC or any(lit is None for lit in literals):
                 raise LoweringError(f"{op.name}: float bounds need a static length")

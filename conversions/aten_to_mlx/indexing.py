@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 
 import torch
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
@@ -39,11 +39,7 @@ from mlxir.dialects.common import (
 
 def _take(e: Emitter, x: SSAValue, indices: SSAValue, axis: int, result_type: Attribute) -> SSAValue:
     return e.emit(
-        mlx.TakeOp.build(
-            operands=[x, indices],
-            result_types=[result_type],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
+        mlx.TakeOp(x, indices, axis, result_type)
     )
 
 

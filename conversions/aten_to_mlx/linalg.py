@@ -7,7 +7,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, TensorType, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
@@ -240,19 +240,15 @@ class LowerPool(AtenLowering):
             count = rank_of(x) - n
             x_shape = shape_of(x)
             return e.emit(
-                mlx.PadOp.build(
-                    operands=[x],
-                    result_types=[
-                        tensor_of(
-                            dtype_of(x),
-                            [*x_shape[:count], *(d + lo + hi for d, lo, hi in zip(x_shape[count:], low, high))],
-                        )
-                    ],
-                    properties={
-                        "low": int_array([0] * count + list(low)),
-                        "high": int_array([0] * count + list(high)),
-                        "value": FloatAttr(value, Float64Type()),
-                    },
+                mlx.PadOp(
+                    x,
+                    [0] * count + list(low),
+                    [0] * count + list(high),
+                    value,
+                    tensor_of(
+                        dtype_of(x),
+                        [*x_shape[:count], *(d + lo + hi for d, lo, hi in zip(x_shape[count:], low, high))],
+                    ),
                 )
             )
 

@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
@@ -296,10 +296,7 @@ class LowerScan(AtenLowering):
 
 
 def _softmax(e: Emitter, x: SSAValue, axis: int) -> SSAValue:
-    props: dict[str, Attribute] = {"axes": int_array([axis])}
-    if dtype_of(x) != Float32Type():
-        props["precise"] = UnitAttr()
-    return e.emit(mlx.SoftmaxOp.build(operands=[x], result_types=[x.type], properties=props))
+    return e.emit(mlx.SoftmaxOp(x, [axis], precise=dtype_of(x) != Float32Type()))
 
 
 PATTERNS: tuple[AtenLowering, ...] = (

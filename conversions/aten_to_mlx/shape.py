@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
@@ -290,11 +290,7 @@ class LowerRepeat(AtenLowering):
             op,
             rewriter,
             lambda e: e.emit(
-                mlx.TileOp.build(
-                    operands=[op.input],
-                    result_types=[op.result.type],
-                    properties={"reps": op.repeats},
-                )
+                mlx.TileOp(op.input, ints(op.repeats), op.result.type)
             ),
         )
 
@@ -316,15 +312,7 @@ class LowerConstantPad(AtenLowering):
             op,
             rewriter,
             lambda e: e.emit(
-                mlx.PadOp.build(
-                    operands=[op.input],
-                    result_types=[op.result.type],
-                    properties={
-                        "low": int_array(low),
-                        "high": int_array(high),
-                        "value": FloatAttr(value, Float64Type()),
-                    },
-                )
+                mlx.PadOp(op.input, low, high, value, op.result.type)
             ),
         )
 

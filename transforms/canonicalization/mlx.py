@@ -385,9 +385,7 @@ class ZeroFullyMaskedRows(RewritePattern):
         bool_type = TensorType(IntegerType(1), mask_shape)
         if not _is_bool(dtype_of(mask)):
             neg_inf = mlx.ConstantOp(_scalar_dense(dtype_of(mask), -math.inf))
-            greater = mlx.BINARY_OP_CLASSES["greater"].build(
-                operands=[mask, neg_inf.result], result_types=[bool_type]
-            )
+            greater = mlx.BINARY_OP_CLASSES["greater"](mask, neg_inf.result, bool_type)
             new_ops += [neg_inf, greater]
             attendable = greater.results[0]
         any_shape = [*mask_shape[:-1], 1]
