@@ -3,7 +3,9 @@
 - Each `mlx.global` has one slot (Constant or State), in module order, then each
   function argument an Input slot, in signature order.
 - `mlx.weight` results live in their global's Constant slot (all reads of one weight
-  share it); every other result gets a Temporary slot.
+  share it) and are no instructions: an instruction reads the constant slot directly
+  (the deserializer materializes one `mlx.weight` per global it reads). Every other
+  result gets a Temporary slot.
 - A temporary is freed after the last instruction that uses its value (right after
   its definition when nothing uses it) and listed in that instruction's `free`, so a
   runtime can drop the value at once. A freed slot is reused by the next value of
@@ -85,11 +87,13 @@ def allocate(
     arguments: Sequence[tuple[SSAValue, str | None]],
     ops: Sequence[Operation],
     outputs: Sequence[SSAValue],
-    weight_slot: Mapping[Operation, int],
+    global_reads: Mapping[SSAValue, int],
 ) -> Allocation:
-    """Assigns slots. `global_slots` come first (one per global); `weight_slot` maps each
-    `mlx.weight` op to its global's slot index."""
+    """Assigns slots to the values of `ops` (the instructions, in order). `global_slots`
+    come first (one per global); `global_reads` maps each value that reads a global
+    without an instruction (an `mlx.weight` result) to its global's slot index."""
     alloc = Allocation(slots=list(global_slots))
+    alloc.slot_of.update(global_reads)
     for value, name in arguments:
         alloc.slot_of[value] = alloc.new(SlotSpec(INPUT, slot_type(value.type, "input"), name))
 
@@ -104,9 +108,6 @@ def allocate(
     free_slots: dict[SlotType, list[int]] = {}
     for i, op in enumerate(ops):
         for j, result in enumerate(op.results):
-            if op in weight_slot:
-                alloc.slot_of[result] = weight_slot[op]
-                continue
             type_ = slot_type(result.type, f"result #{j} of '{op.name}'")
             pool = free_slots.get(type_)
             if pool:

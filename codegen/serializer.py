@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from mlxir import dtypes
@@ -141,7 +141,7 @@ class _Serializer:
         terminator = body.pop() if body else None
         if not isinstance(terminator, ReturnOp):
             raise ProgramError(f"@{func.sym_name.data} must end with func.return")
-        weight_slot: dict[Operation, int] = {}
+        global_reads: dict[SSAValue, int] = {}
         for op in body:
             if not is_program_op(op.name):
                 arith = ", ".join(n.removeprefix("arith.") for n in PROGRAM_ARITH_OPS)
@@ -156,10 +156,12 @@ class _Serializer:
                 name = getattr(ref, "root_reference", StringAttr("")).data
                 if name not in global_index:
                     raise ProgramError(f"'{op.name}' reads @{name}, which is no mlx.global")
-                weight_slot[op] = global_index[name]
+                global_reads[op.results[0]] = global_index[name]
+        # A weight read is its global's constant slot: no instruction runs for it.
+        body = [op for op in body if op.name != WEIGHT_OP]
 
         arguments = [(arg, arg.name_hint) for arg in block.args]
-        alloc = allocate(global_slots, arguments, body, list(terminator.operands), weight_slot)
+        alloc = allocate(global_slots, arguments, body, list(terminator.operands), global_reads)
 
         # Payloads first: the segment is laid out in global order.
         global_records = [
