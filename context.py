@@ -89,6 +89,12 @@ def _optimize_mlx() -> type[ModulePass]:
     return OptimizeMlxPass
 
 
+def _fold_known_dims() -> type[ModulePass]:
+    from mlxir.transforms.known_dims import FoldKnownDimsPass
+
+    return FoldKnownDimsPass
+
+
 def _convert_aten_to_mlx() -> type[ModulePass]:
     from mlxir.conversions.aten_to_mlx import ConvertAtenToMlxPass
 
@@ -118,7 +124,13 @@ PASSES: dict[str, PassEntry] = {
     "canonicalize": PassEntry(_canonicalize, "apply every op's canonicalization patterns"),
     "optimize-mlx": PassEntry(
         _optimize_mlx,
-        "fuse norms, un-repeat K/V and fold weight transposes (each also a pass below)",
+        "fold known dims, fuse norms and rotary embeddings, merge projections, un-repeat "
+        "K/V and fold weight transposes (each also a pass below)",
+    ),
+    "fold-known-dims": PassEntry(
+        _fold_known_dims,
+        "reuse a dim already known as an SSA value; drop reshapes/broadcasts to the "
+        "input's own (symbolic) shape",
     ),
     "cse": PassEntry(_cse, "eliminate common subexpressions"),
     "dce": PassEntry(_dce, "remove ops whose results are unused and that have no effects"),

@@ -1178,25 +1178,67 @@ class LayerNormOp(MlxirOp):
 
 @irdl_op_definition
 class RopeOp(MlxirOp):
-    """`mx.fast.rope`: rotary embedding of the first `dims` features at positions
-    `offset, offset + 1, ...` along the second-to-last axis."""
+    """`mx.fast.rope`: rotary embedding of the first `dims` features along the
+    second-to-last axis, the features after `dims` passed through. The position of
+    step `t` of batch row `b` is `offset + row_offsets[b] + t` (`row_offsets`, when
+    given, is `[B]` or 0-d, B the first axis). The angle of feature pair `i` is
+    `scale * position / freqs[i]` with `freqs` given, else `scale * position *
+    base ** (-2i / dims)`: exactly one of `base` and `freqs`. Without `traditional`
+    the pairs are `(i, i + dims/2)` (HF's `rotate_half`), with it `(2i, 2i + 1)`."""
 
     name = "mlx.rope"
     input = operand_def(TensorType)
     offset = var_operand_def(IndexType)
+    freqs = opt_operand_def(TensorType)
+    row_offsets = opt_operand_def(TensorType)
     static_offset = prop_def(I64Array)
     dims = prop_def(I64Attr)
     traditional = opt_prop_def(UnitAttr)
-    base = prop_def(F64Attr)
+    base = opt_prop_def(F64Attr)
     scale = prop_def(F64Attr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
-        "$input `dims` $dims (`traditional` $traditional^)? `base` $base `scale` $scale "
-        "`offset` custom<DynamicIndexList>($offset, $static_offset) attr-dict `:` "
+        "$input `dims` $dims (`traditional` $traditional^)? (`base` $base^)? "
+        "(`freqs` $freqs^ `:` type($freqs))? `scale` $scale "
+        "`offset` custom<DynamicIndexList>($offset, $static_offset) "
+        "(`rows` $row_offsets^ `:` type($row_offsets))? attr-dict `:` "
         "type($input) `->` type($result)"
     )
     custom_directives = (DynamicIndexList,)
+
+    def __init__(
+        self,
+        input: SSAValue,
+        dims: int,
+        *,
+        freqs: SSAValue | None = None,
+        base: float | None = None,
+        offset: SSAValue | int = 0,
+        row_offsets: SSAValue | None = None,
+        traditional: bool = False,
+        scale: float = 1.0,
+    ):
+        properties: dict[str, Attribute] = {
+            "dims": IntegerAttr(dims, 64),
+            "scale": FloatAttr(scale, Float64Type()),
+            "static_offset": int_array([offset if isinstance(offset, int) else DYNAMIC]),
+        }
+        if base is not None:
+            properties["base"] = FloatAttr(base, Float64Type())
+        if traditional:
+            properties["traditional"] = UnitAttr()
+        super().__init__(
+            operands=[
+                input,
+                [] if isinstance(offset, int) else [offset],
+                [freqs] if freqs is not None else [],
+                [row_offsets] if row_offsets is not None else [],
+            ],
+            result_types=[input.type],
+            properties=properties,
+        )
 
     def verify_(self) -> None:
         x = shape_of(self.input)
@@ -1211,6 +1253,25 @@ class RopeOp(MlxirOp):
         offset = ints(self.static_offset)
         if len(offset) != 1 or offset.count(DYNAMIC) != len(self.offset):
             raise VerifyException("offset must be exactly one integer or index value")
+        if (self.base is None) == (self.freqs is None):
+            raise VerifyException("exactly one of base and freqs must be given")
+        if self.freqs is not None:
+            verify_dtype(self.freqs, "float", "freqs")
+            if tuple(shape_of(self.freqs)) != (dims // 2,):
+                raise VerifyException(
+                    f"freqs must have shape [{dims // 2}] (dims / 2), got "
+                    f"{list(shape_of(self.freqs))}"
+                )
+        if self.row_offsets is not None:
+            rows = shape_of(self.row_offsets)
+            verify_dtype(self.row_offsets, "integer (not bool)", "row_offsets")
+            if len(rows) > 1 or (
+                len(rows) == 1 and DYNAMIC not in (rows[0], x[0]) and rows[0] != x[0]
+            ):
+                raise VerifyException(
+                    f"row_offsets must be 0-d or [B] with B the input's first dim "
+                    f"{_dim(x[0])}, got {list(rows)}"
+                )
         verify_same_shape(self.input, self.result)
         _verify_result_dtype(self.input, self.result)
 

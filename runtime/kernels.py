@@ -647,19 +647,25 @@ def _layer_norm(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 def _rope(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     options: dict[str, Any] = {
         "traditional": _flag(props, "traditional"),
-        "base": _float(props, "base"),
+        "base": _float(props, "base") if "base" in props else None,
         "scale": _float(props, "scale"),
     }
     dims = _int(props, "dims")
+    _, dynamic_offset, has_freqs, has_rows = _segments(props)
     offset_of = _mixed(_ints(props, "static_offset"))
     rope = mx.fast.rope
+    freqs_at = 1 + dynamic_offset
+    rows_at = freqs_at + has_freqs
 
     def run(operands: Sequence[Any]) -> Sequence[Any]:
         x = operands[0]
-        offset = offset_of(operands[1:])[0]
+        offset: Any = offset_of(operands[1:freqs_at])[0]
+        if has_rows:
+            offset = operands[rows_at] + offset if offset else operands[rows_at]
+        freqs = operands[freqs_at] if has_freqs else None
         if x.ndim == 2:  # mx.fast.rope wants rank >= 3
-            return (rope(x[None], dims, offset=offset, **options)[0],)
-        return (rope(x, dims, offset=offset, **options),)
+            return (rope(x[None], dims, offset=offset, freqs=freqs, **options)[0],)
+        return (rope(x, dims, offset=offset, freqs=freqs, **options),)
 
     return run
 

@@ -1156,6 +1156,27 @@ def test_rope(ty: str) -> None:
         check(f, rope_reference(flat, 8, False, 1e4, 1.0, pos), tol)
 
 
+@pytest.mark.parametrize("ty", FLOATS)
+def test_rope_with_freqs_and_row_offsets(ty: str) -> None:
+    """`freqs` (MLX's inverse frequencies) and per-row start positions: row `b` of a
+    left-padded batch starts at `offset + rows[b]` (reference: one call per row)."""
+    q = floats((3, 2, 5, 16), ty, seed=3)
+    base = 1e4
+    inv_freq = base ** (-np.arange(4) * 2.0 / 8)
+    freqs = (1.0 / inv_freq).astype(np.float32)
+    rows = np.array([0, -2, 5], np.int64)
+    text = ir("""func.func @forward(%q: tensor<?x2x?x16x$T>, %f: tensor<4xf32>, %rows: tensor<?xi64>, %pos: index) -> (tensor<?x2x?x16x$T>, tensor<?x2x?x16x$T>) {
+      %r = mlx.rope %q dims 8 freqs %f : tensor<4xf32> scale 1.000000e+00 offset [%pos] rows %rows : tensor<?xi64> : tensor<?x2x?x16x$T> -> tensor<?x2x?x16x$T>
+      %s = mlx.rope %q dims 8 freqs %f : tensor<4xf32> scale 1.000000e+00 offset [0] rows %rows : tensor<?xi64> : tensor<?x2x?x16x$T> -> tensor<?x2x?x16x$T>
+      func.return %r, %s : tensor<?x2x?x16x$T>, tensor<?x2x?x16x$T>
+    }""", T=ty)
+    for pos in (0, 7):
+        r, s = run_ir(text, q, freqs, rows, pos)
+        for b, start in enumerate(rows):
+            check(r[b : b + 1], rope_reference(q[b : b + 1], 8, False, base, 1.0, pos + int(start)), TOL[ty])
+            check(s[b : b + 1], rope_reference(q[b : b + 1], 8, False, base, 1.0, int(start)), TOL[ty])
+
+
 # --------------------------------------------------------------------------- creation
 
 

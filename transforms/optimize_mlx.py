@@ -7,22 +7,25 @@ float tolerance of MLX's kernel).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import cast
 
+import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
+    Float32Type,
     ModuleOp,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Pure, SymbolTable
 
 from mlxir import dtypes
 from mlxir.dialects import mlx
-from mlxir.dialects.common import dtype_of, ints, is_float, rank_of, shape_of
+from mlxir.dialects.common import dtype_of, ints, is_float, mixed_values, rank_of, shape_of
 from mlxir.transforms.canonicalization.mlx import _constant_tensor, is_lossless
 from mlxir.weights import array_of, dense_attr
 
@@ -332,3 +335,400 @@ class FoldWeightTranspose(RewritePattern):
             for use in list(read.result.uses):
                 rewriter.replace(use.operation, [], [replacement.results[0]])
             rewriter.erase(read)
+
+
+# ---------------------------------------------------------------------------
+# Weights in the IR
+# ---------------------------------------------------------------------------
+
+
+def _weight_global(value: SSAValue) -> mlx.GlobalOp | None:
+    """The global `value` reads, when it is an `mlx.weight` of a global whose value is
+    in the IR."""
+    read = value.owner
+    if not isinstance(read, mlx.WeightOp):
+        return None
+    target = SymbolTable.lookup_symbol(read, read.global_name)
+    if isinstance(target, mlx.GlobalOp) and isinstance(target.value, DenseIntOrFPElementsAttr):
+        return target
+    return None
+
+
+def _constant_array(value: SSAValue) -> np.ndarray | None:
+    """The value of a weight read or a small `mlx.constant`, seen through exact casts."""
+    source = _strip_upcast(value)
+    found = _weight_global(source)
+    if found is not None:
+        assert isinstance(found.value, DenseIntOrFPElementsAttr)
+        array = array_of(found.value)
+    else:
+        tensor = _constant_tensor(source)
+        if tensor is None:
+            return None
+        array = tensor.double().numpy() if tensor.is_floating_point() else tensor.numpy()
+    dtype = dtypes.of_ir(dtype_of(value))
+    if dtype is None or dtype.numpy is None:
+        return None
+    if array.dtype == np.uint16 and dtype_of(source) != dtype_of(value):
+        return None  # a bfloat16 payload: read through the cast only via torch
+    return np.asarray(array).astype(dtype.numpy)
+
+
+def _add_global(
+    anchor: Operation, name: str, array: np.ndarray, tensor_type: TensorType[Attribute], kind: str
+) -> mlx.WeightOp:
+    """A read, inserted before `anchor`, of a global holding `array`: the global `name`
+    if it already holds exactly that, else a new one (its name made unique)."""
+    func = anchor.parent_op()
+    module = func.parent_op() if func is not None else None
+    assert isinstance(func, Operation) and isinstance(module, ModuleOp)
+    dtype = dtypes.of_ir(tensor_type.get_element_type())
+    assert dtype is not None
+    value = dense_attr(array, dtype, tuple(tensor_type.get_shape()))
+    taken = {op.sym_name.data: op for op in module.ops if isinstance(op, mlx.GlobalOp)}
+    unique, n = name, 1
+    while unique in taken and not (
+        taken[unique].type == tensor_type and taken[unique].value == value
+    ):
+        unique, n = f"{name}.{n}", n + 1
+    if unique not in taken:
+        created = mlx.GlobalOp(unique, tensor_type, kind)
+        created.properties["value"] = value
+        Rewriter.insert_op(created, InsertPoint.before(func))
+    read = mlx.WeightOp(unique, tensor_type)
+    Rewriter.insert_op(read, InsertPoint.before(anchor))
+    return read
+
+
+# ---------------------------------------------------------------------------
+# Rotary embeddings
+# ---------------------------------------------------------------------------
+
+
+def _is(value: SSAValue, name: str) -> Operation | None:
+    owner = value.owner
+    return owner if isinstance(owner, Operation) and owner.name == name else None
+
+
+def _strip_float_casts(value: SSAValue) -> SSAValue:
+    """`value` before float-to-float casts: HF casts cos/sin to the activations' dtype,
+    which the fused kernel does once, on its result."""
+    while isinstance(value.owner, mlx.AstypeOp) and is_float(dtype_of(value.owner.input)) and is_float(
+        dtype_of(value)
+    ):
+        value = value.owner.input
+    return value
+
+
+def _axis_size(value: SSAValue, axis: int, depth: int = 12) -> SSAValue | int | None:
+    """`value`'s size along `axis` as a literal or the index value it was built from,
+    followed back through the ops that keep or move axes."""
+    shape = shape_of(value)
+    axis %= len(shape)
+    if shape[axis] != DYNAMIC_INDEX:
+        return shape[axis]
+    owner = value.owner
+    if depth == 0 or not isinstance(owner, Operation):
+        return None
+    if isinstance(owner, mlx.ReshapeOp | mlx.BroadcastToOp):
+        sizes = mixed_values(ints(owner.static_shape), owner.shape)
+        size = sizes[axis]
+        if isinstance(size, int):
+            return size
+        dim = size.owner
+        if isinstance(dim, mlx.DimOp):
+            return _axis_size(dim.input, dim.axis.value.data, depth - 1) or size
+        return size
+    if isinstance(owner, mlx.TransposeOp):
+        return _axis_size(owner.input, ints(owner.axes)[axis], depth - 1)
+    if isinstance(owner, mlx.SplitOp | mlx.SliceOp) and (
+        not isinstance(owner, mlx.SplitOp) or owner.axis.value.data % len(shape) != axis
+    ):
+        if isinstance(owner, mlx.SliceOp) and not _full_axis(owner, axis):
+            return None
+        return _axis_size(owner.input, axis, depth - 1)
+    if isinstance(owner, mlx.RopeOp | mlx.AstypeOp | mlx.UnaryOp | mlx.RmsNormOp):
+        return _axis_size(owner.operands[0], axis, depth - 1)
+    return None
+
+
+def _same_size(a: SSAValue | int | None, b: SSAValue | int | None) -> bool:
+    if a is None or b is None:
+        return False
+    if isinstance(a, SSAValue) and isinstance(a.owner, mlx.DimOp):
+        a = _axis_size(a.owner.input, a.owner.axis.value.data) or a
+    if isinstance(b, SSAValue) and isinstance(b.owner, mlx.DimOp):
+        b = _axis_size(b.owner.input, b.owner.axis.value.data) or b
+    return a == b
+
+
+def _full_axis(op: mlx.SliceOp, axis: int) -> bool:
+    """The slice takes all of `axis`: from 0, step 1, to the input's size."""
+    start = mixed_values(ints(op.static_start), op.start)[axis]
+    stop = mixed_values(ints(op.static_stop), op.stop)[axis]
+    if start != 0 or ints(op.strides)[axis] != 1:
+        return False
+    size = shape_of(op.input)[axis]
+    if isinstance(stop, int):
+        return size != DYNAMIC_INDEX and stop >= size
+    return _same_size(stop, _axis_size(op.input, axis))
+
+
+def _last_axis_slice(value: SSAValue) -> tuple[SSAValue, int, int] | None:
+    """`x[..., lo:hi]` → (x, lo, hi): a step-1 slice of the last axis, whole elsewhere."""
+    op = value.owner
+    if not isinstance(op, mlx.SliceOp) or set(ints(op.strides)) != {1}:
+        return None
+    last = rank_of(op.input) - 1
+    if not all(_full_axis(op, axis) for axis in range(last)):
+        return None
+    lo = mixed_values(ints(op.static_start), op.start)[last]
+    hi = mixed_values(ints(op.static_stop), op.stop)[last]
+    size = shape_of(op.input)[last]
+    if not isinstance(lo, int) or not isinstance(hi, int) or size == DYNAMIC_INDEX:
+        return None
+    if not 0 <= lo <= hi <= size:
+        return None
+    return op.input, lo, hi
+
+
+def _rotated_half(value: SSAValue) -> SSAValue | None:
+    """HF's `rotate_half(x)`: `cat(-x[..., h:], x[..., :h], -1)` with 2h x's last dim → x."""
+    cat = value.owner
+    if not isinstance(cat, mlx.ConcatenateOp) or len(cat.inputs) != 2:
+        return None
+    if cat.axis.value.data % rank_of(value) != rank_of(value) - 1:
+        return None
+    neg = _is(cat.inputs[0], "mlx.negative")
+    if neg is None:
+        return None
+    second, first = _last_axis_slice(neg.operands[0]), _last_axis_slice(cat.inputs[1])
+    if second is None or first is None or second[0] != first[0]:
+        return None
+    x, size = first[0], shape_of(first[0])[-1]
+    if size % 2 or first[1:] != (0, size // 2) or second[1:] != (size // 2, size):
+        return None
+    return x
+
+
+@dataclass(frozen=True)
+class _Positions:
+    """Contiguous positions: `offset + row_offsets[b] + t` for `t < length`."""
+
+    length: SSAValue | int
+    offset: SSAValue | int = 0
+    row_offsets: SSAValue | None = None
+    rows: SSAValue | int | None = None
+    """The size of the batch axis the positions vary on (None: one row for all)."""
+
+
+def _arange_from_zero(value: SSAValue) -> SSAValue | int | None:
+    """`arange(0, n, 1)` → n."""
+    op = value.owner
+    if not isinstance(op, mlx.ArangeOp):
+        return None
+    start, stop, step = mixed_values(ints(op.static_bounds), op.bounds)
+    return stop if start == 0 and step == 1 else None
+
+
+def _scalar_offset(value: SSAValue) -> SSAValue | int | None:
+    """A 0-d integer tensor as an index value or literal."""
+    if shape_of(value) != () or is_float(dtype_of(value)):
+        return None
+    if isinstance(value.owner, mlx.FromIndexOp):
+        return value.owner.input
+    constant = _constant_tensor(value)
+    return int(constant) if constant is not None else None
+
+
+def _steps(value: SSAValue) -> tuple[SSAValue | int, SSAValue | int] | None:
+    """`arange(0, n) [+ k]` (rank 1, k 0-d) → (n, k)."""
+    length = _arange_from_zero(value)
+    if length is not None:
+        return length, 0
+    add = _is(value, "mlx.add")
+    if add is None or rank_of(value) != 1:
+        return None
+    for a, k in (add.operands, reversed(add.operands)):
+        length, offset = _arange_from_zero(a), _scalar_offset(k)
+        if length is not None and offset is not None:
+            return length, offset
+    return None
+
+
+def _contiguous_positions(value: SSAValue) -> _Positions | None:
+    """Positions `[rows or 1, S]` that provably count up by one along S."""
+    if rank_of(value) != 2 or is_float(dtype_of(value)):
+        return None
+    owner = value.owner
+    if isinstance(owner, mlx.ExpandDimsOp) and list(ints(owner.axes)) == [0]:
+        steps = _steps(owner.input)
+        return None if steps is None else _Positions(steps[0], steps[1])
+    add = _is(value, "mlx.add")
+    if add is None:
+        return None
+    for rows, steps_value in (add.operands, reversed(add.operands)):
+        expand = rows.owner
+        if not (
+            isinstance(expand, mlx.ExpandDimsOp)
+            and list(ints(expand.axes)) == [1]
+            and rank_of(expand.input) == 1
+            and shape_of(rows)[1] == 1
+        ):
+            continue
+        if isinstance(steps_value.owner, mlx.ExpandDimsOp) and list(ints(steps_value.owner.axes)) == [0]:
+            steps_value = steps_value.owner.input
+        steps = _steps(steps_value)
+        if steps is not None and dtype_of(expand.input) == dtype_of(value):
+            return _Positions(steps[0], steps[1], expand.input, _axis_size(expand.input, 0))
+    return None
+
+
+@dataclass(frozen=True)
+class _Angles:
+    """`positions[..., None] * inv_freq`, repeated twice along the features."""
+
+    positions: _Positions
+    inv_freq: np.ndarray
+    source: str
+
+
+def _angles(value: SSAValue) -> _Angles | None:
+    """`cat(f, f, -1)` with `f = float(positions[..., None]) * inv_freq` (rank 3)."""
+    cat = value.owner
+    if not isinstance(cat, mlx.ConcatenateOp) or len(cat.inputs) != 2 or rank_of(value) != 3:
+        return None
+    if cat.inputs[0] != cat.inputs[1] or cat.axis.value.data % 3 != 2:
+        return None
+    mul = _is(cat.inputs[0], "mlx.multiply")
+    if mul is None or dtype_of(mul.results[0]) != Float32Type():
+        return None
+    for positions, inv in (mul.operands, reversed(mul.operands)):
+        cast_op = positions.owner
+        if not isinstance(cast_op, mlx.AstypeOp):
+            continue
+        expand = cast_op.input.owner
+        if not (isinstance(expand, mlx.ExpandDimsOp) and list(ints(expand.axes)) == [2]):
+            continue
+        found = _contiguous_positions(expand.input)
+        inv_freq = _constant_array(inv) if rank_of(inv) == 1 else None
+        if found is None or inv_freq is None or not np.all(inv_freq > 0):
+            continue
+        weight = _weight_global(_strip_upcast(inv))
+        source = weight.sym_name.data if weight is not None else "rope"
+        return _Angles(found, inv_freq.astype(np.float32), source)
+    return None
+
+
+def _trig_of(value: SSAValue, name: str) -> SSAValue | None:
+    """`expand_dims(fn(angles), [1])`, float casts allowed around it → the angles."""
+    value = _strip_float_casts(value)
+    expand = value.owner
+    if not (isinstance(expand, mlx.ExpandDimsOp) and list(ints(expand.axes)) == [1]):
+        return None
+    trig = _is(_strip_float_casts(expand.input), name)
+    return trig.operands[0] if trig is not None else None
+
+
+def _rope_operands(op: Operation) -> tuple[SSAValue, _Angles] | None:
+    """`x * cos + rotate_half(x) * sin` (any operand order) → (x, the angles)."""
+    for cos_term, sin_term in (op.operands, reversed(op.operands)):
+        cos_mul, sin_mul = _is(cos_term, "mlx.multiply"), _is(sin_term, "mlx.multiply")
+        if cos_mul is None or sin_mul is None:
+            continue
+        for x, cos in (cos_mul.operands, reversed(cos_mul.operands)):
+            for rotated, sin in (sin_mul.operands, reversed(sin_mul.operands)):
+                if _rotated_half(rotated) != x:
+                    continue
+                cos_angles, sin_angles = _trig_of(cos, "mlx.cos"), _trig_of(sin, "mlx.sin")
+                if cos_angles is None or cos_angles != sin_angles:
+                    continue
+                angles = _angles(cos_angles)
+                if angles is not None:
+                    return x, angles
+    return None
+
+
+def _freqs(angles: _Angles, anchor: Operation) -> SSAValue:
+    """MLX's `freqs` (the inverse of `inv_freq`, computed once in f32) as a new global."""
+    freqs = (np.float32(1.0) / angles.inv_freq).astype(np.float32)
+    tensor_type = TensorType(Float32Type(), [len(freqs)])
+    return _add_global(anchor, f"{angles.source}.rope_freqs", freqs, tensor_type, "buffer").result
+
+
+class FuseRope(RewritePattern):
+    """HF's rotary embedding → `mlx.rope` (`mx.fast.rope`):
+
+    - `x * cos + rotate_half(x) * sin`, where cos/sin are `expand_dims(cos(a), 1)` of
+      the angles `a = cat(f, f)`, `f = float(positions[..., None]) * inv_freq`, and the
+      positions provably count up by one along x's sequence axis (-2) from a scalar
+      or per-row start: `arange(n) + k`, or `offsets[:, None] + arange(n)`;
+    - partial rotary: `cat(rope(x[..., :r]), x[..., r:], -1)` → `rope(x)` of `dims r`.
+
+    `freqs` is `1 / inv_freq` of the program's own (possibly scaled) constant, not a
+    `base`: exact up to the f32 rounding of the angle (5e-7 at position 2047 in f32).
+    In f16/bf16 HF rounds cos and sin to the activations' dtype and each product; the
+    kernel rounds once, so the result is within the dtype's rounding of HF's."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, mlx.ConcatenateOp):
+            self._merge_pass_through(op, rewriter)
+            return
+        if op.name != "mlx.add":
+            return
+        found = _rope_operands(op)
+        if found is None:
+            return
+        x, angles = found
+        if op.results[0].type != x.type or rank_of(x) < 3 or not is_float(dtype_of(x)):
+            return
+        positions = angles.positions
+        if not _same_size(positions.length, _axis_size(x, -2)):
+            return
+        if positions.row_offsets is not None and not _same_size(positions.rows, _axis_size(x, 0)):
+            return
+        if 2 * len(angles.inv_freq) != shape_of(x)[-1]:
+            return
+        freqs = _freqs(angles, op)
+        rope = mlx.RopeOp(
+            x,
+            shape_of(x)[-1],
+            freqs=freqs,
+            offset=positions.offset,
+            row_offsets=positions.row_offsets,
+        )
+        rope.location = op.location
+        rewriter.replace(op, rope)
+
+    @staticmethod
+    def _merge_pass_through(op: mlx.ConcatenateOp, rewriter: PatternRewriter) -> None:
+        if len(op.inputs) != 2 or op.axis.value.data % rank_of(op.result) != rank_of(op.result) - 1:
+            return
+        rope = op.inputs[0].owner
+        if not isinstance(rope, mlx.RopeOp):
+            return
+        rotated, passed = _last_axis_slice(rope.input), _last_axis_slice(op.inputs[1])
+        if rotated is None or passed is None or rotated[0] != passed[0]:
+            return
+        x, size = rotated[0], shape_of(rotated[0])[-1]
+        dims = rope.dims.value.data
+        if rotated[1:] != (0, dims) or passed[1:] != (dims, size) or x.type != op.result.type:
+            return
+        new = _rope_like(rope, x, dims)
+        new.location = op.location
+        rewriter.replace(op, new)
+
+
+def _rope_like(rope: mlx.RopeOp, x: SSAValue, dims: int) -> mlx.RopeOp:
+    """`rope`'s embedding (frequencies, positions) applied to `x`."""
+    offset = mixed_values(ints(rope.static_offset), rope.offset)[0]
+    return mlx.RopeOp(
+        x,
+        dims,
+        freqs=rope.freqs,
+        base=rope.base.value.data if rope.base is not None else None,
+        offset=offset,
+        row_offsets=rope.row_offsets,
+        traditional=rope.traditional is not None,
+        scale=rope.scale.value.data,
+    )

@@ -95,13 +95,15 @@ func.func @norms(%x: tensor<2x?x512xbf16>, %w: tensor<512xbf16>, %b: tensor<512x
 }
 
 // CHECK-LABEL: func.func @rope(
-// CHECK-SAME: %q: tensor<1x32x?x64xf16>, %pos: index) -> tensor<1x32x?x64xf16> {
+// CHECK-SAME: %q: tensor<1x32x?x64xf16>, %pos: index, %freqs: tensor<16xf32>, %rows: tensor<1xi64>) -> tensor<1x32x?x64xf16> {
 // CHECK-NEXT: %r = mlx.rope %q dims 64 base 1.000000e+04 scale 1.000000e+00 offset [%pos] : tensor<1x32x?x64xf16> -> tensor<1x32x?x64xf16>
 // CHECK-NEXT: %t = mlx.rope %q dims 32 traditional base 5.000000e+05 scale 2.500000e-01 offset [0] : tensor<1x32x?x64xf16> -> tensor<1x32x?x64xf16>
+// CHECK-NEXT: %f = mlx.rope %q dims 32 freqs %freqs : tensor<16xf32> scale 1.000000e+00 offset [%pos] rows %rows : tensor<1xi64> : tensor<1x32x?x64xf16> -> tensor<1x32x?x64xf16>
 // CHECK-NEXT: func.return %r : tensor<1x32x?x64xf16>
 // CHECK-NEXT: }
-func.func @rope(%q: tensor<1x32x?x64xf16>, %pos: index) -> tensor<1x32x?x64xf16> {
+func.func @rope(%q: tensor<1x32x?x64xf16>, %pos: index, %freqs: tensor<16xf32>, %rows: tensor<1xi64>) -> tensor<1x32x?x64xf16> {
   %r = mlx.rope %q dims 64 base 1.000000e+04 scale 1.000000e+00 offset [%pos] : tensor<1x32x?x64xf16> -> tensor<1x32x?x64xf16>
   %t = mlx.rope %q dims 32 traditional base 5.000000e+05 scale 2.500000e-01 offset [0] : tensor<1x32x?x64xf16> -> tensor<1x32x?x64xf16>
+  %f = mlx.rope %q dims 32 freqs %freqs : tensor<16xf32> scale 1.000000e+00 offset [%pos] rows %rows : tensor<1xi64> : tensor<1x32x?x64xf16> -> tensor<1x32x?x64xf16>
   func.return %r : tensor<1x32x?x64xf16>
 }

@@ -386,6 +386,30 @@ func.func @rope_rank(%x: tensor<64xf16>) {
 
 // -----
 
+// CHECK: 'mlx.rope' op exactly one of base and freqs must be given
+func.func @rope_base_and_freqs(%x: tensor<1x8x?x16xf32>, %f: tensor<8xf32>) {
+  %0 = mlx.rope %x dims 16 base 1.000000e+04 freqs %f : tensor<8xf32> scale 1.000000e+00 offset [0] : tensor<1x8x?x16xf32> -> tensor<1x8x?x16xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.rope' op freqs must have shape [4] (dims / 2), got [8]
+func.func @rope_freqs_shape(%x: tensor<1x8x?x16xf32>, %f: tensor<8xf32>) {
+  %0 = mlx.rope %x dims 8 freqs %f : tensor<8xf32> scale 1.000000e+00 offset [0] : tensor<1x8x?x16xf32> -> tensor<1x8x?x16xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.rope' op row_offsets must be 0-d or [B] with B the input's first dim 2, got [3]
+func.func @rope_row_offsets(%x: tensor<2x8x?x16xf32>, %rows: tensor<3xi64>) {
+  %0 = mlx.rope %x dims 16 base 1.000000e+04 scale 1.000000e+00 offset [0] rows %rows : tensor<3xi64> : tensor<2x8x?x16xf32> -> tensor<2x8x?x16xf32>
+  func.return
+}
+
+// -----
+
 // CHECK: 'mlx.rope' op dims 33 must be even, positive and at most the feature size ?
 func.func @rope_odd_dims(%x: tensor<1x8x?x?xf16>) {
   %0 = mlx.rope %x dims 33 base 1.000000e+04 scale 1.000000e+00 offset [0] : tensor<1x8x?x?xf16> -> tensor<1x8x?x?xf16>
