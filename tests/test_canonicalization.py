@@ -1,6 +1,7 @@
 """The seed transformations on MLX against eager PyTorch: kept cast chains are
 bit-identical, fully masked SDPA rows are exact zeros, advanced indexing matches
-`x[...]` on a seeded randomized sweep; plus the lossless-cast table itself."""
+`x[...]` on a seeded randomized sweep; plus the lossless-cast table itself, and the
+identity folds (x*1, -(-x), where(true, x, y)) bit for bit against the unfolded program."""
 
 from __future__ import annotations
 
@@ -19,8 +20,12 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
 )
+from xdsl.parser import Parser
 
 import mlxir
+from mlxir.codegen import serialize
+from mlxir.context import PASSES, make_context
+from mlxir.runtime.program import Program
 from mlxir.transforms.canonicalization.mlx import is_lossless
 
 
@@ -294,3 +299,206 @@ def test_norm_decompositions_fuse_and_weight_transposes_fold() -> None:
     x = torch.randn(2, 9, 8)
     with torch.no_grad():
         torch.testing.assert_close(mlxir.compile(ep)(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+# --------------------------------------------------------------------------- identity folds
+# fold-identity-arithmetic, fold-double-negation, fold-constant-where: each folded
+# program computes, bit for bit, what the unfolded program computes on MLX, on inputs
+# holding -0.0, quiet NaNs with payloads and sign, infinities and subnormals (in f16 and
+# bf16 a NaN need only stay a NaN: `_assert_bit_identical`), and returns x itself.
+
+_BITS = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}
+
+
+def _special_floats(dtype: torch.dtype, rows: int = 2) -> torch.Tensor:
+    """A `rows`x4 tensor (`rows` 2 or 3) of the values a wrong fold would betray: ±0,
+    quiet NaNs with a payload or a sign, ±inf, ± the smallest subnormal."""
+    bits = {
+        torch.float32: [0x80000000, 0x00000000, 0x7FC00000, 0xFFC01234, 0x7F800000,
+                        0xFF800000, 0x00000001, 0x80000001],
+        torch.float16: [0x8000, 0x0000, 0x7E00, 0xFE12, 0x7C00, 0xFC00, 0x0001, 0x8001],
+        torch.bfloat16: [0x8000, 0x0000, 0x7FC0, 0xFFC1, 0x7F80, 0xFF80, 0x0001, 0x8001],
+    }[dtype]
+    width = 8 * dtype.itemsize
+    signed = [b - (1 << width) if b >> (width - 1) else b for b in bits]
+    special = torch.tensor(signed, dtype=_BITS[dtype]).view(dtype)
+    ordinary = torch.tensor([1.5, -2.25, 3.0e-3, 7.0], dtype=dtype)
+    return torch.cat([special, ordinary])[: 4 * rows].reshape(rows, 4)
+
+
+def _bits(value: torch.Tensor) -> torch.Tensor:
+    return value.view(_BITS[value.dtype]) if value.dtype in _BITS else value
+
+
+def _fold_and_run(text: str, pass_name: str, *inputs: torch.Tensor):
+    """The op names left after `pass_name`, and the outputs of the unfolded and of the
+    folded program on `inputs` (both run through serialize and the runtime)."""
+    ctx = make_context()
+    reference = Parser(ctx, text).parse_module()
+    folded = reference.clone()
+    PASSES[pass_name].factory()().apply(ctx, folded)
+    folded.verify()
+    names = [op.name for op in folded.walk()]
+    expected = Program(serialize(reference)).call_flat(*inputs)
+    got = Program(serialize(folded)).call_flat(*inputs)
+    return names, expected, got
+
+
+def _assert_bit_identical(got, expected, *, nan_payloads: bool = True) -> None:
+    """Bit for bit. Without `nan_payloads`, a NaN need only be a NaN: MLX's f16 and bf16
+    arithmetic (on CPU) rewrites every NaN it computes (f16 to 0x7D00 keeping the sign,
+    bf16 to +0x7FC0), even in `x*1` or `-(-x)`, where the fold returns x's own NaN."""
+    assert len(got) == len(expected)
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        g, e = torch.as_tensor(g), torch.as_tensor(e)
+        assert g.dtype == e.dtype and g.shape == e.shape, i
+        g_bits, e_bits = _bits(g), _bits(e)
+        if e.is_floating_point() and not nan_payloads:
+            nan = torch.isnan(e)
+            assert torch.equal(torch.isnan(g), nan), i
+            g_bits, e_bits = g_bits[~nan], e_bits[~nan]
+        assert torch.equal(g_bits, e_bits), (i, _bits(g), _bits(e))
+
+
+_IR_TYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+
+
+@pytest.mark.parametrize("dtype", list(_IR_TYPES), ids=str)
+def test_identity_arithmetic_folds_are_bit_identical(dtype: torch.dtype) -> None:
+    t = _IR_TYPES[dtype]
+    x = f"tensor<?x4x{t}>"
+    text = f"""
+    func.func @f(%x: {x}) -> ({x}, {x}, {x}, {x}, {x}, {x}) {{
+      %one = mlx.constant dense<1.0> : tensor<{t}>
+      %ones = mlx.ones [4] : tensor<4x{t}>
+      %pzero = mlx.constant dense<0.0> : tensor<{t}>
+      %nzero_v = mlx.constant dense<-0.0> : tensor<{t}>
+      %nzero = mlx.full [1, 4], %nzero_v : tensor<{t}> -> tensor<1x4x{t}>
+      %a = mlx.multiply %x, %one : {x}, tensor<{t}> -> {x}
+      %b = mlx.multiply %ones, %x : tensor<4x{t}>, {x} -> {x}
+      %c = mlx.divide %x, %ones : {x}, tensor<4x{t}> -> {x}
+      %d = mlx.subtract %x, %pzero : {x}, tensor<{t}> -> {x}
+      %e = mlx.add %x, %nzero : {x}, tensor<1x4x{t}> -> {x}
+      %f = mlx.add %nzero, %x : tensor<1x4x{t}>, {x} -> {x}
+      func.return %a, %b, %c, %d, %e, %f : {x}, {x}, {x}, {x}, {x}, {x}
+    }}"""
+    value = _special_floats(dtype)
+    names, expected, got = _fold_and_run(text, "fold-identity-arithmetic", value)
+    assert not {"mlx.multiply", "mlx.divide", "mlx.subtract", "mlx.add"} & set(names)
+    _assert_bit_identical(got, expected, nan_payloads=dtype == torch.float32)
+    _assert_bit_identical(got, [value] * 6)
+
+
+def test_float_plus_zero_is_kept_because_it_changes_negative_zero() -> None:
+    """x + (+0.0) and x - (-0.0) turn -0.0 into +0.0 on MLX: the pass keeps both."""
+    text = """
+    func.func @f(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+      %pzero = mlx.constant dense<0.0> : tensor<f32>
+      %nzero = mlx.constant dense<-0.0> : tensor<f32>
+      %a = mlx.add %x, %pzero : tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
+      %b = mlx.subtract %x, %nzero : tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
+      func.return %a, %b : tensor<2x4xf32>, tensor<2x4xf32>
+    }"""
+    value = _special_floats(torch.float32)
+    names, expected, got = _fold_and_run(text, "fold-identity-arithmetic", value)
+    assert names.count("mlx.add") == 1 and names.count("mlx.subtract") == 1
+    _assert_bit_identical(got, expected)
+    for result in expected:
+        assert _bits(torch.as_tensor(result))[0, 0] == 0  # -0.0 came out as +0.0
+
+
+def test_mixed_signed_zeros_are_no_identity() -> None:
+    """A constant [-0.0, +0.0] is no splat of -0.0 (xDSL even prints it as one)."""
+    text = """
+    func.func @f(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+      %z = mlx.constant dense<[-0.0, 0.0]> : tensor<2xf32>
+      %a = mlx.add %x, %z : tensor<2x2xf32>, tensor<2xf32> -> tensor<2x2xf32>
+      func.return %a : tensor<2x2xf32>
+    }"""
+    value = torch.tensor([[-0.0, -0.0], [1.0, -0.0]])
+    names, expected, got = _fold_and_run(text, "fold-identity-arithmetic", value)
+    assert "mlx.add" in names
+    _assert_bit_identical(got, expected)
+
+
+def test_integer_and_bool_identity_folds() -> None:
+    text = """
+    func.func @f(%i: tensor<?xi64>, %s: tensor<4xi8>, %b: tensor<4xi1>) -> (tensor<?xi64>, tensor<?xi64>, tensor<4xi8>, tensor<4xi8>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+      %c0 = mlx.constant dense<0> : tensor<i64>
+      %one = mlx.constant dense<1> : tensor<4xi8>
+      %zeros = mlx.zeros [4] : tensor<4xi8>
+      %f = mlx.constant dense<false> : tensor<i1>
+      %t = mlx.constant dense<true> : tensor<4xi1>
+      %a = mlx.add %i, %c0 : tensor<?xi64>, tensor<i64> -> tensor<?xi64>
+      %b2 = mlx.subtract %i, %c0 : tensor<?xi64>, tensor<i64> -> tensor<?xi64>
+      %m = mlx.multiply %one, %s : tensor<4xi8>, tensor<4xi8> -> tensor<4xi8>
+      %z = mlx.add %zeros, %s : tensor<4xi8>, tensor<4xi8> -> tensor<4xi8>
+      %ba = mlx.add %b, %f : tensor<4xi1>, tensor<i1> -> tensor<4xi1>
+      %bs = mlx.subtract %b, %f : tensor<4xi1>, tensor<i1> -> tensor<4xi1>
+      %bm = mlx.multiply %b, %t : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+      func.return %a, %b2, %m, %z, %ba, %bs, %bm : tensor<?xi64>, tensor<?xi64>, tensor<4xi8>, tensor<4xi8>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+    }"""
+    i = torch.tensor([0, -1, 2**63 - 1, -(2**63), 5])
+    s = torch.tensor([-128, 127, 0, -1], dtype=torch.int8)
+    b = torch.tensor([True, False, True, False])
+    names, expected, got = _fold_and_run(text, "fold-identity-arithmetic", i, s, b)
+    assert not {"mlx.multiply", "mlx.subtract", "mlx.add"} & set(names)
+    _assert_bit_identical(got, expected)
+    _assert_bit_identical(got, [i, i, s, s, b, b, b])
+
+
+@pytest.mark.parametrize("dtype", list(_IR_TYPES), ids=str)
+def test_double_negation_is_bit_identical(dtype: torch.dtype) -> None:
+    t = _IR_TYPES[dtype]
+    text = f"""
+    func.func @f(%x: tensor<?x4x{t}>, %i: tensor<4xi8>, %u: tensor<4xui8>) -> (tensor<?x4x{t}>, tensor<4xi8>, tensor<4xui8>) {{
+      %0 = mlx.negative %x : tensor<?x4x{t}> -> tensor<?x4x{t}>
+      %1 = mlx.negative %0 : tensor<?x4x{t}> -> tensor<?x4x{t}>
+      %2 = mlx.negative %i : tensor<4xi8> -> tensor<4xi8>
+      %3 = mlx.negative %2 : tensor<4xi8> -> tensor<4xi8>
+      %4 = mlx.negative %u : tensor<4xui8> -> tensor<4xui8>
+      %5 = mlx.negative %4 : tensor<4xui8> -> tensor<4xui8>
+      func.return %1, %3, %5 : tensor<?x4x{t}>, tensor<4xi8>, tensor<4xui8>
+    }}"""
+    x = _special_floats(dtype, rows=3)
+    i = torch.tensor([-128, 127, 0, -1], dtype=torch.int8)
+    u = torch.tensor([0, 1, 128, 255], dtype=torch.uint8)
+    names, expected, got = _fold_and_run(text, "fold-double-negation", x, i, u)
+    assert names.count("mlx.negative") == 3  # the inner ones, left to dce
+    _assert_bit_identical(got, expected, nan_payloads=dtype == torch.float32)
+    _assert_bit_identical(got, [x, i, u])
+
+
+def test_constant_where_is_bit_identical() -> None:
+    text = """
+    func.func @f(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {
+      %t = mlx.constant dense<true> : tensor<1x4xi1>
+      %f = mlx.constant dense<false> : tensor<i1>
+      %nzero = mlx.constant dense<-0.0> : tensor<f32>
+      %a = mlx.where %t, %x, %nzero : tensor<1x4xi1>, tensor<?x4xf32>, tensor<f32> -> tensor<?x4xf32>
+      %b = mlx.where %f, %nzero, %y : tensor<i1>, tensor<f32>, tensor<?x4xf32> -> tensor<?x4xf32>
+      %c = mlx.where %t, %x, %y : tensor<1x4xi1>, tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+      func.return %a, %b, %c : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
+    }"""
+    x = _special_floats(torch.float32)
+    y = -x.flip(0)
+    names, expected, got = _fold_and_run(text, "fold-constant-where", x, y)
+    # where(t, x, y) with both branches `?x4` stays: y's dim may grow x's at run time.
+    assert names.count("mlx.where") == 1
+    _assert_bit_identical(got, expected)
+    _assert_bit_identical(got[:2], [x, y])
+
+
+def test_constant_where_keeps_a_branch_that_would_grow() -> None:
+    """x's dynamic dim is 1 at run time and y's 3: the result is y's shape, not x's."""
+    text = """
+    func.func @f(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+      %t = mlx.constant dense<true> : tensor<i1>
+      %a = mlx.where %t, %x, %y : tensor<i1>, tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
+      func.return %a : tensor<?xf32>
+    }"""
+    x, y = torch.tensor([-0.0]), torch.tensor([1.0, 2.0, 3.0])
+    names, expected, got = _fold_and_run(text, "fold-constant-where", x, y)
+    assert "mlx.where" in names
+    _assert_bit_identical(got, expected)
+    assert torch.as_tensor(expected[0]).shape == (3,)

@@ -13,7 +13,8 @@ The three seed transformations (docs/semantics.md states what each computes):
   and `ComposeTransposes` clean up what remains.
 
 and the usual folds: transposes, reshapes, identity broadcasts and slices, constant
-casts and scalar arithmetic. Each keeps the meaning of its input exactly.
+casts and scalar arithmetic, identity arithmetic (`x*1`, `x-0`, ...), double negation
+and `where` on a constant condition. Each keeps the meaning of its input exactly.
 """
 
 from __future__ import annotations
@@ -222,6 +223,158 @@ class FoldConstantArithmetic(RewritePattern):
         folded = _constant_op(result, op.result.type)
         if folded is not None:
             rewriter.replace(op, folded)
+
+
+# ---------------------------------------------------------------------------
+# Identities: x*1, x-0, -(-x), where(true, x, y)
+# ---------------------------------------------------------------------------
+
+
+def _splat(value: SSAValue) -> float | int | None:
+    """The one value every element of `value` holds, when `value` is a constant: an
+    `mlx.constant` (of any size), an `mlx.full` of one, `mlx.zeros` or `mlx.ones`. A bool
+    is 0 or 1; a float keeps its sign (-0.0 is not 0.0). None for anything else, an
+    empty constant, or one whose elements differ."""
+    owner = value.owner
+    element = dtype_of(value)
+    if isinstance(owner, mlx.ConstantOp):
+        values = cast(Sequence[float | int], owner.value.get_values())
+        if not values:
+            return None
+        first = values[0]
+        if isinstance(first, float):
+            # By bits, so that -0.0 differs from 0.0 (and a NaN is never one value).
+            sign = math.copysign(1.0, first)
+            if any(v != first or math.copysign(1.0, v) != sign for v in values):
+                return None
+            return first
+        if any(v != first for v in values):
+            return None
+        return int(bool(first)) if _is_bool(element) else int(first)
+    if isinstance(owner, mlx.FullOp):
+        return _splat(owner.value)
+    if isinstance(owner, mlx.ZerosOp | mlx.OnesOp):
+        one = isinstance(owner, mlx.OnesOp)
+        return float(one) if _float_name(element) is not None else int(one)
+    return None
+
+
+def _holds(value: SSAValue, identity: float) -> bool:
+    """Whether every element of the constant `value` is `identity`, sign of zero
+    included (an integer 0 counts as +0.0)."""
+    found = _splat(value)
+    return (
+        found is not None
+        and found == identity
+        and math.copysign(1.0, found) == math.copysign(1.0, identity)
+    )
+
+
+def _keeps_shape(value: SSAValue, *others: SSAValue) -> bool:
+    """Whether broadcasting `value` against `others` gives `value`'s own shape at run
+    time, not only a result of the same type: each of an other's dims (aligned from the
+    right) is 1 or the same static size as `value`'s. Equal types are not enough: a
+    dynamic dim of `value` may be 1 at run time and grow to a `?` of another operand."""
+    shape = shape_of(value)
+    for other in others:
+        other_shape = shape_of(other)
+        if len(other_shape) > len(shape):
+            return False
+        aligned = shape[len(shape) - len(other_shape) :]
+        if any(o != 1 and (o == DYNAMIC or o != d) for d, o in zip(aligned, other_shape)):
+            return False
+    return True
+
+
+def _forward(op: Operation, value: SSAValue, *others: SSAValue) -> bool:
+    """Whether `op`'s one result is `value` itself, the other operands only broadcast
+    into it: same type (no dtype change, no static growth) and no runtime growth."""
+    return op.results[0].type == value.type and _keeps_shape(value, *others)
+
+
+class FoldIdentityArithmetic(RewritePattern):
+    """`x*1`, `1*x`, `x/1`, `x-0` and `x+0`, `0+x` → `x`, where the other operand is a
+    constant (`_splat`) whose every element is the identity and the op's result type is
+    `x`'s (no dtype promotion, no broadcast growth, `_keeps_shape`).
+
+    Exact, bit for bit: IEEE 754 rounds `x*1`, `x/1` and `x-(+0)` to `x` for every
+    `x` (±0, ±inf, subnormals), and for integers and bools every fold is the identity
+    (bool `x+False`, `x-False`, `x*True` are `x` in MLX). Float `x+(+0)` is not:
+    `-0.0 + 0.0` is `+0.0`, so a float add folds only when the constant is `-0.0`
+    (`+0 + -0 = +0`, `-0 + -0 = -0`), and `x-(-0)` (`= x+0`) does not fold. A NaN
+    stays a NaN; its bits are x's own, where the op gives whatever NaN the backend
+    computes (IEEE leaves a computed NaN's payload and sign open: MLX on CPU keeps an
+    f32 quiet NaN, rewrites f16 NaNs to 0x7D00 with their sign and bf16 NaNs to
+    +0x7FC0). Likewise a backend that flushes subnormals to zero would flush them in
+    the op, not in the fold. `0-x` and `1/x` are no identities and stay."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, mlx.BinaryOp):
+            return
+        is_float = _float_name(dtype_of(op.result)) is not None
+        lhs, rhs = op.lhs, op.rhs
+        # (kept operand, identity operand, the identity): the commutative ops both ways.
+        match op.name:
+            case "mlx.multiply":
+                cases = [(lhs, rhs, 1.0), (rhs, lhs, 1.0)]
+            case "mlx.divide":
+                cases = [(lhs, rhs, 1.0)]
+            case "mlx.subtract":
+                cases = [(lhs, rhs, 0.0)]
+            case "mlx.add":
+                zero = -0.0 if is_float else 0.0
+                cases = [(lhs, rhs, zero), (rhs, lhs, zero)]
+            case _:
+                return
+        for kept, constant, identity in cases:
+            if _holds(constant, identity) and _forward(op, kept, constant):
+                rewriter.replace(op, [], [kept])
+                return
+
+
+def _is_negative(op: Operation | None) -> bool:
+    return isinstance(op, mlx.UnaryOp) and op.name == "mlx.negative"
+
+
+class FoldDoubleNegation(RewritePattern):
+    """`negative(negative(x))` → `x` when the result type is `x`'s.
+
+    Exact, bit for bit: IEEE negation flips the sign bit and nothing else (±0, ±inf,
+    subnormals), so two restore every bit; integer negation wraps modulo 2^n
+    (`-(-INT_MIN)` is `INT_MIN`, `-(-u)` is `u` for unsigned). A NaN stays a NaN with
+    x's own bits (MLX on CPU computes f16 and bf16 negation through f32 and rewrites
+    their NaNs, as in `FoldIdentityArithmetic`). Bool is left alone: MLX has no
+    `negative` of bool (the program's error stays)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not _is_negative(op):
+            return
+        inner = op.operands[0].owner
+        if not (isinstance(inner, Operation) and _is_negative(inner)):
+            return
+        source = inner.operands[0]
+        if _is_bool(dtype_of(source)) or op.results[0].type != source.type:
+            return
+        rewriter.replace(op, [], [source])
+
+
+class FoldConstantWhere(RewritePattern):
+    """`where(c, x, y)` with a constant `c` (`_splat`) → `x` when every element of `c`
+    is true, `y` when every one is false, if that branch's type is the result type and
+    neither the condition nor the other branch can broadcast it larger
+    (`_keeps_shape`).
+
+    Exact, bit for bit: `where` copies the selected elements without arithmetic, so the
+    result is the selected branch, element for element (-0.0 and NaN included)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.WhereOp, rewriter: PatternRewriter) -> None:
+        condition = _splat(op.condition)
+        if condition is None:
+            return
+        chosen, other = (op.x, op.y) if condition else (op.y, op.x)
+        if _forward(op, chosen, op.condition, other):
+            rewriter.replace(op, [], [chosen])
 
 
 # ---------------------------------------------------------------------------
