@@ -181,7 +181,7 @@ class MlxCanonicalization(HasCanonicalizationPatternsTrait):
 class UnaryOp(MlxirOp):
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, result_type: Attribute | None = None):
@@ -271,7 +271,7 @@ class WhereOp(MlxirOp):
     x = operand_def(TensorType)
     y = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
 
     def __init__(self, condition: SSAValue, x: SSAValue, y: SSAValue, result_type: Attribute):
         super().__init__(operands=[condition, x, y], result_types=[result_type])

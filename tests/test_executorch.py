@@ -235,7 +235,9 @@ def test_dynamic_cache_llm_goes_through_to_edge_and_runs_from_a_pte(tmp_path: Pa
                 expected = model(
                     input_ids=ids, attention_mask=mask, position_ids=positions, cache=cache, use_cache=True
                 ).logits[:, -1:]
-            logits, *kv = program(ids, mask, positions, *kv)
+            # the step program's per-row start: the new tokens' first index minus the pads
+            offsets = mask.shape[1] - ids.shape[1] - (mask == 0).sum(-1)
+            logits, *kv = program(ids, mask, offsets, *kv)
             _close(logits, expected)
             ids = expected.argmax(-1)
             mask = torch.cat([mask, torch.ones(batch, 1, dtype=torch.long)], dim=1)

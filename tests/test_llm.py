@@ -107,7 +107,15 @@ def prompts(batch: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def positions_of(mask: torch.Tensor) -> torch.Tensor:
+    """transformers' position ids of a (left-)padded batch: the reference's."""
     return (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
+
+
+def offsets_of(mask: torch.Tensor, start: int) -> mx.array:
+    """The step program's `position_offset` for new tokens from index `start` of a
+    left-padded `mask`: `start - pads` (each real token then sits at transformers'
+    position)."""
+    return mx.array((start - (mask == 0).sum(-1)).numpy())
 
 
 def to_torch(array: mx.array) -> torch.Tensor:
@@ -153,12 +161,11 @@ def check_teacher_forced(
     batch = ids.shape[0]
     tol = tolerance(dtype, prefill_ref)
     full_mask = torch.cat([mask, torch.ones(batch, NEW_TOKENS, dtype=torch.long)], dim=1)
-    positions = positions_of(full_mask)
     logits, kv = compiled.step(
         mx.array(ids.numpy()),
         compiled.empty_cache(batch),
         mx.array(mask.numpy()),
-        mx.array(positions[:, : ids.shape[1]].numpy()),
+        offsets_of(mask, 0),
     )
     got = to_torch(logits)
     real = mask.bool()
@@ -183,7 +190,7 @@ def check_teacher_forced(
             mx.array(tokens[:, step : step + 1].numpy()),
             kv,
             mx.array(full_mask[:, :stop].numpy()),
-            mx.array(positions[:, stop - 1 : stop].numpy()),
+            offsets_of(full_mask, stop - 1),
         )
         step_logits = to_torch(logits)[:, -1]
 
@@ -280,8 +287,7 @@ def test_inputs_stay_mlx() -> None:
     out = llm.generate(compiled, mx.array(ids.numpy()), mx.array(mask.numpy()), max_new_tokens=4)
     assert isinstance(out, mx.array) and out.shape == (1, 11)
     logits, kv = compiled.step(
-        mx.array(ids.numpy()), compiled.empty_cache(1), mx.array(mask.numpy()),
-        mx.array(positions_of(mask).numpy()),
+        mx.array(ids.numpy()), compiled.empty_cache(1), mx.array(mask.numpy()), offsets_of(mask, 0)
     )
     assert isinstance(logits, mx.array) and all(isinstance(t, mx.array) for t in kv)
     assert kv[0].shape == (1, 2, 7, 16)

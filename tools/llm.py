@@ -8,7 +8,7 @@
 
 The design: ONE program per model serves prefill and decode. Its signature is
 
-    step(input_ids[B, S], attention_mask[B, P+S], position_ids[B, S], kv_0 ... kv_2L-1)
+    step(input_ids[B, S], attention_mask[B, P+S], position_offset[B], kv_0 ... kv_2L-1)
         -> (logits[B, S or 1, V], new_kv_0 ... new_kv_2L-1)
 
 with `kv_2i`/`kv_2i+1` the keys/values of layer i, `[B, kv_heads, P, head_dim]`, and
@@ -17,8 +17,17 @@ with P = 0 (the empty cache, i.e. `[B, H, 0, D]` tensors), decode the call with 
 and chunked prefill anything in between: the graph is the same. Inside, the cache
 tensors become a `DynamicCache` whose layers concatenate the new keys/values, exactly
 as transformers does, and the program returns the grown cache. `attention_mask=False`
-exports the variant without `attention_mask`/`position_ids` (unpadded batches; the
+exports the variant without `attention_mask`/`position_offset` (unpadded batches; the
 positions are `P .. P+S-1`).
+
+Positions are `position_offset[b] + t` for the new tokens `t < S` of row `b`: the
+model's `position_ids`, built inside the program, so that they provably count up by
+one and the rotary embedding fuses into `mx.fast.rope` with a per-row start
+(`fuse-rope`). For a left-padded row with `n` pads the offset is `P - n`: its real
+tokens get transformers' positions `0, 1, ...`; its pads get negative ones instead of
+transformers' 1s. That changes only what is computed at the pads themselves (their
+logits and cached keys), which no real token attends to. `stream_tokens` takes
+left-padded masks only.
 
 - torch.export needs `prefer_deferred_runtime_asserts_over_guards=True` to accept the
   contiguity guard of the cache `cat`; the deferred asserts are dropped by the importer.
@@ -85,6 +94,10 @@ __all__ = [
 # ---------------------------------------------------------------------------
 # Export
 # ---------------------------------------------------------------------------
+
+
+STEP_SIGNATURE = "input_ids, attention_mask, position_offset, kv"
+"""The step program's inputs (part of the compiled-program cache key)."""
 
 
 @dataclass(frozen=True)
@@ -178,10 +191,11 @@ def _step_classes() -> tuple[type, type]:
             self,
             input_ids: torch.Tensor,
             attention_mask: torch.Tensor,
-            position_ids: torch.Tensor,
+            position_offset: torch.Tensor,
             kv: list[torch.Tensor],
         ) -> tuple[torch.Tensor, ...]:
-            return self._run(input_ids, attention_mask, position_ids, kv)
+            steps = torch.arange(input_ids.shape[1], dtype=position_offset.dtype)
+            return self._run(input_ids, attention_mask, position_offset[:, None] + steps, kv)
 
     class _StepNoMask(_Step):
         def forward(self, input_ids: torch.Tensor, kv: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
@@ -224,12 +238,12 @@ def export_llm(
     kv_shapes = [{0: b, 2: p} for _ in kv]
     if attention_mask:
         mask = torch.ones(batch, past + seq, dtype=torch.long)
-        positions = torch.arange(past, past + seq).expand(batch, seq).contiguous()
-        args: tuple[Any, ...] = (ids, mask, positions, kv)
+        offsets = torch.full((batch,), past, dtype=torch.long)
+        args: tuple[Any, ...] = (ids, mask, offsets, kv)
         shapes: dict[str, Any] = {
             "input_ids": {0: b, 1: s},
             "attention_mask": {0: b, 1: Dim.AUTO},
-            "position_ids": {0: b, 1: s},
+            "position_offset": {0: b},
             "kv": kv_shapes,
         }
     else:
@@ -341,6 +355,11 @@ class CompiledLLM:
         if not names or names[0] != "input_ids":
             raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
         with_mask = len(names) > 1 and names[1] == "attention_mask"
+        if with_mask and names[2:3] != ["position_offset"]:
+            raise ValueError(
+                f"this LLM step program takes {names[2:3]} where mlxir now passes "
+                "position_offset: it was compiled by an older mlxir; compile it again"
+            )
         kv = program.inputs[3 if with_mask else 1 :]
         if not kv or len(kv) % 2:
             raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
@@ -365,13 +384,14 @@ class CompiledLLM:
         input_ids: mx.array,
         kv: Sequence[mx.array],
         attention_mask: mx.array | None = None,
-        position_ids: mx.array | None = None,
+        position_offset: mx.array | None = None,
     ) -> tuple[mx.array, list[mx.array]]:
-        """One call: logits and the grown cache (all `mx.array`s)."""
+        """One call: logits and the grown cache (all `mx.array`s). `position_offset[b]`
+        is the position of row b's first new token (see the module docstring)."""
         if self.with_mask:
-            if attention_mask is None or position_ids is None:
-                raise ValueError("this program takes attention_mask and position_ids")
-            outputs = self.program.call_flat(input_ids, attention_mask, position_ids, *kv)
+            if attention_mask is None or position_offset is None:
+                raise ValueError("this program takes attention_mask and position_offset")
+            outputs = self.program.call_flat(input_ids, attention_mask, position_offset, *kv)
         else:
             outputs = self.program.call_flat(input_ids, *kv)
         return outputs[0], list(outputs[1:])
@@ -489,9 +509,13 @@ def stream_tokens(
         mask = mask.astype(mx.int64)
     if not llm.with_mask and attention_mask is not None and not bool(mx.all(mask == 1)):
         raise ValueError("this program was exported without attention_mask: it cannot take padding")
-    # transformers' positions for left padding: count of real tokens so far, minus one.
-    positions = mx.cumsum(mask, axis=-1) - 1
-    positions = mx.where(mask == 0, 1, positions)
+    # Left padding: row b's token i is at position i - pads[b] (transformers' count of
+    # real tokens so far, minus one, for every real token).
+    pads = mx.sum(mask == 0, axis=-1)
+    if not bool(mx.all((mx.arange(length)[None, :] >= pads[:, None]) == (mask == 1))):
+        raise ValueError(
+            "attention_mask must be left-padded: each row zeros (padding), then ones"
+        )
     eos = (
         set()
         if eos_token_id is None
@@ -504,7 +528,7 @@ def stream_tokens(
     def run(tokens: mx.array, start: int, stop: int) -> mx.array:
         nonlocal kv
         if llm.with_mask:
-            logits, kv = llm.step(tokens, kv, mask[:, :stop], positions[:, start:stop])
+            logits, kv = llm.step(tokens, kv, mask[:, :stop], start - pads)
         else:
             logits, kv = llm.step(tokens, kv)
         return logits[:, -1, :]
@@ -531,7 +555,6 @@ def stream_tokens(
         total = length + index + 1
         if llm.with_mask:
             mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
-            positions = mx.concatenate([positions, positions[:, -1:] + 1], axis=1)
         last = run(token[:, None], total - 1, total)
 
 
@@ -603,7 +626,10 @@ def cache_key(folder: str | Path, **options: Any) -> str:
     except PackageNotFoundError:
         mlxir_version = "unknown"
     digest = hashlib.sha256()
-    digest.update(f"mlxir {mlxir_version} schema {SCHEMA_VERSION} {sorted(options.items())}".encode())
+    digest.update(
+        f"mlxir {mlxir_version} schema {SCHEMA_VERSION} step {STEP_SIGNATURE} "
+        f"{sorted(options.items())}".encode()
+    )
     files = sorted(
         p for p in folder.iterdir()
         if p.is_file() and (p.name == "config.json" or p.suffix in WEIGHT_SUFFIXES or p.name.endswith(".index.json"))

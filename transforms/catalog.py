@@ -93,6 +93,21 @@ PATTERNS: dict[str, PatternEntry] = {
     "remove-identity-slices": PatternEntry(
         "RemoveIdentitySlice", ("mlx.slice",), CANONICALIZE, "a slice of the whole input removed"
     ),
+    "fold-identity-arithmetic": PatternEntry(
+        "FoldIdentityArithmetic",
+        ("mlx.multiply", "mlx.divide", "mlx.add", "mlx.subtract"),
+        CANONICALIZE,
+        "x*1, 1*x, x/1, x-0 and (integer) x+0 -> x when the result type is x's",
+    ),
+    "fold-double-negation": PatternEntry(
+        "FoldDoubleNegation", ("mlx.negative",), CANONICALIZE, "negative(negative(x)) -> x"
+    ),
+    "fold-constant-where": PatternEntry(
+        "FoldConstantWhere",
+        ("mlx.where",),
+        CANONICALIZE,
+        "where on a constant condition -> the branch it selects",
+    ),
     "zero-fully-masked-sdpa-rows": PatternEntry(
         "ZeroFullyMaskedRows",
         ("mlx.scaled_dot_product_attention",),
@@ -123,6 +138,12 @@ PATTERNS: dict[str, PatternEntry] = {
         ("mlx.multiply", "mlx.add"),
         OPTIMIZE,
         "norm(x) * w -> norm(x, w); layer_norm(x, w) + b -> layer_norm(x, w, b)",
+    ),
+    "fuse-rope": PatternEntry(
+        "FuseRope",
+        ("mlx.add", "mlx.concatenate"),
+        OPTIMIZE,
+        "rotate_half / partial rotary embeddings at contiguous positions -> mlx.rope",
     ),
     "fold-weight-transposes": PatternEntry(
         "FoldWeightTranspose",

@@ -237,7 +237,9 @@ def _broadcast(shapes: Sequence[Dims]) -> list[Key | None]:
 class _KnownDims:
     """The dim keys of one function's values, computed and used in op order."""
 
-    def __init__(self, func: FuncOp, block: Block):
+    def __init__(self, func: FuncOp, block: Block, rewrite: bool = True):
+        self.rewrite = rewrite
+        """Whether `visit` applies the rewrites (else it only records keys)."""
         self.dims: dict[SSAValue, Dims] = {}
         self.index_keys: dict[SSAValue, Key] = {}
         self.canonical: dict[Key, SSAValue] = {}
@@ -334,8 +336,10 @@ class _KnownDims:
             axis = _normalize(op.axis.value.data, len(dims))
             key = dims[axis] if axis is not None else ValueKey(op.result)
             canonical = self.canonical.get(key)
-            if canonical is not None:
+            if canonical is not None and self.rewrite:
                 Rewriter.replace_op(op, [], [canonical])
+            elif canonical is not None:
+                self.index_keys[op.result] = key
             else:
                 self._define_index(op.result, key)
             return
@@ -343,7 +347,10 @@ class _KnownDims:
             sizes = mixed_values(ints(op.static_shape), op.shape)
             targets = [s if isinstance(s, int) else self.index_key(s) for s in sizes]
             if op.input.type == op.result.type and tuple(targets) == self.of(op.input):
-                Rewriter.replace_op(op, [], [op.input])
+                if self.rewrite:
+                    Rewriter.replace_op(op, [], [op.input])
+                else:
+                    self.dims[op.result] = self.of(op.input)
                 return
             self._set(op.result, [self.size_key(s) for s in sizes])
             return
@@ -519,6 +526,44 @@ class _KnownDims:
         if keepdims:
             return [1 if i in axes else k for i, k in enumerate(dims)]
         return [k for i, k in enumerate(dims) if i not in axes]
+
+
+class KnownDims:
+    """Read-only symbolic dims of a function of one block (for patterns that need to
+    know two sizes are equal): `same_size(a, axis, b)` with `b` an axis of a value, a
+    size operand or a literal."""
+
+    def __init__(self, func: FuncOp):
+        block = func.body.blocks[0] if len(func.body.blocks) == 1 else Block()
+        self._known = _KnownDims(func, block, rewrite=False)
+        for op in block.ops:
+            self._known.visit(op)
+
+    def axis_key(self, value: SSAValue, axis: int) -> Key | None:
+        dims = self._known.of(value)
+        normalized = _normalize(axis, len(dims))
+        return dims[normalized] if normalized is not None else None
+
+    def size_key(self, size: SSAValue | int) -> Key | None:
+        return self._known.size_key(size)
+
+    def same_size(self, value: SSAValue, axis: int, size: SSAValue | int) -> bool:
+        key = self.axis_key(value, axis)
+        return key is not None and key == self.size_key(size)
+
+    def same_axes(self, a: SSAValue, a_axis: int, b: SSAValue, b_axis: int) -> bool:
+        key = self.axis_key(a, a_axis)
+        return key is not None and key == self.axis_key(b, b_axis)
+
+
+def known_dims(op: Operation) -> KnownDims | None:
+    """The dims of the function around `op` (None outside a function of one block)."""
+    func = op.parent_op()
+    while func is not None and not isinstance(func, FuncOp):
+        func = func.parent_op()
+    if func is None or len(func.body.blocks) != 1:
+        return None
+    return KnownDims(func)
 
 
 def fold_known_dims(func: FuncOp) -> None:

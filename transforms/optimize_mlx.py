@@ -27,6 +27,7 @@ from mlxir import dtypes
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, is_float, mixed_values, rank_of, shape_of
 from mlxir.transforms.canonicalization.mlx import _constant_tensor, is_lossless
+from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.weights import array_of, dense_attr
 
 
@@ -420,49 +421,36 @@ def _strip_float_casts(value: SSAValue) -> SSAValue:
     return value
 
 
-def _axis_size(value: SSAValue, axis: int, depth: int = 12) -> SSAValue | int | None:
-    """`value`'s size along `axis` as a literal or the index value it was built from,
-    followed back through the ops that keep or move axes."""
-    shape = shape_of(value)
-    axis %= len(shape)
-    if shape[axis] != DYNAMIC_INDEX:
-        return shape[axis]
-    owner = value.owner
-    if depth == 0 or not isinstance(owner, Operation):
-        return None
-    if isinstance(owner, mlx.ReshapeOp | mlx.BroadcastToOp):
-        sizes = mixed_values(ints(owner.static_shape), owner.shape)
-        size = sizes[axis]
-        if isinstance(size, int):
-            return size
-        dim = size.owner
-        if isinstance(dim, mlx.DimOp):
-            return _axis_size(dim.input, dim.axis.value.data, depth - 1) or size
-        return size
-    if isinstance(owner, mlx.TransposeOp):
-        return _axis_size(owner.input, ints(owner.axes)[axis], depth - 1)
-    if isinstance(owner, mlx.SplitOp | mlx.SliceOp) and (
-        not isinstance(owner, mlx.SplitOp) or owner.axis.value.data % len(shape) != axis
-    ):
-        if isinstance(owner, mlx.SliceOp) and not _full_axis(owner, axis):
-            return None
-        return _axis_size(owner.input, axis, depth - 1)
-    if isinstance(owner, mlx.RopeOp | mlx.AstypeOp | mlx.UnaryOp | mlx.RmsNormOp):
-        return _axis_size(owner.operands[0], axis, depth - 1)
-    return None
+class _Sizes:
+    """Equal sizes, by the function's symbolic dims (`KnownDims`), computed on first
+    use: only once a pattern has matched the structure it needs sizes for."""
+
+    def __init__(self, anchor: Operation):
+        self._anchor = anchor
+        self._known: KnownDims | None = None
+        self._computed = False
+
+    def _dims(self) -> KnownDims | None:
+        if not self._computed:
+            self._known, self._computed = known_dims(self._anchor), True
+        return self._known
+
+    def same_size(self, value: SSAValue, axis: int, size: SSAValue | int) -> bool:
+        shape = shape_of(value)
+        if shape[axis % len(shape)] != DYNAMIC_INDEX:
+            return shape[axis % len(shape)] == size
+        known = self._dims()
+        return known is not None and known.same_size(value, axis, size)
+
+    def same_axes(self, a: SSAValue, a_axis: int, b: SSAValue, b_axis: int) -> bool:
+        da, db = shape_of(a)[a_axis % rank_of(a)], shape_of(b)[b_axis % rank_of(b)]
+        if DYNAMIC_INDEX not in (da, db):
+            return da == db
+        known = self._dims()
+        return known is not None and known.same_axes(a, a_axis, b, b_axis)
 
 
-def _same_size(a: SSAValue | int | None, b: SSAValue | int | None) -> bool:
-    if a is None or b is None:
-        return False
-    if isinstance(a, SSAValue) and isinstance(a.owner, mlx.DimOp):
-        a = _axis_size(a.owner.input, a.owner.axis.value.data) or a
-    if isinstance(b, SSAValue) and isinstance(b.owner, mlx.DimOp):
-        b = _axis_size(b.owner.input, b.owner.axis.value.data) or b
-    return a == b
-
-
-def _full_axis(op: mlx.SliceOp, axis: int) -> bool:
+def _full_axis(op: mlx.SliceOp, axis: int, sizes: _Sizes) -> bool:
     """The slice takes all of `axis`: from 0, step 1, to the input's size."""
     start = mixed_values(ints(op.static_start), op.start)[axis]
     stop = mixed_values(ints(op.static_stop), op.stop)[axis]
@@ -471,16 +459,16 @@ def _full_axis(op: mlx.SliceOp, axis: int) -> bool:
     size = shape_of(op.input)[axis]
     if isinstance(stop, int):
         return size != DYNAMIC_INDEX and stop >= size
-    return _same_size(stop, _axis_size(op.input, axis))
+    return sizes.same_size(op.input, axis, stop)
 
 
-def _last_axis_slice(value: SSAValue) -> tuple[SSAValue, int, int] | None:
+def _last_axis_slice(value: SSAValue, sizes: _Sizes) -> tuple[SSAValue, int, int] | None:
     """`x[..., lo:hi]` → (x, lo, hi): a step-1 slice of the last axis, whole elsewhere."""
     op = value.owner
     if not isinstance(op, mlx.SliceOp) or set(ints(op.strides)) != {1}:
         return None
     last = rank_of(op.input) - 1
-    if not all(_full_axis(op, axis) for axis in range(last)):
+    if not all(_full_axis(op, axis, sizes) for axis in range(last)):
         return None
     lo = mixed_values(ints(op.static_start), op.start)[last]
     hi = mixed_values(ints(op.static_stop), op.stop)[last]
@@ -492,7 +480,7 @@ def _last_axis_slice(value: SSAValue) -> tuple[SSAValue, int, int] | None:
     return op.input, lo, hi
 
 
-def _rotated_half(value: SSAValue) -> SSAValue | None:
+def _rotated_half(value: SSAValue, sizes: _Sizes) -> SSAValue | None:
     """HF's `rotate_half(x)`: `cat(-x[..., h:], x[..., :h], -1)` with 2h x's last dim → x."""
     cat = value.owner
     if not isinstance(cat, mlx.ConcatenateOp) or len(cat.inputs) != 2:
@@ -502,7 +490,7 @@ def _rotated_half(value: SSAValue) -> SSAValue | None:
     neg = _is(cat.inputs[0], "mlx.negative")
     if neg is None:
         return None
-    second, first = _last_axis_slice(neg.operands[0]), _last_axis_slice(cat.inputs[1])
+    second, first = _last_axis_slice(neg.operands[0], sizes), _last_axis_slice(cat.inputs[1], sizes)
     if second is None or first is None or second[0] != first[0]:
         return None
     x, size = first[0], shape_of(first[0])[-1]
@@ -518,8 +506,6 @@ class _Positions:
     length: SSAValue | int
     offset: SSAValue | int = 0
     row_offsets: SSAValue | None = None
-    rows: SSAValue | int | None = None
-    """The size of the batch axis the positions vary on (None: one row for all)."""
 
 
 def _arange_from_zero(value: SSAValue) -> SSAValue | int | None:
@@ -580,7 +566,7 @@ def _contiguous_positions(value: SSAValue) -> _Positions | None:
             steps_value = steps_value.owner.input
         steps = _steps(steps_value)
         if steps is not None and dtype_of(expand.input) == dtype_of(value):
-            return _Positions(steps[0], steps[1], expand.input, _axis_size(expand.input, 0))
+            return _Positions(steps[0], steps[1], expand.input)
     return None
 
 
@@ -630,7 +616,7 @@ def _trig_of(value: SSAValue, name: str) -> SSAValue | None:
     return trig.operands[0] if trig is not None else None
 
 
-def _rope_operands(op: Operation) -> tuple[SSAValue, _Angles] | None:
+def _rope_operands(op: Operation, sizes: _Sizes) -> tuple[SSAValue, _Angles] | None:
     """`x * cos + rotate_half(x) * sin` (any operand order) → (x, the angles)."""
     for cos_term, sin_term in (op.operands, reversed(op.operands)):
         cos_mul, sin_mul = _is(cos_term, "mlx.multiply"), _is(sin_term, "mlx.multiply")
@@ -638,7 +624,7 @@ def _rope_operands(op: Operation) -> tuple[SSAValue, _Angles] | None:
             continue
         for x, cos in (cos_mul.operands, reversed(cos_mul.operands)):
             for rotated, sin in (sin_mul.operands, reversed(sin_mul.operands)):
-                if _rotated_half(rotated) != x:
+                if _rotated_half(rotated, sizes) != x:
                     continue
                 cos_angles, sin_angles = _trig_of(cos, "mlx.cos"), _trig_of(sin, "mlx.sin")
                 if cos_angles is None or cos_angles != sin_angles:
@@ -676,16 +662,17 @@ class FuseRope(RewritePattern):
             return
         if op.name != "mlx.add":
             return
-        found = _rope_operands(op)
+        sizes = _Sizes(op)
+        found = _rope_operands(op, sizes)
         if found is None:
             return
         x, angles = found
         if op.results[0].type != x.type or rank_of(x) < 3 or not is_float(dtype_of(x)):
             return
         positions = angles.positions
-        if not _same_size(positions.length, _axis_size(x, -2)):
+        if not sizes.same_size(x, -2, positions.length):
             return
-        if positions.row_offsets is not None and not _same_size(positions.rows, _axis_size(x, 0)):
+        if positions.row_offsets is not None and not sizes.same_axes(x, 0, positions.row_offsets, 0):
             return
         if 2 * len(angles.inv_freq) != shape_of(x)[-1]:
             return
@@ -707,7 +694,8 @@ class FuseRope(RewritePattern):
         rope = op.inputs[0].owner
         if not isinstance(rope, mlx.RopeOp):
             return
-        rotated, passed = _last_axis_slice(rope.input), _last_axis_slice(op.inputs[1])
+        sizes = _Sizes(op)
+        rotated, passed = _last_axis_slice(rope.input, sizes), _last_axis_slice(op.inputs[1], sizes)
         if rotated is None or passed is None or rotated[0] != passed[0]:
             return
         x, size = rotated[0], shape_of(rotated[0])[-1]

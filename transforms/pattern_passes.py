@@ -84,11 +84,17 @@ def pattern_pass(name: str) -> type[ModulePass]:
 
 @dataclass(frozen=True)
 class OptimizeMlxPass(ModulePass):
-    """The optimizations of mlx IR, each also a pass of its own: norms fused into
-    MLX's fast kernels, grouped-query attention on un-repeated K/V, weight transposes
-    folded into the weights. Expects canonicalized IR."""
+    """The optimizations of mlx IR, each also a pass of its own: dims already known
+    reused (`fold-known-dims`, before the patterns, which then see one value per size,
+    and after, for the reshapes they leave), norms and rotary embeddings fused into
+    MLX's fast kernels, projections merged, grouped-query attention on un-repeated K/V,
+    weight transposes folded into the weights. Expects canonicalized IR."""
 
     name = OPTIMIZE
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from mlxir.transforms.known_dims import FoldKnownDimsPass
+
+        FoldKnownDimsPass().apply(ctx, op)
         PatternRewriteWalker(OpDispatch(patterns_by_op(OPTIMIZE))).rewrite_module(op)
+        FoldKnownDimsPass().apply(ctx, op)

@@ -77,7 +77,7 @@ func.func @rms_norm_f32_eps(%x: tensor<4xf32>) {
 // Flags are unit attributes.
 // CHECK: 'mlx.rope' op true should be of base attribute unit
 func.func @rope_bool_flag(%x: tensor<2x4xf32>) {
-  %0 = "mlx.rope"(%x) <{static_offset = array<i64: 0>, dims = 4 : i64, base = 1.0e+04 : f64, scale = 1.0 : f64, traditional = true}> : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %0 = "mlx.rope"(%x) <{static_offset = array<i64: 0>, dims = 4 : i64, base = 1.0e+04 : f64, scale = 1.0 : f64, traditional = true, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (tensor<2x4xf32>) -> tensor<2x4xf32>
   func.return
 }
 
