@@ -1,9 +1,12 @@
 """LLM generation on MLX: mlxir against eager torch (CPU) and mlx-lm, same weights.
 
     .venv/bin/python benchmarks/llm.py [--models llama,qwen3] [--runs 3] [--steps 32]
+        [--pipelines baseline,default]
 
 Models (random weights, fixed seed, float32, `attn_implementation="sdpa"`):
 
+- `tiny`: the small Llama, hidden 256, 4 layers, 8 heads / 4 KV heads, FFN 704, vocab
+  32000 (a quick run; not in the default `--models`);
 - `llama`: hidden 512, 8 layers, 8 heads / 4 KV heads, FFN 1408, vocab 32000 (56M);
 - `qwen3`: Qwen3-0.6B's shape, 28 layers, hidden 1024, 16 / 8 heads of 128, FFN 3072,
   vocab 151936, tied embeddings (`--qwen3-hidden` reduces the hidden size if memory
@@ -18,13 +21,35 @@ the same BLAS: the system OpenBLAS preloaded (`LD_PRELOAD`) when
 `libopenblas0-pthread` is installed, else the wheel's bundled BLAS; the table says
 which.
 
+Before and after in the same run: mlxir is compiled and run once per pipeline of
+`--pipelines` (each in its own compile process and run process):
+
+- `default`: mlxir's default pipeline (`lower(module)`, `pipeline=None`: lower-to-mlx);
+- `baseline`: the previous release's pass list, `convert-aten-to-mlx, canonicalize,
+  fuse-rms-norm, fuse-layer-norm, fold-norm-affine, unrepeat-kv,
+  fold-weight-transposes, cse, dce`. It still benefits from this release's serializer
+  change that removed the `mlx.weight` instructions (a weight read is its global's
+  constant slot), so its instruction counts are lower than the old release's were.
+
+The table has a column per pipeline and, with two or more, the ratio of the last to the
+first (default/baseline: < 1 means the default is faster or smaller).
+
 Figures: export s (torch.export of the step program); import+lower+serialize s;
-instructions (and the aten-level op count they came from); program bytes; load s
-(`mlxir.load` of the `.mlxfb`); prefill ms for a 128-token prompt (time to the first
-token: forward over the prompt, last-position logits, argmax; median of `--runs`);
-decode ms/token (greedy, median over `--steps` >= 32 steps of each of `--runs` runs;
-the median of the runs' medians); peak RSS of each process (the mlxir compile process
-holds the torch model too; the mlxir run process only loads the program).
+instructions (and the aten-level op count they came from); instructions per decoder
+layer (below); program bytes; load s (`mlxir.load` of the `.mlxfb`); prefill ms for a
+128-token prompt (time to the first token: forward over the prompt, last-position
+logits, argmax; median of `--runs`); decode ms/token (greedy, median over `--steps` >=
+32 steps of each of `--runs` runs; the median of the runs' medians); peak RSS
+(`ru_maxrss`, the VmHWM) of each process (the mlxir compile process holds the torch
+model too; the mlxir run process only loads the program).
+
+Instructions per decoder layer: the same config is built with L and L/2 layers (random
+weights; nothing is run), each compiled with `mlxir.tools.llm.compile_llm` per pipeline,
+for two programs: the default one (`compile_llm(model)`: `attention_mask=True`, logits
+of all positions) and the benchmark's own (`attention_mask=False`, `logits="last"`).
+The figure is `(count(L) - count(L/2)) / (L/2)` with `count` the program's
+`len(program.info.instructions)`: what one more layer costs, without the embedding,
+final norm and LM head. One process does all of these compiles.
 
 The mlxir program is `mlxir.tools.llm.export_llm(model, attention_mask=False,
 logits="last")`: one program for prefill and decode with the KV cache as explicit
@@ -51,6 +76,23 @@ from typing import Any
 OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
 PROMPT = 128
 MAX_SEQ = 512
+LAYERS = {"tiny": 4, "llama": 8, "qwen3": 28}
+PIPELINES: dict[str, str | None] = {
+    # The previous release's pass list (before optimize-mlx and its rope/known-dims work).
+    "baseline": (
+        "convert-aten-to-mlx,canonicalize,fuse-rms-norm,fuse-layer-norm,fold-norm-affine,"
+        "unrepeat-kv,fold-weight-transposes,cse,dce"
+    ),
+    "default": None,  # mlxir's default pipeline (lower-to-mlx)
+}
+# The step programs whose instructions per layer are counted: compile_llm's default and
+# the one this benchmark runs.
+PROGRAM_KINDS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "bench": {
+        "attention_mask": False, "logits": "last", "max_batch": 8, "max_seq": MAX_SEQ, "max_past": MAX_SEQ,
+    },
+}
 
 
 # ---------------------------------------------------------------------------
@@ -58,15 +100,17 @@ MAX_SEQ = 512
 # ---------------------------------------------------------------------------
 
 
-def model_config(name: str, qwen3_hidden: int) -> Any:
+def model_config(name: str, qwen3_hidden: int, layers: int | None = None) -> Any:
     import transformers
 
-    if name == "llama":
+    layers = layers or LAYERS[name]
+    if name in ("tiny", "llama"):
+        hidden, ffn = (256, 704) if name == "tiny" else (512, 1408)
         config = transformers.LlamaConfig(
             vocab_size=32000,
-            hidden_size=512,
-            intermediate_size=1408,
-            num_hidden_layers=8,
+            hidden_size=hidden,
+            intermediate_size=ffn,
+            num_hidden_layers=layers,
             num_attention_heads=8,
             num_key_value_heads=4,
             max_position_embeddings=2048,
@@ -77,7 +121,7 @@ def model_config(name: str, qwen3_hidden: int) -> Any:
             vocab_size=151936,
             hidden_size=qwen3_hidden,
             intermediate_size=3 * qwen3_hidden,
-            num_hidden_layers=28,
+            num_hidden_layers=layers,
             num_attention_heads=16,
             num_key_value_heads=8,
             head_dim=128,
@@ -85,12 +129,14 @@ def model_config(name: str, qwen3_hidden: int) -> Any:
             tie_word_embeddings=True,
         )
     else:
-        raise SystemExit(f"unknown model '{name}' (llama, qwen3)")
+        raise SystemExit(f"unknown model '{name}' ({', '.join(LAYERS)})")
     config._attn_implementation = "sdpa"
     return config
 
 
 def describe(name: str, qwen3_hidden: int) -> str:
+    if name == "tiny":
+        return "Small Llama: hidden 256, 4 layers, 8/4 heads, FFN 704, vocab 32000"
     if name == "llama":
         return "Llama: hidden 512, 8 layers, 8/4 heads, FFN 1408, vocab 32000"
     reduced = "" if qwen3_hidden == 1024 else " (reduced from 1024)"
@@ -198,20 +244,18 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
 
     torch.set_num_threads(1)
     model = load_torch_model(folder)
-    exported = llm.export_llm(
-        model, attention_mask=False, logits="last", max_batch=8, max_seq=MAX_SEQ, max_past=MAX_SEQ
-    )
+    exported = llm.export_llm(model, **PROGRAM_KINDS["bench"])
     aten_nodes = sum(1 for n in exported.ep.graph.nodes if n.op == "call_function")
     start = time.perf_counter()
     module = import_program(exported.ep)
     imported = time.perf_counter()
     aten_ops = sum(1 for _ in module.walk()) - 1
-    lower(module)
+    lower(module, PIPELINES[args.pipeline])
     lowered = time.perf_counter()
     data = serialize(module)
     serialized = time.perf_counter()
     del module
-    (folder / "step.mlxfb").write_bytes(data)
+    (folder / f"step-{args.pipeline}.mlxfb").write_bytes(data)
     return {
         "export_s": exported.export_s,
         "import_s": imported - start,
@@ -232,7 +276,7 @@ def worker_mlxir_run(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     from mlxir.tools import llm
 
     start = time.perf_counter()
-    program = mlxir.load(folder / "step.mlxfb")
+    program = mlxir.load(folder / f"step-{args.pipeline}.mlxfb")
     load_s = time.perf_counter() - start
     assert isinstance(program, mlxir.Program)  # an .mlxfb, not a .pte
     compiled = llm.CompiledLLM.from_program(program)
@@ -245,6 +289,35 @@ def worker_mlxir_run(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     result = repeat(lambda: timed_stream(stream(), args.steps), args.runs)
     result.update(load_s=load_s, instructions=len(program.info.instructions), rss_mb=peak_rss_mb())
     return result
+
+
+def worker_mlxir_layers(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Instruction counts of the model's config with L and L/2 layers (random weights,
+    nothing run): per pipeline of `--pipelines` and program kind, `[count(L),
+    count(L/2)]`. Each program is exported once and compiled with every pipeline."""
+    import torch
+    import transformers
+
+    from mlxir.tools import llm
+
+    torch.set_num_threads(1)
+    full = LAYERS[args.model]
+    half = full // 2
+    pipelines = args.pipelines.split(",")
+    counts: dict[str, dict[str, list[int]]] = {p: {k: [] for k in PROGRAM_KINDS} for p in pipelines}
+    for layers in (full, half):
+        torch.manual_seed(0)
+        config = model_config(args.model, args.qwen3_hidden, layers)
+        model = transformers.AutoModelForCausalLM.from_config(config).eval()
+        for kind, options in PROGRAM_KINDS.items():
+            exported = llm.export_llm(model, **options)
+            for pipeline in pipelines:
+                compiled = llm.compile_llm(exported, pipeline=PIPELINES[pipeline])
+                counts[pipeline][kind].append(len(compiled.program.info.instructions))
+                del compiled
+            del exported
+        del model
+    return {"layers": [full, half], "counts": counts, "rss_mb": peak_rss_mb()}
 
 
 def worker_mlxlm(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -272,6 +345,7 @@ WORKERS = {
     "torch": worker_torch,
     "mlxir-compile": worker_mlxir_compile,
     "mlxir-run": worker_mlxir_run,
+    "mlxir-layers": worker_mlxir_layers,
     "mlx-lm": worker_mlxlm,
 }
 
@@ -290,16 +364,21 @@ def blas_env() -> tuple[dict[str, str], str]:
     return env, "the MLX wheel's bundled BLAS (libopenblas0-pthread is not installed)"
 
 
-def run_worker(kind: str, folder: Path, args: argparse.Namespace, env: dict[str, str]) -> dict[str, Any]:
+def run_worker(
+    kind: str, folder: Path, args: argparse.Namespace, env: dict[str, str], pipeline: str = "default"
+) -> dict[str, Any]:
     command = [sys.executable, __file__, "--worker", kind, "--folder", str(folder),
-               "--runs", str(args.runs), "--steps", str(args.steps)]
-    print(f"  {kind} ...", end="", flush=True, file=sys.stderr)
+               "--runs", str(args.runs), "--steps", str(args.steps), "--model", args.model,
+               "--qwen3-hidden", str(args.qwen3_hidden), "--pipeline", pipeline,
+               "--pipelines", args.pipelines]
+    label = f"{kind} ({pipeline})" if kind.startswith("mlxir-") and kind != "mlxir-layers" else kind
+    print(f"  {label} ...", end="", flush=True, file=sys.stderr)
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         print(" failed", file=sys.stderr)
         sys.stderr.write(done.stderr[-4000:])
-        raise SystemExit(f"worker {kind} failed")
+        raise SystemExit(f"worker {label} failed")
     print(f" {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -316,56 +395,116 @@ def ratio(a: Any, b: Any) -> str:
     return f"{a / b:.2f}x" if a is not None and b else "-"
 
 
-def table(name: str, params: int, results: dict[str, Any], hidden: int) -> str:
-    t, c, r = (results[k] for k in ("torch", "mlxir-compile", "mlxir-run"))
+def per_layer(counts: list[int], layers: list[int]) -> float:
+    """`(count(L) - count(L/2)) / (L - L/2)`: the instructions of one decoder layer."""
+    (full, half), (n_full, n_half) = counts, layers
+    return (full - half) / (n_full - n_half)
+
+
+def table(name: str, params: int, results: dict[str, Any], pipelines: list[str], hidden: int) -> str:
+    t, layers_result = results["torch"], results["mlxir-layers"]
+    c = {p: results[f"mlxir-compile:{p}"] for p in pipelines}
+    r = {p: results[f"mlxir-run:{p}"] for p in pipelines}
     m = results["mlx-lm"] or {
         "load_s": None, "prefill_ms": None, "decode_ms": None, "rss_mb": None,
         "decode_runs": [], "tokens": None,
     }
-    layers = 8 if name == "llama" else 28
+    first, last = pipelines[0], pipelines[-1]
+    layers = LAYERS[name]
     lines = [f"{describe(name, hidden)}; {params / 1e6:.0f}M parameters, float32"]
-    head = f"{'':34} {'torch':>10} {'mlx-lm':>10} {'mlxir':>10} {'mlxir/mlx-lm':>13} {'mlxir/torch':>12}"
+    widths = {p: max(10, len(f"mlxir {p}")) for p in pipelines}
+    versus = f"{last}/{first}" if len(pipelines) > 1 else ""
+    head = (
+        f"{'':38} {'torch':>10} {'mlx-lm':>10} "
+        + " ".join(f"{'mlxir ' + p:>{widths[p]}}" for p in pipelines)
+        + (f" {versus:>{max(10, len(versus))}}" if versus else "")
+        + f" {last + '/mlx-lm':>{max(10, len(last) + 7)}} {last + '/torch':>{max(10, len(last) + 6)}}"
+    )
     lines.append(head)
     lines.append("-" * len(head))
 
-    def row(label: str, tv: Any, mv: Any, xv: Any, digits: int = 2, ratios: bool = True) -> None:
+    def row(
+        label: str, tv: Any, mv: Any, xs: dict[str, Any], digits: int = 2,
+        ratios: bool = True, between: bool = True,
+    ) -> None:
+        xv = xs[last]
         lines.append(
-            f"{label:34} {fmt(tv, digits):>10} {fmt(mv, digits):>10} {fmt(xv, digits):>10} "
-            f"{ratio(xv, mv) if ratios else '':>13} {ratio(xv, tv) if ratios else '':>12}"
+            f"{label:38} {fmt(tv, digits):>10} {fmt(mv, digits):>10} "
+            + " ".join(f"{fmt(xs[p], digits):>{widths[p]}}" for p in pipelines)
+            + (f" {ratio(xv, xs[first]) if between else '':>{max(10, len(versus))}}" if versus else "")
+            + f" {ratio(xv, mv) if ratios else '':>{max(10, len(last) + 7)}}"
+            + f" {ratio(xv, tv) if ratios else '':>{max(10, len(last) + 6)}}"
         )
 
-    row("export s", None, None, c["export_s"])
-    row("import+lower+serialize s", None, None, c["compile_s"])
-    lines.append(
-        f"{'  (import / lower / serialize s)':34} {'':>10} {'':>10} "
-        f"{c['import_s']:.2f} / {c['lower_s']:.2f} / {c['serialize_s']:.2f}"
+    def each(results: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
+        return {p: results[p][key] for p in pipelines}
+
+    row("export s", None, None, each(c, "export_s"), between=False)
+    row("import+lower+serialize s", None, None, each(c, "compile_s"))
+    steps = ", ".join(
+        f"{p} {c[p]['import_s']:.2f} / {c[p]['lower_s']:.2f} / {c[p]['serialize_s']:.2f}" for p in pipelines
     )
-    row("aten ops (imported IR)", None, None, c["aten_ops"], ratios=False)
-    row("instructions", None, None, r["instructions"], ratios=False)
-    row("  per layer (whole program / L)", None, None, r["instructions"] / layers, 1, ratios=False)
-    row("program bytes", None, None, c["bytes"], ratios=False)
-    row("load s", None, m["load_s"], r["load_s"])
-    row(f"prefill ms ({PROMPT} tokens)", t["prefill_ms"], m["prefill_ms"], r["prefill_ms"], 1)
-    row("decode ms/token", t["decode_ms"], m["decode_ms"], r["decode_ms"])
-    row("peak RSS MB (run)", t["rss_mb"], m["rss_mb"], r["rss_mb"], 0)
-    row("peak RSS MB (mlxir compile)", None, None, c["rss_mb"], 0, ratios=False)
+    lines.append(f"{'  (import / lower / serialize s)':38} {steps}")
+    row("aten ops (imported IR)", None, None, each(c, "aten_ops"), ratios=False, between=False)
+    row("instructions", None, None, each(r, "instructions"), ratios=False)
+    counts, sizes = layers_result["counts"], layers_result["layers"]
+    for kind, label in (("bench", "  per layer, this program"), ("default", "  per layer, compile_llm default")):
+        xs = {p: per_layer(counts[p][kind], sizes) for p in pipelines}
+        row(label, None, None, xs, 1, ratios=False)
+    row("  whole program / L", None, None, {p: r[p]["instructions"] / layers for p in pipelines}, 1,
+        ratios=False)
+    row("program bytes", None, None, each(c, "bytes"), ratios=False)
+    row("load s", None, m["load_s"], each(r, "load_s"))
+    row(f"prefill ms ({PROMPT} tokens)", t["prefill_ms"], m["prefill_ms"], each(r, "prefill_ms"), 1)
+    row("decode ms/token", t["decode_ms"], m["decode_ms"], each(r, "decode_ms"))
+    row("peak RSS MB (run)", t["rss_mb"], m["rss_mb"], each(r, "rss_mb"), 0)
+    row("peak RSS MB (mlxir compile)", None, None, each(c, "rss_mb"), 0, ratios=False)
     runs = lambda x: ", ".join(f"{v:.2f}" for v in x["decode_runs"])  # noqa: E731
-    lines.append(f"decode ms/token per run: torch [{runs(t)}], mlx-lm [{runs(m)}], mlxir [{runs(r)}]")
-    compared = [x["tokens"] for x in (t, m, r) if x["tokens"] is not None]
+    lines.append(
+        f"decode ms/token per run: torch [{runs(t)}], mlx-lm [{runs(m)}], "
+        + ", ".join(f"mlxir {p} [{runs(r[p])}]" for p in pipelines)
+    )
+    compared = [x["tokens"] for x in (t, m, *r.values()) if x["tokens"] is not None]
     same = "identical" if all(x == compared[0] for x in compared) else "DIFFERENT"
-    agree = sum(a == b for a, b in zip(t["tokens"], r["tokens"]))
-    lines.append(f"greedy tokens: {same} across the systems ({agree}/{len(t['tokens'])} mlxir = torch)")
+    agree = ", ".join(
+        f"{sum(a == b for a, b in zip(t['tokens'], r[p]['tokens']))}/{len(t['tokens'])} mlxir {p} = torch"
+        for p in pipelines
+    )
+    lines.append(f"greedy tokens: {same} across the systems ({agree})")
+    full, half = sizes
+    lines.append(
+        f"per layer = (count(L) - count(L/2)) / (L/2), the config with L = {full} and {half} layers "
+        f"(random weights); this program: attention_mask=False, logits last; compile_llm default: "
+        f"attention_mask=True, all logits. Counts (L / L/2):"
+    )
+    for kind, label in (("bench", "this program"), ("default", "compile_llm default")):
+        lines.append(
+            f"  {label}: "
+            + ", ".join(f"{p} {counts[p][kind][0]:,} / {counts[p][kind][1]:,}" for p in pipelines)
+        )
+    if "baseline" in pipelines:
+        lines.append(
+            "baseline = the previous release's pass list; it still benefits from this release's "
+            "serializer change that removed the mlx.weight instructions, so its counts are lower "
+            "than the old release's."
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--models", default="llama,qwen3")
+    parser.add_argument("--models", default="llama,qwen3", help=f"comma-separated: {', '.join(LAYERS)}")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--steps", type=int, default=32)
     parser.add_argument("--qwen3-hidden", type=int, default=1024)
+    parser.add_argument(
+        "--pipelines", default="baseline,default",
+        help=f"comma-separated, before to after: {', '.join(PIPELINES)}",
+    )
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
+    parser.add_argument("--model", default="llama", help=argparse.SUPPRESS)
+    parser.add_argument("--pipeline", default="default", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.worker:
@@ -375,6 +514,16 @@ def main() -> None:
 
     if args.steps < 32:
         raise SystemExit("--steps must be at least 32")
+    models = args.models.split(",")
+    pipelines = args.pipelines.split(",")
+    for name in models:
+        if name not in LAYERS:
+            raise SystemExit(f"unknown model '{name}' ({', '.join(LAYERS)})")
+    for pipeline in pipelines:
+        if pipeline not in PIPELINES:
+            raise SystemExit(f"unknown pipeline '{pipeline}' ({', '.join(PIPELINES)})")
+    if len(set(pipelines)) != len(pipelines):
+        raise SystemExit("--pipelines names a pipeline twice")
     env, blas = blas_env()
     import importlib.util
 
@@ -382,22 +531,27 @@ def main() -> None:
     if not has_mlxlm:
         print("mlx-lm is not installed (pip install mlx-lm): its column stays empty", file=sys.stderr)
     reports = []
-    for name in args.models.split(","):
+    for name in models:
+        args.model = name
         with tempfile.TemporaryDirectory(prefix=f"mlxir-bench-{name}-") as tmp:
             folder = Path(tmp)
             print(f"{name}: writing random weights to {folder}", file=sys.stderr)
             params = save_weights(name, args.qwen3_hidden, folder)
-            results = {
-                kind: run_worker(kind, folder, args, env) if kind != "mlx-lm" or has_mlxlm else None
-                for kind in WORKERS
-            }
-        reports.append(table(name, params, results, args.qwen3_hidden))
+            results: dict[str, Any] = {"torch": run_worker("torch", folder, args, env)}
+            for pipeline in pipelines:
+                for kind in ("mlxir-compile", "mlxir-run"):
+                    results[f"{kind}:{pipeline}"] = run_worker(kind, folder, args, env, pipeline)
+            results["mlxir-layers"] = run_worker("mlxir-layers", folder, args, env)
+            results["mlx-lm"] = run_worker("mlx-lm", folder, args, env) if has_mlxlm else None
+        reports.append(table(name, params, results, pipelines, args.qwen3_hidden))
     import torch
 
     print(
         f"\nmlxir LLM benchmark: torch {torch.__version__} (eager, CPU, 1 thread), "
         f"MLX {_version('mlx')} CPU (1 thread), mlx-lm {_version('mlx-lm')}; MLX BLAS: {blas}; "
-        f"one process per system; prompt {PROMPT} tokens, greedy, {args.steps} decode steps x "
+        f"one process per system (mlxir: a compile and a run process per pipeline: "
+        f"{', '.join(f'{p} = ' + (PIPELINES[p] or 'lower-to-mlx') for p in pipelines)}); "
+        f"prompt {PROMPT} tokens, greedy, {args.steps} decode steps x "
         f"{args.runs} runs (+1 warm-up)\n"
     )
     print("\n\n".join(reports))
