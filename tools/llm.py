@@ -511,7 +511,7 @@ def stream_tokens(
         raise ValueError("this program was exported without attention_mask: it cannot take padding")
     # Left padding: row b's token i is at position i - pads[b] (transformers' count of
     # real tokens so far, minus one, for every real token).
-    pads = mx.sum(mask == 0, axis=-1)
+    pads = mx.sum(mask == 0, axis=-1).astype(mx.int64)
     if not bool(mx.all((mx.arange(length)[None, :] >= pads[:, None]) == (mask == 1))):
         raise ValueError(
             "attention_mask must be left-padded: each row zeros (padding), then ones"
