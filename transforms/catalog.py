@@ -145,6 +145,26 @@ PATTERNS: dict[str, PatternEntry] = {
         OPTIMIZE,
         "rotate_half / partial rotary embeddings at contiguous positions -> mlx.rope",
     ),
+    "fuse-bias-add": PatternEntry(
+        "FuseBiasAdd",
+        ("mlx.add",),
+        OPTIMIZE,
+        "matmul(x, w) + bias -> addmm(bias, x, w)",
+    ),
+    "merge-projections": PatternEntry(
+        "MergeProjections",
+        ("mlx.matmul", "mlx.addmm"),
+        OPTIMIZE,
+        "matmuls of one input by constant weights -> one matmul on the concatenated "
+        "weights and a split",
+    ),
+    "split-heads-once": PatternEntry(
+        "SplitHeadsOnce",
+        ("mlx.split",),
+        OPTIMIZE,
+        "split, then reshape to heads and transpose per piece -> reshape, transpose, "
+        "split on the head axis",
+    ),
     "fold-weight-transposes": PatternEntry(
         "FoldWeightTranspose",
         ("mlx.transpose",),

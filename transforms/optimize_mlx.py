@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     Float32Type,
+    IntegerAttr,
     ModuleOp,
     TensorType,
 )
@@ -25,7 +26,15 @@ from xdsl.traits import Pure, SymbolTable
 
 from mlxir import dtypes
 from mlxir.dialects import mlx
-from mlxir.dialects.common import dtype_of, ints, is_float, mixed_values, rank_of, shape_of
+from mlxir.dialects.common import (
+    dtype_of,
+    int_array,
+    ints,
+    is_float,
+    mixed_values,
+    rank_of,
+    shape_of,
+)
 from mlxir.transforms.canonicalization.mlx import _constant_tensor, is_lossless
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.weights import array_of, dense_attr
@@ -720,3 +729,278 @@ def _rope_like(rope: mlx.RopeOp, x: SSAValue, dims: int) -> mlx.RopeOp:
         traditional=rope.traditional is not None,
         scale=rope.scale.value.data,
     )
+
+
+# ---------------------------------------------------------------------------
+# Projections
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    """A 2-D constant: a global's value, or its transpose (a `linear` weight before
+    `fold-weight-transposes`)."""
+
+    source: mlx.GlobalOp
+    transposed: bool
+
+    def array(self) -> np.ndarray:
+        array = array_of(cast(DenseIntOrFPElementsAttr, self.source.value))
+        return array.T if self.transposed else array
+
+
+def _weight_matrix(value: SSAValue) -> _Matrix | None:
+    if rank_of(value) != 2:
+        return None
+    owner = value.owner
+    if isinstance(owner, mlx.TransposeOp) and list(ints(owner.axes)) == [1, 0]:
+        found = _weight_global(owner.input)
+        return _Matrix(found, True) if found is not None else None
+    found = _weight_global(value)
+    return _Matrix(found, False) if found is not None else None
+
+
+def _bias_vector(value: SSAValue, size: int) -> mlx.GlobalOp | None:
+    found = _weight_global(value)
+    return found if found is not None and tuple(shape_of(value)) == (size,) else None
+
+
+def _bias_add_of(product: SSAValue) -> tuple[Operation, SSAValue] | None:
+    """The `add` of a constant bias `[N]` that is `product`'s only use, and the bias."""
+    if product.uses.get_length() != 1:
+        return None
+    add = next(iter(product.uses)).operation
+    if add.name != "mlx.add" or add.results[0].type != product.type:
+        return None
+    bias = add.operands[1] if add.operands[0] == product else add.operands[0]
+    if _bias_vector(bias, shape_of(product)[-1]) is None or dtype_of(bias) != dtype_of(product):
+        return None
+    return add, bias
+
+
+class FuseBiasAdd(RewritePattern):
+    """`matmul(x, w) + b` → `addmm(b, x, w)` for a constant `w` `[K, N]` and bias `b`
+    `[N]` (a biased linear). BLAS adds `b` in the GEMM: f32 results agree within
+    rounding (1e-6 relative), f16/bf16 ones are rounded once instead of twice."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.BinaryOp, rewriter: PatternRewriter) -> None:
+        if op.name != "mlx.add":
+            return
+        for product in (op.lhs, op.rhs):
+            matmul = product.owner
+            if not isinstance(matmul, mlx.MatmulOp) or _weight_matrix(matmul.rhs) is None:
+                continue
+            found = _bias_add_of(product)
+            if found is None or found[0] is not op:
+                continue
+            bias = found[1]
+            fused = mlx.AddmmOp.build(
+                operands=[bias, matmul.lhs, matmul.rhs], result_types=[op.result.type]
+            )
+            fused.location = op.location
+            rewriter.replace(op, fused)
+            rewriter.erase(matmul)
+            return
+
+
+def _projection(op: Operation) -> tuple[SSAValue, _Matrix, SSAValue | None] | None:
+    """`matmul(x, w)` or `addmm(b, x, w)` (alpha = beta = 1) with constant `w` [K, N]
+    (and `b` [N]) → (x, w's global, b)."""
+    if isinstance(op, mlx.MatmulOp):
+        weight = _weight_matrix(op.rhs)
+        return None if weight is None else (op.lhs, weight, None)
+    if isinstance(op, mlx.AddmmOp) and op.alpha is None and op.beta is None:
+        weight = _weight_matrix(op.b)
+        if weight is None or _bias_vector(op.c, shape_of(op.b)[1]) is None:
+            return None
+        return op.a, weight, op.c
+    return None
+
+
+def _merged_name(names: list[str]) -> str:
+    """`a.q_proj.weight`, `a.k_proj.weight` → `a.q_proj+k_proj.weight`."""
+    parts = [n.split(".") for n in names]
+    prefix = 0
+    while all(len(p) > prefix + 1 for p in parts) and len({p[prefix] for p in parts}) == 1:
+        prefix += 1
+    suffix = 0
+    while (
+        all(len(p) > prefix + suffix + 1 for p in parts)
+        and len({p[-1 - suffix] for p in parts}) == 1
+    ):
+        suffix += 1
+    middles = ["_".join(p[prefix : len(p) - suffix]) or "_" for p in parts]
+    return ".".join([*parts[0][:prefix], "+".join(middles), *parts[0][len(parts[0]) - suffix :]])
+
+
+def _drop_unread(read: SSAValue, rewriter: PatternRewriter) -> None:
+    """Erases a weight read (or its transpose) nothing uses, and its global once
+    nothing reads it."""
+    op = read.owner
+    if isinstance(op, mlx.TransposeOp) and not read.uses:
+        source = op.input
+        rewriter.erase(op)
+        _drop_unread(source, rewriter)
+        return
+    if not isinstance(op, mlx.WeightOp) or read.uses:
+        return
+    target = SymbolTable.lookup_symbol(op, op.global_name)
+    rewriter.erase(op)
+    if not isinstance(target, mlx.GlobalOp):
+        return
+    module = target.parent_op()
+    if isinstance(module, ModuleOp) and not any(
+        isinstance(o, mlx.WeightOp) and o.global_name.root_reference == target.sym_name
+        for o in module.walk()
+    ):
+        rewriter.erase(target)
+
+
+class MergeProjections(RewritePattern):
+    """Projections of one input by constant weights (`matmul(x, w_i)`, or all
+    `addmm(b_i, x, w_i)`) → one product with the weights (and biases) concatenated at
+    compile time, then `split` on the last axis: q/k/v, gate/up. Each output column is
+    the same dot product as before, so the values are those of the separate products
+    (BLAS may block the wider GEMM differently: f32 within 1e-6 relative). The old
+    weights leave the program once nothing reads them."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        found = _projection(op)
+        if found is None or (isinstance(op, mlx.MatmulOp) and _bias_add_of(op.result)):
+            return  # a biased linear merges once `fuse-bias-add` has made it an addmm
+        x, _, bias = found
+        kind = type(op)
+        group: list[tuple[Operation, _Matrix, SSAValue | None]] = []
+        block = op.parent_block()
+        if block is None:
+            return
+        for use in x.uses:
+            user = use.operation
+            if type(user) is not kind or user.parent_block() is not block or user in [g[0] for g in group]:
+                continue
+            sibling = _projection(user)
+            if sibling is None or sibling[0] != x or (sibling[2] is None) != (bias is None):
+                continue
+            if isinstance(user, mlx.MatmulOp) and _bias_add_of(user.result):
+                continue
+            group.append((user, sibling[1], sibling[2]))
+        if len(group) < 2:
+            return
+        rows, dtype = shape_of(group[0][0].results[0])[:-1], dtype_of(group[0][0].results[0])
+        depth = shape_of(x)[-1]
+        if any(
+            shape_of(o.operands[-1])[0] != depth
+            or dtype_of(o.operands[-1]) != dtype
+            or shape_of(o.results[0])[:-1] != rows
+            or dtype_of(o.results[0]) != dtype
+            for o, g, _ in group
+        ):
+            return
+        order = {o: i for i, o in enumerate(block.ops)}
+        group.sort(key=lambda g: order[g[0]])
+        anchor = group[0][0]
+        widths = [shape_of(o.operands[-1])[1] for o, _, _ in group]
+        weight_type = TensorType(dtype, [depth, sum(widths)])
+        weights = np.concatenate([m.array() for _, m, _ in group], axis=1)
+        name = _merged_name([m.source.sym_name.data for _, m, _ in group])
+        weight = _add_global(anchor, name, weights, weight_type, group[0][1].source.kind.data)
+        result_type = TensorType(dtype, [*rows, sum(widths)])
+        if bias is None:
+            merged: Operation = mlx.MatmulOp(x, weight.result, result_type)
+        else:
+            biases = [cast(SSAValue, b) for _, _, b in group]
+            bias_globals = [cast(mlx.GlobalOp, _weight_global(b)) for b in biases]
+            values = np.concatenate([array_of(cast(DenseIntOrFPElementsAttr, g.value)) for g in bias_globals])
+            merged_bias = _add_global(
+                anchor,
+                _merged_name([g.sym_name.data for g in bias_globals]),
+                values,
+                TensorType(dtype, [sum(widths)]),
+                bias_globals[0].kind.data,
+            )
+            merged = mlx.AddmmOp.build(
+                operands=[merged_bias.result, x, weight.result], result_types=[result_type]
+            )
+        merged.location = anchor.location
+        rewriter.insert_op(merged, InsertPoint.before(anchor))
+        points = [int(p) for p in np.cumsum(widths)[:-1]]
+        split = mlx.SplitOp.build(
+            operands=[merged.results[0]],
+            result_types=[[TensorType(dtype, [*rows, w]) for w in widths]],
+            properties={"indices": int_array(points), "axis": IntegerAttr(len(rows), 64)},
+        )
+        split.location = anchor.location
+        rewriter.insert_op(split, InsertPoint.before(anchor))
+        for (projection, _, _), piece in zip(group, split.results, strict=True):
+            reads = list(projection.operands)
+            rewriter.replace(projection, [], [piece])
+            for read in reads:
+                if read != x:
+                    _drop_unread(read, rewriter)
+
+
+def _heads(value: SSAValue) -> tuple[mlx.ReshapeOp, mlx.TransposeOp] | None:
+    """`transpose(reshape(value, [..., h, d]), perm)`, each the only use of its input."""
+    if value.uses.get_length() != 1:
+        return None
+    reshape = next(iter(value.uses)).operation
+    if not isinstance(reshape, mlx.ReshapeOp) or reshape.result.uses.get_length() != 1:
+        return None
+    transpose = next(iter(reshape.result.uses)).operation
+    if not isinstance(transpose, mlx.TransposeOp):
+        return None
+    rank = rank_of(value)
+    sizes = mixed_values(ints(reshape.static_shape), reshape.shape)
+    if len(sizes) != rank + 1 or not all(isinstance(s, int) for s in sizes[-2:]):
+        return None
+    if shape_of(value)[-1] != cast(int, sizes[-2]) * cast(int, sizes[-1]):
+        return None
+    return reshape, transpose
+
+
+class SplitHeadsOnce(RewritePattern):
+    """`split(y)` on the last axis, each piece reshaped to `[..., h_i, d]` and transposed
+    the same way → `reshape(y, [..., sum h_i, d])`, one transpose, one split on the
+    heads axis: the pieces' values, moved, with three ops instead of three per piece."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.SplitOp, rewriter: PatternRewriter) -> None:
+        rank = rank_of(op.input)
+        if op.axis.value.data % rank != rank - 1:
+            return
+        found = [_heads(piece) for piece in op.outputs]
+        if any(f is None for f in found):
+            return
+        pairs = cast(list[tuple[mlx.ReshapeOp, mlx.TransposeOp]], found)
+        reshape0, transpose0 = pairs[0]
+        prefix = mixed_values(ints(reshape0.static_shape), reshape0.shape)[:-2]
+        head_dim = shape_of(reshape0.result)[-1]
+        perm = list(ints(transpose0.axes))
+        for reshape, transpose in pairs:
+            sizes = mixed_values(ints(reshape.static_shape), reshape.shape)
+            if sizes[:-2] != prefix or sizes[-1] != head_dim or list(ints(transpose.axes)) != perm:
+                return
+        heads = [shape_of(r.result)[-2] for r, _ in pairs]
+        dtype = dtype_of(op.input)
+        whole = [*prefix, sum(heads), head_dim]
+        reshaped_shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in whole]
+        reshape = mlx.ReshapeOp(op.input, whole, TensorType(dtype, reshaped_shape))
+        moved_shape = [reshaped_shape[p] for p in perm]
+        transpose = mlx.TransposeOp(reshape.result, perm, TensorType(dtype, moved_shape))
+        axis = perm.index(rank - 1)  # the heads axis of the [..., heads, d] reshape
+        split = mlx.SplitOp.build(
+            operands=[transpose.result],
+            result_types=[[t.result.type for _, t in pairs]],
+            properties={
+                "indices": int_array([int(h) for h in np.cumsum(heads)[:-1]]),
+                "axis": IntegerAttr(axis, 64),
+            },
+        )
+        for new in (reshape, transpose, split):
+            new.location = op.location
+            rewriter.insert_op(new, InsertPoint.before(op))
+        for (old_reshape, old_transpose), piece in zip(pairs, split.results, strict=True):
+            rewriter.replace(old_transpose, [], [piece])
+            rewriter.erase(old_reshape)
+        rewriter.erase(op)
