@@ -189,9 +189,9 @@ def test_llama_outputs_unchanged(
     ids = torch.randint(0, 128, (batch, seq), generator=generator)
     mask = torch.ones(batch, past + seq, dtype=torch.long)
     mask[0, : min(2, past + seq - 1)] = 0  # a left-padded row
-    positions = torch.arange(past, past + seq).expand(batch, seq).contiguous()
+    offsets = torch.full((batch,), past, dtype=torch.long)  # each row's first position
     kv = [torch.randn(k.shape, generator=generator) for k in exported.layout.empty(batch, past)]
-    inputs = [ids, mask, positions, *kv]
+    inputs = [ids, mask, offsets, *kv]
     got = _run(folded, inputs)
     reference = _run(plain, inputs)
     assert len(got) == len(reference) == 1 + len(kv)

@@ -139,6 +139,12 @@ PATTERNS: dict[str, PatternEntry] = {
         OPTIMIZE,
         "norm(x) * w -> norm(x, w); layer_norm(x, w) + b -> layer_norm(x, w, b)",
     ),
+    "fold-constant-weights": PatternEntry(
+        "FoldConstantWeights",
+        ("mlx.astype", *_FOLDABLE_BINARY_OPS, "mlx.negative", "mlx.sqrt", "mlx.rsqrt", "mlx.exp"),
+        OPTIMIZE,
+        "an elementwise op of constants, one a weight -> a weight computed at compile time",
+    ),
     "fuse-rope": PatternEntry(
         "FuseRope",
         ("mlx.add", "mlx.concatenate"),

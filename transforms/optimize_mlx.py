@@ -8,11 +8,12 @@ float tolerance of MLX's kernel).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
     Float32Type,
     IntegerAttr,
@@ -38,6 +39,9 @@ from mlxir.dialects.common import (
 from mlxir.transforms.canonicalization.mlx import _constant_tensor, is_lossless
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.weights import array_of, dense_attr
+
+if TYPE_CHECKING:
+    import mlx.core as mx
 
 
 def _unrepeated_heads(value: SSAValue) -> SSAValue | None:
@@ -877,6 +881,8 @@ class MergeProjections(RewritePattern):
             return
         for use in x.uses:
             user = use.operation
+            if isinstance(user, mlx.MatmulOp) and _projection(user) and _bias_add_of(user.result):
+                return  # merge once every biased sibling is an addmm, all in one split
             if type(user) is not kind or user.parent_block() is not block or user in [g[0] for g in group]:
                 continue
             sibling = _projection(user)
@@ -923,7 +929,7 @@ class MergeProjections(RewritePattern):
                 operands=[merged_bias.result, x, weight.result], result_types=[result_type]
             )
         merged.location = anchor.location
-        rewriter.insert_op(merged, InsertPoint.before(anchor))
+        rewriter.insert(merged, InsertPoint.before(anchor))
         points = [int(p) for p in np.cumsum(widths)[:-1]]
         split = mlx.SplitOp.build(
             operands=[merged.results[0]],
@@ -931,7 +937,7 @@ class MergeProjections(RewritePattern):
             properties={"indices": int_array(points), "axis": IntegerAttr(len(rows), 64)},
         )
         split.location = anchor.location
-        rewriter.insert_op(split, InsertPoint.before(anchor))
+        rewriter.insert(split, InsertPoint.before(anchor))
         for (projection, _, _), piece in zip(group, split.results, strict=True):
             reads = list(projection.operands)
             rewriter.replace(projection, [], [piece])
@@ -999,8 +1005,91 @@ class SplitHeadsOnce(RewritePattern):
         )
         for new in (reshape, transpose, split):
             new.location = op.location
-            rewriter.insert_op(new, InsertPoint.before(op))
+            rewriter.insert(new, InsertPoint.before(op))
         for (old_reshape, old_transpose), piece in zip(pairs, split.results, strict=True):
             rewriter.replace(old_transpose, [], [piece])
             rewriter.erase(old_reshape)
         rewriter.erase(op)
+
+
+# ---------------------------------------------------------------------------
+# Weights computed at compile time
+# ---------------------------------------------------------------------------
+
+
+FOLDED_WEIGHT_ELEMENTS = 1 << 26
+"""The largest result `fold-constant-weights` computes at compile time."""
+
+
+def _constant_operand(value: SSAValue) -> Operation | None:
+    """The op giving a constant operand: a read of a weight with its value in the IR, or
+    an `mlx.constant`."""
+    owner = value.owner
+    if isinstance(owner, mlx.ConstantOp) or _weight_global(value) is not None:
+        return cast(Operation, owner)
+    return None
+
+
+def _evaluate(op: Operation, operands: list[mx.array]) -> list[mx.array]:
+    """`op` run by the runtime's own kernel, so compile time computes what run time
+    would."""
+    import mlx.core as mx
+
+    from mlxir.runtime.dtypes import element_type_to_mx
+    from mlxir.runtime.kernels import KERNELS
+    from mlxir.runtime.props import python_props
+
+    result_dtypes = [element_type_to_mx(dtype_of(r)) for r in op.results]
+    run = KERNELS[op.name](python_props(op), result_dtypes)
+    results = list(run(operands))
+    mx.eval(*results)
+    return results
+
+
+def _array_of_constant(op: Operation) -> mx.array:
+    import mlx.core as mx
+
+    if isinstance(op, mlx.WeightOp):
+        target = cast(mlx.GlobalOp, _weight_global(op.result))
+        array = array_of(cast(DenseIntOrFPElementsAttr, target.value))
+        if dtype_of(op.result) == BFloat16Type():
+            return mx.array(np.ascontiguousarray(array)).view(mx.bfloat16)
+        return mx.array(np.ascontiguousarray(array))
+    return _evaluate(op, [])[0]
+
+
+class FoldConstantWeights(RewritePattern):
+    """An elementwise op or cast whose operands are all constants, one of them a weight
+    (Gemma's `1 + norm.weight`, a weight's upcast) → a new weight holding the result,
+    computed at compile time by the runtime's own kernel (so bit for bit what the run
+    would compute). Results over `FOLDED_WEIGHT_ELEMENTS` are left to run time."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, mlx.UnaryOp | mlx.BinaryOp | mlx.AstypeOp):
+            return
+        sources = [_constant_operand(v) for v in op.operands]
+        if any(s is None for s in sources) or not any(isinstance(s, mlx.WeightOp) for s in sources):
+            return
+        result = op.results[0]
+        result_type = cast(TensorType[Attribute], result.type)
+        shape = result_type.get_shape()
+        if DYNAMIC_INDEX in shape or int(np.prod(shape)) > FOLDED_WEIGHT_ELEMENTS:
+            return
+        dtype = dtypes.of_ir(result_type.get_element_type())
+        if dtype is None or dtype.numpy is None:
+            return
+        import mlx.core as mx
+
+        value = _evaluate(op, [_array_of_constant(cast(Operation, s)) for s in sources])[0]
+        raw = value.view(mx.uint16) if value.dtype == mx.bfloat16 else value
+        array = np.array(raw, copy=True)
+        weight = next(s for s in sources if isinstance(s, mlx.WeightOp))
+        assert isinstance(weight, mlx.WeightOp)
+        name = f"{weight.global_name.root_reference.data}.{op.name.removeprefix('mlx.')}"
+        kind = cast(mlx.GlobalOp, _weight_global(weight.result)).kind.data
+        read = _add_global(op, name, array, result_type, kind)
+        read.location = op.location
+        operands = list(op.operands)
+        rewriter.replace(op, [], [read.result])
+        for operand in operands:
+            _drop_unread(operand, rewriter)
