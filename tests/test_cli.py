@@ -51,7 +51,7 @@ def test_compile_run_inspect(saved: tuple[Path, Affine], tmp_path: Path, capsys:
     capsys.readouterr()
     assert main_with(["inspect", str(program)]) == 0
     text = capsys.readouterr().out
-    assert "mlx.matmul 1" in text and "mlx.tanh 1" in text
+    assert "mlx.addmm 1" in text and "mlx.tanh 1" in text  # a biased linear
     assert "input  x: float32[s" in text
     assert "output: float32[?, 3]" in text
     assert "constants: 2 globals, 60 bytes" in text
@@ -63,7 +63,7 @@ def test_emit_levels(saved: tuple[Path, Affine], capsys: pytest.CaptureFixture[s
     assert "aten.linear" in capsys.readouterr().out
     assert main_with(["compile", str(pt2), "--emit", "mlx"]) == 0
     out = capsys.readouterr().out
-    assert "mlx.matmul" in out and "aten." not in out
+    assert "mlx.addmm" in out and "aten." not in out  # a biased linear
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ Gemma 3 with one sliding and one full-attention layer.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ transformers = pytest.importorskip("transformers")
 
 from mlxir.tools import llm  # noqa: E402
 
-MODELS = ["llama", "qwen3", "mistral", "phi3", "qwen2", "gemma3"]
+MODELS = ["llama", "qwen3", "mistral", "phi3", "qwen2", "gemma3", "phi", "gpt_neox"]
 NEW_TOKENS = 16
 F32_ATOL = 1e-4
 BF16_RTOL_OF_SCALE = 0.03
@@ -61,6 +62,10 @@ def build_model(name: str, dtype: torch.dtype = torch.float32) -> Any:
         "mistral": (t.MistralConfig, t.MistralForCausalLM, {"sliding_window": 4}),
         "phi3": (t.Phi3Config, t.Phi3ForCausalLM, {}),
         "qwen2": (t.Qwen2Config, t.Qwen2ForCausalLM, {}),
+        # partial rotary (the first half / quarter of each head rotates), parallel
+        # attention and MLP (phi), one fused query_key_value projection (gpt_neox)
+        "phi": (t.PhiConfig, t.PhiForCausalLM, {"partial_rotary_factor": 0.5}),
+        "gpt_neox": (t.GPTNeoXConfig, t.GPTNeoXForCausalLM, {"rotary_pct": 0.25}),
         "gemma3": (
             t.Gemma3TextConfig,
             t.Gemma3ForCausalLM,
@@ -381,3 +386,21 @@ def test_static_cache_variant(name: str) -> None:
             step = position - ids.shape[1] + 1
             assert float((logits[0, -1] - generated.logits[step][0]).abs().max()) <= F32_ATOL
             assert int(logits[0, -1].argmax()) == tokens[position + 1]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+@pytest.mark.parametrize("name", MODELS)
+def test_every_family_gets_the_fusions(name: str, dtype: torch.dtype) -> None:
+    """The default program of every tested family (the one the tests above compare with
+    transformers) runs its rotary embeddings as `mx.fast.rope` (q and k of each of the
+    2 layers, no cos/sin left at run time), its q/k/v (or fused qkv) projection as one
+    product per layer, and reads weights without instructions."""
+    program = compiled_for(name, dtype).program
+    ops = Counter(ins.op for ins in program.info.instructions)
+    assert ops["mlx.rope"] == 4, ops
+    assert ops["mlx.cos"] == ops["mlx.sin"] == 0, ops
+    assert ops["mlx.weight"] == 0, ops
+    projections = ops["mlx.matmul"] + ops["mlx.addmm"]
+    # per layer: one q/k/v product, the output projection, the MLP's (merged) up
+    # products and its down product, at most; plus the LM head
+    assert projections <= 2 * 4 + 1, ops

@@ -232,7 +232,10 @@ def export_llm(
     batch, seq, past = 2, 3, 5  # example sizes: none 0 or 1, all different
     ids = torch.randint(0, int(config.get_text_config().vocab_size), (batch, seq))
     kv = layout.empty(batch, past)
-    b = Dim("batch", min=1, max=max_batch)
+    # torch.export keeps one symbol per input for a Dim of range [1, 2] (nothing then
+    # says the inputs' batches are equal, and fuse-rope cannot prove it): export with
+    # at least 3, then narrow the range to what was asked.
+    b = Dim("batch", min=1, max=max(max_batch, 3))
     s = Dim("seq", min=1, max=max_seq)
     p = Dim("past", min=0, max=max_past)
     kv_shapes = [{0: b, 2: p} for _ in kv]
@@ -255,7 +258,8 @@ def export_llm(
         ep = export(step, args, dynamic_shapes=shapes, prefer_deferred_runtime_asserts_over_guards=True)
     seconds = time.perf_counter() - start
     if attention_mask:
-        _widen_mask_range(ep, 1, max_seq + max_past)
+        _set_range(ep, "attention_mask", 1, 1, max_seq + max_past)
+    _set_range(ep, "input_ids", 0, 1, max_batch)
     return ExportedLLM(
         ep, layout, attention_mask, logits, seconds,
         {"batch": (1, max_batch), "seq": (1, max_seq), "past": (0, max_past)},
@@ -289,13 +293,13 @@ def _grouped_query_sdpa() -> Iterator[None]:
         sdpa_attention.use_gqa_in_sdpa = original
 
 
-def _widen_mask_range(ep: ExportedProgram, lower: int, upper: int) -> None:
-    """Sets the range of the attention mask's length symbol to `[lower, upper]`."""
+def _set_range(ep: ExportedProgram, placeholder: str, axis: int, lower: int, upper: int) -> None:
+    """Sets the range of the symbol of `placeholder`'s `axis` to `[lower, upper]`."""
     import torch
     from torch.utils._sympy.value_ranges import ValueRanges
 
-    node = next(n for n in ep.graph.nodes if n.op == "placeholder" and n.name == "attention_mask")
-    dim = node.meta["val"].shape[1]
+    node = next(n for n in ep.graph.nodes if n.op == "placeholder" and n.name == placeholder)
+    dim = node.meta["val"].shape[axis]
     if isinstance(dim, torch.SymInt):
         symbol = dim.node.expr
         if symbol in ep.range_constraints:

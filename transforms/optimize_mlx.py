@@ -375,6 +375,8 @@ def _constant_array(value: SSAValue) -> np.ndarray | None:
     if found is not None:
         assert isinstance(found.value, DenseIntOrFPElementsAttr)
         array = array_of(found.value)
+        if dtype_of(source) == BFloat16Type():  # bits; bfloat16 is f32's top half
+            array = (array.astype(np.uint32) << 16).view(np.float32)
     else:
         tensor = _constant_tensor(source)
         if tensor is None:
@@ -383,8 +385,8 @@ def _constant_array(value: SSAValue) -> np.ndarray | None:
     dtype = dtypes.of_ir(dtype_of(value))
     if dtype is None or dtype.numpy is None:
         return None
-    if array.dtype == np.uint16 and dtype_of(source) != dtype_of(value):
-        return None  # a bfloat16 payload: read through the cast only via torch
+    if dtype_of(value) == BFloat16Type():
+        return None  # wanted as bfloat16 bits: no caller needs that
     return np.asarray(array).astype(dtype.numpy)
 
 
@@ -1017,8 +1019,10 @@ class SplitHeadsOnce(RewritePattern):
 # ---------------------------------------------------------------------------
 
 
-FOLDED_WEIGHT_ELEMENTS = 1 << 26
-"""The largest result `fold-constant-weights` computes at compile time."""
+FOLDED_WEIGHT_BYTES = 1 << 20
+"""`fold-constant-weights` computes a result at compile time when it is at most this
+big or no bigger than its constant operands together: a broadcast or an upcast of a
+large weight would grow the program and its memory."""
 
 
 def _constant_operand(value: SSAValue) -> Operation | None:
@@ -1058,11 +1062,18 @@ def _array_of_constant(op: Operation) -> mx.array:
     return _evaluate(op, [])[0]
 
 
+def _bytes(value: SSAValue) -> int:
+    """The size of a static tensor value."""
+    found = dtypes.of_ir(dtype_of(value))
+    itemsize = np.dtype(found.numpy).itemsize if found is not None and found.numpy is not None else 8
+    return int(np.prod(shape_of(value))) * itemsize
+
+
 class FoldConstantWeights(RewritePattern):
     """An elementwise op or cast whose operands are all constants, one of them a weight
     (Gemma's `1 + norm.weight`, a weight's upcast) → a new weight holding the result,
     computed at compile time by the runtime's own kernel (so bit for bit what the run
-    would compute). Results over `FOLDED_WEIGHT_ELEMENTS` are left to run time."""
+    would compute). Results that would grow the program (`FOLDED_WEIGHT_BYTES`) are left to run time."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, mlx.UnaryOp | mlx.BinaryOp | mlx.AstypeOp):
@@ -1073,10 +1084,12 @@ class FoldConstantWeights(RewritePattern):
         result = op.results[0]
         result_type = cast(TensorType[Attribute], result.type)
         shape = result_type.get_shape()
-        if DYNAMIC_INDEX in shape or int(np.prod(shape)) > FOLDED_WEIGHT_ELEMENTS:
-            return
         dtype = dtypes.of_ir(result_type.get_element_type())
-        if dtype is None or dtype.numpy is None:
+        if DYNAMIC_INDEX in shape or dtype is None or dtype.numpy is None:
+            return
+        size = _bytes(result)
+        operand_sizes = sum(_bytes(v) for v in op.operands)
+        if size > max(FOLDED_WEIGHT_BYTES, operand_sizes):
             return
         import mlx.core as mx
 
