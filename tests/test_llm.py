@@ -38,7 +38,7 @@ transformers = pytest.importorskip("transformers")
 
 from mlxir.tools import llm  # noqa: E402
 
-MODELS = ["llama", "qwen3", "mistral", "phi3", "qwen2", "gemma3", "phi", "gpt_neox"]
+MODELS = ["llama", "qwen3", "mistral", "phi3", "qwen2", "gemma3", "phi", "gpt_neox", "llama3_rope"]
 NEW_TOKENS = 16
 F32_ATOL = 1e-4
 BF16_RTOL_OF_SCALE = 0.03
@@ -58,6 +58,21 @@ def build_model(name: str, dtype: torch.dtype = torch.float32) -> Any:
     )
     configs = {
         "llama": (t.LlamaConfig, t.LlamaForCausalLM, {}),
+        # Llama 3's frequency-dependent rope scaling: a scaled inv_freq constant
+        "llama3_rope": (
+            t.LlamaConfig,
+            t.LlamaForCausalLM,
+            {
+                "rope_parameters": {
+                    "rope_type": "llama3",
+                    "rope_theta": 500000.0,
+                    "factor": 8.0,
+                    "low_freq_factor": 1.0,
+                    "high_freq_factor": 4.0,
+                    "original_max_position_embeddings": 32,
+                }
+            },
+        ),
         "qwen3": (t.Qwen3Config, t.Qwen3ForCausalLM, {"head_dim": 16}),
         "mistral": (t.MistralConfig, t.MistralForCausalLM, {"sliding_window": 4}),
         "phi3": (t.Phi3Config, t.Phi3ForCausalLM, {}),

@@ -126,18 +126,7 @@ _INTEGER_ARITHMETIC = frozenset(
 )
 """Index arithmetic whose result is a function of its operands' values alone."""
 
-_NONNEGATIVE_OF_NONNEGATIVE = frozenset(
-    {
-        "arith.addi",
-        "arith.muli",
-        "arith.floordivsi",
-        "arith.ceildivsi",
-        "arith.divsi",
-        "arith.remsi",
-        "arith.minsi",
-        "arith.maxsi",
-    }
-)
+_NONNEGATIVE_OF_NONNEGATIVE = _INTEGER_ARITHMETIC - {"arith.subi"}
 """Ops whose result is non-negative when every operand is (sizes do not overflow)."""
 
 
