@@ -29,7 +29,8 @@ program accepts; where a size is not provably one of these keys it gets a fresh
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -528,12 +529,26 @@ class KnownDims:
         for op in block.ops:
             self._known.visit(op)
 
+    def _ensure(self, value: SSAValue, depth: int = 0) -> None:
+        """Computes the keys of a value created since (and of what it is built from)."""
+        known = self._known
+        if value in known.dims or value in known.index_keys:
+            return
+        owner = value.owner
+        if isinstance(owner, Operation) and depth < 64:
+            for operand in owner.operands:
+                self._ensure(operand, depth + 1)
+            known.visit(owner)
+
     def axis_key(self, value: SSAValue, axis: int) -> Key | None:
+        self._ensure(value)
         dims = self._known.of(value)
         normalized = _normalize(axis, len(dims))
         return dims[normalized] if normalized is not None else None
 
     def size_key(self, size: SSAValue | int) -> Key | None:
+        if isinstance(size, SSAValue):
+            self._ensure(size)
         return self._known.size_key(size)
 
     def same_size(self, value: SSAValue, axis: int, size: SSAValue | int) -> bool:
@@ -545,6 +560,23 @@ class KnownDims:
         return key is not None and key == self.axis_key(b, b_axis)
 
 
+_SHARED: dict[FuncOp, KnownDims] | None = None
+
+
+@contextmanager
+def shared_known_dims() -> Iterator[None]:
+    """Within it, `known_dims` computes a function's dims once and reuses them (a
+    pattern walk asks for them at every match). Sound while the rewrites keep values'
+    meaning: what is known of a value stays true, and a value created since gets its
+    keys from its operands' when first asked."""
+    global _SHARED
+    previous, _SHARED = _SHARED, {}
+    try:
+        yield
+    finally:
+        _SHARED = previous
+
+
 def known_dims(op: Operation) -> KnownDims | None:
     """The dims of the function around `op` (None outside a function of one block)."""
     func = op.parent_op()
@@ -552,7 +584,12 @@ def known_dims(op: Operation) -> KnownDims | None:
         func = func.parent_op()
     if func is None or len(func.body.blocks) != 1:
         return None
-    return KnownDims(func)
+    if _SHARED is None:
+        return KnownDims(func)
+    found = _SHARED.get(func)
+    if found is None:
+        found = _SHARED[func] = KnownDims(func)
+    return found
 
 
 def fold_known_dims(func: FuncOp) -> None:

@@ -68,9 +68,12 @@ class PatternPass(ModulePass):
     PASS_NAME: ClassVar[str]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from mlxir.transforms.known_dims import shared_known_dims
+
         entry = PATTERNS[self.PASS_NAME]
         pattern = pattern_class(self.PASS_NAME)()
-        PatternRewriteWalker(OpDispatch(by_op([(entry.ops, pattern)]))).rewrite_module(op)
+        with shared_known_dims():
+            PatternRewriteWalker(OpDispatch(by_op([(entry.ops, pattern)]))).rewrite_module(op)
 
 
 def pattern_pass(name: str) -> type[ModulePass]:
@@ -93,8 +96,9 @@ class OptimizeMlxPass(ModulePass):
     name = OPTIMIZE
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from mlxir.transforms.known_dims import FoldKnownDimsPass
+        from mlxir.transforms.known_dims import FoldKnownDimsPass, shared_known_dims
 
         FoldKnownDimsPass().apply(ctx, op)
-        PatternRewriteWalker(OpDispatch(patterns_by_op(OPTIMIZE))).rewrite_module(op)
+        with shared_known_dims():
+            PatternRewriteWalker(OpDispatch(patterns_by_op(OPTIMIZE))).rewrite_module(op)
         FoldKnownDimsPass().apply(ctx, op)
