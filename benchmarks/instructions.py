@@ -35,6 +35,7 @@ def config(family: str, layers: int) -> Any:
         num_attention_heads=4,
         num_key_value_heads=2,
         max_position_embeddings=256,
+        pad_token_id=0,  # within the vocabulary (Phi-3's default is 32000)
     )
     phi: dict[str, Any] = {"partial_rotary_factor": 0.5}
     neox: dict[str, Any] = {"rotary_pct": 0.25}
