@@ -36,7 +36,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
-from mlxir.transforms.canonicalization.mlx import _constant_tensor, is_lossless
+from mlxir.transforms.canonicalization.mlx import _constant_tensor, arange_length, is_lossless
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.weights import array_of, dense_attr
 
@@ -311,13 +311,8 @@ class FoldWeightTranspose(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: mlx.TransposeOp, rewriter: PatternRewriter) -> None:
-        weight = op.input.owner
-        if not isinstance(weight, mlx.WeightOp):
-            return
-        target = SymbolTable.lookup_symbol(op, weight.global_name)
-        if not isinstance(target, mlx.GlobalOp) or not isinstance(
-            target.value, DenseIntOrFPElementsAttr
-        ):
+        weight, target = op.input.owner, _weight_global(op.input)
+        if not isinstance(weight, mlx.WeightOp) or target is None:
             return
         module = target.parent_op()
         if not isinstance(module, ModuleOp):
@@ -334,7 +329,7 @@ class FoldWeightTranspose(RewritePattern):
             ):
                 return
         new_type = cast(TensorType[Attribute], op.result.type)
-        transposed = array_of(target.value).transpose(perm)
+        transposed = array_of(cast(DenseIntOrFPElementsAttr, target.value)).transpose(perm)
         dtype = dtypes.of_ir(new_type.get_element_type())
         assert dtype is not None  # the global's value had this element type
         folded = mlx.GlobalOp(target.sym_name.data, new_type, target.kind.data)
@@ -523,15 +518,6 @@ class _Positions:
     row_offsets: SSAValue | None = None
 
 
-def _arange_from_zero(value: SSAValue) -> SSAValue | int | None:
-    """`arange(0, n, 1)` → n."""
-    op = value.owner
-    if not isinstance(op, mlx.ArangeOp):
-        return None
-    start, stop, step = mixed_values(ints(op.static_bounds), op.bounds)
-    return stop if start == 0 and step == 1 else None
-
-
 def _scalar_offset(value: SSAValue) -> SSAValue | int | None:
     """A 0-d integer tensor as an index value or literal."""
     if shape_of(value) != () or is_float(dtype_of(value)):
@@ -544,14 +530,14 @@ def _scalar_offset(value: SSAValue) -> SSAValue | int | None:
 
 def _steps(value: SSAValue) -> tuple[SSAValue | int, SSAValue | int] | None:
     """`arange(0, n) [+ k]` (rank 1, k 0-d) → (n, k)."""
-    length = _arange_from_zero(value)
+    length = arange_length(value)
     if length is not None:
         return length, 0
     add = _is(value, "mlx.add")
     if add is None or rank_of(value) != 1:
         return None
     for a, k in (add.operands, reversed(add.operands)):
-        length, offset = _arange_from_zero(a), _scalar_offset(k)
+        length, offset = arange_length(a), _scalar_offset(k)
         if length is not None and offset is not None:
             return length, offset
     return None

@@ -487,14 +487,20 @@ def _scalar_dense(dtype: Attribute, value: float) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr.from_list(tensor_type, [value])
 
 
+def arange_length(value: SSAValue) -> SSAValue | int | None:
+    """`arange(0, n, 1)` → n (a literal or its index value), else None."""
+    op = value.owner
+    if not isinstance(op, mlx.ArangeOp):
+        return None
+    start, stop, step = mixed_values(ints(op.static_bounds), op.bounds)
+    return stop if start == 0 and step == 1 else None
+
+
 def _arange_from_zero(value: SSAValue) -> bool:
     """`value` is `expand_dims(arange(0, n, 1))` (possibly cast): non-negative, starts at 0."""
-    owner = value.owner
-    while isinstance(owner, mlx.ExpandDimsOp | mlx.AstypeOp | mlx.ReshapeOp):
-        owner = owner.input.owner
-    return isinstance(owner, mlx.ArangeOp) and ints(owner.static_bounds)[0] == 0 and ints(
-        owner.static_bounds
-    )[2] == 1
+    while isinstance(value.owner, mlx.ExpandDimsOp | mlx.AstypeOp | mlx.ReshapeOp):
+        value = value.owner.input
+    return arange_length(value) is not None
 
 
 def _provably_nonempty_rows(mask: SSAValue) -> bool:
