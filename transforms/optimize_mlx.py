@@ -314,14 +314,10 @@ class FoldWeightTranspose(RewritePattern):
         weight, target = op.input.owner, _weight_global(op.input)
         if not isinstance(weight, mlx.WeightOp) or target is None:
             return
-        module = target.parent_op()
-        if not isinstance(module, ModuleOp):
-            return
         perm = list(ints(op.axes))
-        reads = [
-            o for o in module.walk()
-            if isinstance(o, mlx.WeightOp) and o.global_name == weight.global_name
-        ]
+        reads = _reads_of(target)
+        if weight not in reads:
+            return
         for read in reads:
             users = [use.operation for use in read.result.uses]
             if not users or not all(
@@ -361,6 +357,18 @@ def _weight_global(value: SSAValue) -> mlx.GlobalOp | None:
     if isinstance(target, mlx.GlobalOp) and isinstance(target.value, DenseIntOrFPElementsAttr):
         return target
     return None
+
+
+def _reads_of(target: mlx.GlobalOp) -> list[mlx.WeightOp]:
+    """Every `mlx.weight` of `target` in its module."""
+    module = target.parent_op()
+    if not isinstance(module, ModuleOp):
+        return []
+    return [
+        o
+        for o in module.walk()
+        if isinstance(o, mlx.WeightOp) and o.global_name.root_reference == target.sym_name
+    ]
 
 
 def _constant_array(value: SSAValue) -> np.ndarray | None:
@@ -841,11 +849,7 @@ def _drop_unread(read: SSAValue, rewriter: PatternRewriter) -> None:
     rewriter.erase(op)
     if not isinstance(target, mlx.GlobalOp):
         return
-    module = target.parent_op()
-    if isinstance(module, ModuleOp) and not any(
-        isinstance(o, mlx.WeightOp) and o.global_name.root_reference == target.sym_name
-        for o in module.walk()
-    ):
+    if not _reads_of(target):
         rewriter.erase(target)
 
 
