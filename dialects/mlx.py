@@ -634,7 +634,7 @@ class ConcatenateOp(MlxirOp):
     inputs = var_operand_def(TensorType)
     axis = prop_def(I64Attr)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), MlxCanonicalization())
 
     def __init__(self, inputs: Sequence[SSAValue], axis: int, result_type: Attribute):
         super().__init__(

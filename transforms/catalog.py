@@ -93,6 +93,20 @@ PATTERNS: dict[str, PatternEntry] = {
     "remove-identity-slices": PatternEntry(
         "RemoveIdentitySlice", ("mlx.slice",), CANONICALIZE, "a slice of the whole input removed"
     ),
+    "slices-to-split": PatternEntry(
+        "SlicesToSplit",
+        ("mlx.slice",),
+        CANONICALIZE,
+        "step-1 slices cutting one axis of a value into contiguous pieces that cover it "
+        "-> one split",
+    ),
+    "fold-empty-concatenate": PatternEntry(
+        "FoldEmptyConcatenate",
+        ("mlx.concatenate",),
+        CANONICALIZE,
+        "concatenate drops inputs statically empty along the axis; one left of the "
+        "result type -> that input",
+    ),
     "fold-identity-arithmetic": PatternEntry(
         "FoldIdentityArithmetic",
         ("mlx.multiply", "mlx.divide", "mlx.add", "mlx.subtract"),

@@ -25,12 +25,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    IntegerAttr,
     IntegerType,
     Signedness,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 from mlxir import dtypes
 from mlxir.dialects import mlx
@@ -40,11 +42,13 @@ if TYPE_CHECKING:
 from mlxir.dialects.common import (
     DYNAMIC,
     dtype_of,
+    int_array,
     ints,
     mixed_values,
     rank_of,
     shape_of,
 )
+from mlxir.transforms.known_dims import known_dims
 
 # ---------------------------------------------------------------------------
 # Dtypes
@@ -474,6 +478,157 @@ class RemoveIdentitySlice(RewritePattern):
             return
         if _sizes_are_input_shape(op.input, stops) and op.input.type == op.result.type:
             rewriter.replace(op, [], [op.input])
+
+
+class FoldEmptyConcatenate(RewritePattern):
+    """`concatenate` drops the inputs whose size along the axis is statically 0; when
+    one input remains and its type is the result type, the concatenate is that input.
+    Left alone when every input is empty, or when the one that remains has another type
+    (the concatenate then also states the result's type).
+
+    Exact: an empty input contributes no element, so the others, in order, are the
+    result. Partial rotary with every feature rotated (Phi-3) lowers to
+    `cat(rope(x[..., :d]), x[..., d:d])`. MLX checks the off-axis sizes of every input,
+    empty ones too: a program whose empty input disagrees with the others there fails
+    in MLX and runs once the input is gone (the verifier has already rejected any
+    static disagreement)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.ConcatenateOp, rewriter: PatternRewriter) -> None:
+        axis = op.axis.value.data % rank_of(op.result)
+        kept = [v for v in op.inputs if shape_of(v)[axis] != 0]
+        if len(kept) == len(op.inputs) or not kept:
+            return
+        if len(kept) == 1:
+            if kept[0].type == op.result.type:
+                rewriter.replace(op, [], [kept[0]])
+            return
+        new = mlx.ConcatenateOp(kept, op.axis.value.data, op.result.type)
+        new.location = op.location
+        rewriter.replace(op, new)
+
+
+def _static_range(op: mlx.SliceOp, axis: int) -> tuple[int, int] | None:
+    """The `[lo, hi)` that `op` takes of `axis`, when its bounds and the axis size are
+    static, clamped as MLX clamps them (negative bounds count from the end)."""
+    size = shape_of(op.input)[axis]
+    start = mixed_values(ints(op.static_start), op.start)[axis]
+    stop = mixed_values(ints(op.static_stop), op.stop)[axis]
+    if size == DYNAMIC or not isinstance(start, int) or not isinstance(stop, int):
+        return None
+    lo = min(size, max(0, start + size if start < 0 else start))
+    hi = min(size, max(0, stop + size if stop < 0 else stop))
+    return lo, hi
+
+
+def _maybe_whole(op: mlx.SliceOp, axis: int) -> bool:
+    """Whether `op` may take all of `axis` (from 0, to a static stop at least the size,
+    or to a runtime stop that `_runtime_whole` then has to prove the size)."""
+    start = mixed_values(ints(op.static_start), op.start)[axis]
+    stop = mixed_values(ints(op.static_stop), op.stop)[axis]
+    if start != 0:
+        return False
+    if isinstance(stop, int):
+        size = shape_of(op.input)[axis]
+        return size != DYNAMIC and stop >= size
+    return True
+
+
+def _is_dim_of(size: SSAValue, value: SSAValue, axis: int) -> bool:
+    owner = size.owner
+    return (
+        isinstance(owner, mlx.DimOp)
+        and owner.input == value
+        and owner.axis.value.data % rank_of(value) == axis
+    )
+
+
+def _cut_axis(op: mlx.SliceOp) -> int | None:
+    """The one axis a step-1 slice cuts to a static, non-empty, partial range, when it
+    may take all of every other axis."""
+    if set(ints(op.strides)) != {1}:
+        return None
+    cut: int | None = None
+    for axis in range(rank_of(op.input)):
+        found = _static_range(op, axis)
+        if found is not None and found != (0, shape_of(op.input)[axis]):
+            if cut is not None or found[0] >= found[1]:
+                return None
+            cut = axis
+        elif not _maybe_whole(op, axis):
+            return None
+    return cut
+
+
+class SlicesToSplit(RewritePattern):
+    """Step-1 slices of one value `y` that cut the same axis into non-empty, static,
+    contiguous ranges covering all of it, each taking all of every other axis → one
+    `split(y)` whose pieces replace them (Phi-3 cuts its fused `qkv_proj` output into
+    q, k and v this way; `split-heads-once` then moves the heads once for all three).
+
+    Exact: the pieces of a split are the slices between its points. A runtime stop on
+    another axis must provably be `y`'s size there: an `mlx.dim` of `y`, else by the
+    function's symbolic dims (`known_dims`, computed only once everything else
+    matches). Overlapping or repeated ranges, gaps, other steps and a lone slice stay.
+    Other slices of `y` (another axis, another step) are not touched."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.SliceOp, rewriter: PatternRewriter) -> None:
+        axis = _cut_axis(op)
+        if axis is None:
+            return
+        y = op.input
+        pieces: dict[mlx.SliceOp, tuple[int, int]] = {}
+        for use in y.uses:
+            sibling = use.operation
+            if isinstance(sibling, mlx.SliceOp) and sibling.input == y and _cut_axis(sibling) == axis:
+                pieces[sibling] = cast(tuple[int, int], _static_range(sibling, axis))
+        if len(pieces) < 2:
+            return
+        ordered = sorted(pieces.items(), key=lambda item: item[1])
+        bounds = [0] + [hi for _, (_, hi) in ordered]
+        if [lo for _, (lo, _) in ordered] != bounds[:-1] or bounds[-1] != shape_of(y)[axis]:
+            return
+        dtype, shape = dtype_of(y), list(shape_of(y))
+        piece_types: list[Attribute] = []
+        for sibling, (lo, hi) in ordered:
+            shape[axis] = hi - lo
+            piece_types.append(TensorType(dtype, shape))
+            if sibling.result.type != piece_types[-1]:
+                return
+        if not self._whole_elsewhere([s for s, _ in ordered], axis):
+            return
+        split = mlx.SplitOp.build(
+            operands=[y],
+            result_types=[piece_types],
+            properties={"indices": int_array(bounds[1:-1]), "axis": IntegerAttr(axis, 64)},
+        )
+        split.location = op.location
+        # Right after y is defined: the split must dominate every use of every slice.
+        owner = y.owner
+        if isinstance(owner, Operation):
+            rewriter.insert(split, InsertPoint.after(owner))
+        else:
+            rewriter.insert(split, InsertPoint.at_start(cast(BlockArgument, y).block))
+        for (sibling, _), piece in zip(ordered, split.results, strict=True):
+            rewriter.replace(sibling, [], [piece])
+
+    @staticmethod
+    def _whole_elsewhere(slices: Sequence[mlx.SliceOp], cut: int) -> bool:
+        """Every runtime stop off the cut axis is the input's size on its axis."""
+        deferred: list[tuple[mlx.SliceOp, int, SSAValue]] = []
+        for op in slices:
+            stops = mixed_values(ints(op.static_stop), op.stop)
+            for axis, stop in enumerate(stops):
+                if axis != cut and isinstance(stop, SSAValue) and not _is_dim_of(stop, op.input, axis):
+                    deferred.append((op, axis, stop))
+        if not deferred:
+            return True
+        # The symbolic dims walk the whole function: only for slices that match otherwise.
+        known = known_dims(slices[0])
+        return known is not None and all(
+            known.same_size(op.input, axis, stop) for op, axis, stop in deferred
+        )
 
 
 # ---------------------------------------------------------------------------
