@@ -502,3 +502,101 @@ def test_constant_where_keeps_a_branch_that_would_grow() -> None:
     assert "mlx.where" in names
     _assert_bit_identical(got, expected)
     assert torch.as_tensor(expected[0]).shape == (3,)
+
+
+# --------------------------------------------------------------------------- pieces
+# slices-to-split and fold-empty-concatenate only move elements: the rewritten program
+# returns, bit for bit, what the original returns on MLX.
+
+
+def test_slices_to_split_is_bit_identical() -> None:
+    """Phi-3's q/k/v cut of a fused projection (stops that are dims of the function's
+    input, proved by the symbolic dims), and rows of a static value, out of order."""
+    text = """
+    func.func @f(%x: tensor<?x?x16xf32>, %r: tensor<6x4xf16>) -> (tensor<?x?x8xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32>, tensor<2x4xf16>, tensor<4x4xf16>) {
+      %b = mlx.dim %x axis 0 : tensor<?x?x16xf32>
+      %s = mlx.dim %x axis 1 : tensor<?x?x16xf32>
+      %y = mlx.negative %x : tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+      %q = mlx.slice %y [0, 0, 0] to [%b, %s, 8] step [1, 1, 1] : tensor<?x?x16xf32> -> tensor<?x?x8xf32>
+      %k = mlx.slice %y [0, 0, 8] to [%b, %s, 12] step [1, 1, 1] : tensor<?x?x16xf32> -> tensor<?x?x4xf32>
+      %v = mlx.slice %y [0, 0, 12] to [%b, %s, 16] step [1, 1, 1] : tensor<?x?x16xf32> -> tensor<?x?x4xf32>
+      %hi = mlx.slice %r [2, 0] to [6, 4] step [1, 1] : tensor<6x4xf16> -> tensor<4x4xf16>
+      %lo = mlx.slice %r [0, 0] to [2, 4] step [1, 1] : tensor<6x4xf16> -> tensor<2x4xf16>
+      func.return %q, %k, %v, %lo, %hi : tensor<?x?x8xf32>, tensor<?x?x4xf32>, tensor<?x?x4xf32>, tensor<2x4xf16>, tensor<4x4xf16>
+    }"""
+    torch.manual_seed(0)
+    r = _special_floats(torch.float16, rows=3).reshape(6, 2).repeat(1, 2)
+    for batch, seq in ((2, 3), (1, 1), (3, 5)):
+        x = torch.randn(batch, seq, 16)
+        x[0, 0, :8] = _special_floats(torch.float32).reshape(-1)
+        names, expected, got = _fold_and_run(text, "slices-to-split", x, r)
+        assert names.count("mlx.split") == 2 and "mlx.slice" not in names
+        _assert_bit_identical(got, expected)
+        y = -x
+        _assert_bit_identical(got, [y[..., :8], y[..., 8:12], y[..., 12:], r[:2], r[2:]])
+
+
+def test_slices_to_split_keeps_pieces_that_do_not_cover() -> None:
+    """A gap between the pieces: nothing is rewritten, the values stay."""
+    text = """
+    func.func @f(%x: tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x4xf32>) {
+      %a = mlx.slice %x [0, 0] to [2, 3] step [1, 1] : tensor<2x8xf32> -> tensor<2x3xf32>
+      %b = mlx.slice %x [0, 4] to [2, 8] step [1, 1] : tensor<2x8xf32> -> tensor<2x4xf32>
+      func.return %a, %b : tensor<2x3xf32>, tensor<2x4xf32>
+    }"""
+    x = torch.randn(2, 8)
+    names, expected, got = _fold_and_run(text, "slices-to-split", x)
+    assert names.count("mlx.slice") == 2 and "mlx.split" not in names
+    _assert_bit_identical(got, expected)
+
+
+def test_fold_empty_concatenate_is_bit_identical() -> None:
+    """Phi-3's full rotary pass-through `cat(r, x[..., 16:16])` is `r`; empty inputs
+    around two others leave their concatenate."""
+    text = """
+    func.func @f(%x: tensor<?x2x?x16xf32>, %e: tensor<3x0xf16>, %a: tensor<3x2xf16>, %c: tensor<3x5xf16>) -> (tensor<?x2x?x16xf32>, tensor<3x7xf16>) {
+      %b = mlx.dim %x axis 0 : tensor<?x2x?x16xf32>
+      %s = mlx.dim %x axis 2 : tensor<?x2x?x16xf32>
+      %r = mlx.negative %x : tensor<?x2x?x16xf32> -> tensor<?x2x?x16xf32>
+      %empty = mlx.slice %x [0, 0, 0, 16] to [%b, 2, %s, 16] step [1, 1, 1, 1] : tensor<?x2x?x16xf32> -> tensor<?x2x?x0xf32>
+      %one = mlx.concatenate %r, %empty axis 3 : tensor<?x2x?x16xf32>, tensor<?x2x?x0xf32> -> tensor<?x2x?x16xf32>
+      %two = mlx.concatenate %e, %a, %e, %c axis -1 : tensor<3x0xf16>, tensor<3x2xf16>, tensor<3x0xf16>, tensor<3x5xf16> -> tensor<3x7xf16>
+      func.return %one, %two : tensor<?x2x?x16xf32>, tensor<3x7xf16>
+    }"""
+    torch.manual_seed(1)
+    x = torch.randn(2, 2, 3, 16)
+    x[0, 0, 0, :8] = _special_floats(torch.float32).reshape(-1)
+    e = torch.empty(3, 0, dtype=torch.float16)
+    a = _special_floats(torch.float16, rows=3).reshape(6, 2)[:3]
+    c = torch.randn(3, 5).to(torch.float16)
+    names, expected, got = _fold_and_run(text, "fold-empty-concatenate", x, e, a, c)
+    assert names.count("mlx.concatenate") == 1
+    _assert_bit_identical(got, expected)
+    _assert_bit_identical(got, [-x, torch.cat([a, c], -1)])
+
+
+def test_fused_projection_cut_and_empty_pass_through_through_the_default_pipeline() -> None:
+    """From PyTorch: a fused q/k/v output cut into three (one split after
+    slices-to-split) and a concatenate with an empty pass-through, on dynamic batch and
+    sequence sizes, give PyTorch's values exactly."""
+
+    def fn(x):
+        y = torch.neg(x)
+        q, k, v = y[..., :8], y[..., 8:12], y[..., 12:]
+        return torch.cat([q * 2.0, q[..., 8:]], dim=-1), k, v
+
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import import_program
+
+    x = torch.randn(2, 3, 16)
+    dims = {0: Dim("b", min=1, max=8), 1: Dim("s", min=1, max=8)}
+    ep = export(Fn(fn), (x,), dynamic_shapes=((dims,),))
+    module = import_program(ep)
+    lower(module)
+    names = [op.name for op in module.walk()]
+    assert names.count("mlx.split") == 1 and not {"mlx.slice", "mlx.concatenate"} & set(names)
+    program = mlxir.compile(ep)
+    for b, s in ((1, 1), (2, 3), (4, 7)):
+        x = torch.randn(b, s, 16)
+        for got, expected in zip(program(x), fn(x), strict=True):
+            assert torch.equal(got, expected)
