@@ -185,6 +185,18 @@ PATTERNS: dict[str, PatternEntry] = {
         "split, then reshape to heads and transpose per piece -> reshape, transpose, "
         "split on the head axis",
     ),
+    "transpose-before-norm": PatternEntry(
+        "TransposeBeforeNorm",
+        ("mlx.transpose",),
+        OPTIMIZE,
+        "transpose(norm(x)) -> norm(transpose(x)) when the last axis stays last",
+    ),
+    "tanh-gelu-as-sigmoid": PatternEntry(
+        "TanhGeluAsSigmoid",
+        ("mlx.multiply",),
+        OPTIMIZE,
+        "0.5x(1 + tanh(k(x + c x^3))) -> x * sigmoid(x(2k + 2kc x^2)) (within 5e-7 in f32)",
+    ),
     "fold-weight-transposes": PatternEntry(
         "FoldWeightTranspose",
         ("mlx.transpose",),

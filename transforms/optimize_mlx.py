@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Pure, SymbolTable
@@ -36,7 +36,12 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
-from mlxir.transforms.canonicalization.mlx import _constant_tensor, arange_length, is_lossless
+from mlxir.transforms.canonicalization.mlx import (
+    _constant_tensor,
+    _scalar_dense,
+    arange_length,
+    is_lossless,
+)
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.weights import array_of, dense_attr
 
@@ -481,8 +486,15 @@ def _full_axis(op: mlx.SliceOp, axis: int, sizes: _Sizes) -> bool:
 
 
 def _last_axis_slice(value: SSAValue, sizes: _Sizes) -> tuple[SSAValue, int, int] | None:
-    """`x[..., lo:hi]` → (x, lo, hi): a step-1 slice of the last axis, whole elsewhere."""
+    """`x[..., lo:hi]` → (x, lo, hi): a step-1 slice of the last axis, whole elsewhere,
+    or a piece of a split of the last axis (`slices-to-split` makes slices one)."""
     op = value.owner
+    if isinstance(op, mlx.SplitOp) and isinstance(value, OpResult):
+        size = shape_of(op.input)[-1]
+        if op.axis.value.data % rank_of(op.input) != rank_of(op.input) - 1 or size == DYNAMIC_INDEX:
+            return None
+        bounds = [0, *ints(op.indices), size]
+        return op.input, bounds[value.index], bounds[value.index + 1]
     if not isinstance(op, mlx.SliceOp) or set(ints(op.strides)) != {1}:
         return None
     last = rank_of(op.input) - 1
@@ -1002,6 +1014,139 @@ class SplitHeadsOnce(RewritePattern):
             rewriter.replace(old_transpose, [], [piece])
             rewriter.erase(old_reshape)
         rewriter.erase(op)
+
+
+class TransposeBeforeNorm(RewritePattern):
+    """`transpose(norm(x), perm)` with `perm` keeping the last axis last →
+    `norm(transpose(x, perm))`, for `rms_norm` and `layer_norm` (which normalize each
+    last-axis row, wherever the row sits). Qwen3 normalizes q and k per head between
+    the head reshape and the transpose; with the transpose first, `split-heads-once`
+    sees its reshape/transpose pairs. MLX's kernels give the same bits either way (the
+    rows are the same contiguous vectors)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.TransposeOp, rewriter: PatternRewriter) -> None:
+        norm = op.input.owner
+        if not isinstance(norm, mlx.RmsNormOp | mlx.LayerNormOp) or op.input.uses.get_length() != 1:
+            return
+        perm = list(ints(op.axes))
+        if perm[-1] != len(perm) - 1:
+            return
+        x = norm.input
+        moved_shape = [shape_of(x)[p] for p in perm]
+        transpose = mlx.TransposeOp(x, perm, TensorType(dtype_of(x), moved_shape))
+        moved = type(norm).create(
+            operands=[transpose.result, *norm.operands[1:]],
+            result_types=[op.result.type],
+            properties=dict(norm.properties),
+            attributes=dict(norm.attributes),
+        )
+        for new in (transpose, moved):
+            new.location = op.location
+        rewriter.insert(transpose, InsertPoint.before(op))
+        rewriter.replace(op, moved)
+        rewriter.erase(norm)
+
+
+# ---------------------------------------------------------------------------
+# Activations
+# ---------------------------------------------------------------------------
+
+
+def _times_constant(value: SSAValue, name: str) -> tuple[SSAValue, float] | None:
+    """`name(v, c)` or `name(c, v)` with `c` a one-element constant → (v, c)."""
+    op = _is(value, name)
+    if op is None:
+        return None
+    for operand, constant in (op.operands, reversed(op.operands)):
+        found = _scalar_constant(constant)
+        if found is not None and _scalar_constant(operand) is None:
+            return operand, found
+    return None
+
+
+def _is_cube_of(value: SSAValue, x: SSAValue) -> bool:
+    """`x³` as `power(x, 3)`, `square(x) * x` or `x * square(x)`."""
+    power = _is(value, "mlx.power")
+    if power is not None:
+        return power.operands[0] == x and _scalar_constant(power.operands[1]) == 3.0
+    product = _is(value, "mlx.multiply")
+    if product is None:
+        return False
+    a, b = product.operands
+    return (a == x and _is_square_of(b, x)) or (b == x and _is_square_of(a, x))
+
+
+def _tanh_gelu_inner(value: SSAValue) -> tuple[SSAValue, float, float] | None:
+    """`k * (x + c * x³)` → (x, k, c)."""
+    scaled = _times_constant(value, "mlx.multiply")
+    if scaled is None:
+        return None
+    inner, k = scaled
+    add = _is(inner, "mlx.add")
+    if add is None:
+        return None
+    for x, term in (add.operands, reversed(add.operands)):
+        cubic = _times_constant(term, "mlx.multiply")
+        if cubic is not None and _is_cube_of(cubic[0], x):
+            return x, k, cubic[1]
+    return None
+
+
+def _tanh_gelu(op: Operation) -> tuple[SSAValue, float, float] | None:
+    """`(0.5 * x) * (1 + tanh(k * (x + c * x³)))`, any operand order → (x, k, c)."""
+    for half_x, one_plus in (op.operands, reversed(op.operands)):
+        half = _times_constant(half_x, "mlx.multiply")
+        shifted = _times_constant(one_plus, "mlx.add")
+        if half is None or half[1] != 0.5 or shifted is None or shifted[1] != 1.0:
+            continue
+        tanh = _is(shifted[0], "mlx.tanh")
+        inner = _tanh_gelu_inner(tanh.operands[0]) if tanh is not None else None
+        if inner is not None and inner[0] == half[0]:
+            return inner
+    return None
+
+
+class TanhGeluAsSigmoid(RewritePattern):
+    """The tanh approximation of GELU, `0.5x(1 + tanh(k(x + c x³)))` (torch's
+    `gelu(approximate="tanh")` as lowered, HF's `NewGELUActivation`), nine ops →
+    `x * sigmoid(x * (2k + 2kc x²))`, six: equal in the reals, since
+    `(1 + tanh z) / 2 = sigmoid(2z)`. Not bit-exact: against torch's float64 GELU on
+    [-12, 12] the f32 result is within 5e-7 (the decomposition: 2.4e-7), and f16/bf16
+    within one unit in the last place of the result, as the decomposition is. It
+    does not suffer the decomposition's cancellation in `1 + tanh z` for negative x."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.name != "mlx.multiply":
+            return
+        found = _tanh_gelu(op)
+        if found is None:
+            return
+        x, k, c = found
+        if op.results[0].type != x.type or not is_float(dtype_of(x)):
+            return
+        dtype = dtype_of(x)
+        new: list[Operation] = []
+
+        def add(operation: Operation) -> SSAValue:
+            new.append(operation)
+            return operation.results[0]
+
+        def constant(value: float) -> SSAValue:
+            return add(mlx.ConstantOp(_scalar_dense(dtype, value)))
+
+        def unary(name: str, a: SSAValue) -> SSAValue:
+            return add(cast(type[mlx.UnaryOp], mlx.UNARY_OP_CLASSES[name])(a))
+
+        def binary(name: str, a: SSAValue, b: SSAValue) -> SSAValue:
+            return add(mlx.BINARY_OP_CLASSES[name](a, b, x.type))
+
+        quadratic = binary("multiply", unary("square", x), constant(2 * k * c))
+        twice_z = binary("multiply", x, binary("add", quadratic, constant(2 * k)))
+        binary("multiply", x, unary("sigmoid", twice_z))
+        for operation in new:
+            operation.location = op.location
+        rewriter.replace(op, new)
 
 
 # ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from mlxir.transforms.catalog import MODULES, OPTIMIZE, PATTERNS, Stage
 
@@ -27,8 +28,14 @@ class OpDispatch(RewritePattern):
     rewrites it: no op is matched against the patterns of other ops."""
 
     patterns: Mapping[str, tuple[RewritePattern, ...]]
+    erase_dead: bool = False
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if self.erase_dead and is_trivially_dead(op):
+            # A fusion leaves its decomposition unread; erased at once (as MLIR's greedy
+            # driver does), it no longer counts as a use that blocks the next pattern.
+            rewriter.erase(op)
+            return
         for pattern in self.patterns.get(op.name, ()):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
@@ -100,5 +107,5 @@ class OptimizeMlxPass(ModulePass):
 
         FoldKnownDimsPass().apply(ctx, op)
         with shared_known_dims():
-            PatternRewriteWalker(OpDispatch(patterns_by_op(OPTIMIZE))).rewrite_module(op)
+            PatternRewriteWalker(OpDispatch(patterns_by_op(OPTIMIZE), erase_dead=True)).rewrite_module(op)
         FoldKnownDimsPass().apply(ctx, op)

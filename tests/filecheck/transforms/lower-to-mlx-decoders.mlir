@@ -214,7 +214,16 @@
 // CHECK-NEXT:    %[[WGU:.*]] = mlx.weight @"gemma3.model.model.layers.0.mlp.gate_proj+up_proj.weight" : tensor<16x64xf32>
 // CHECK-NEXT:    %[[GU:.*]] = mlx.matmul %[[X1]], %[[WGU]] : tensor<?x?x16xf32>, tensor<16x64xf32> -> tensor<?x?x64xf32>
 // CHECK-NEXT:    %[[G:[[:alnum:]_]+]], %[[U:[[:alnum:]_]+]] = mlx.split %[[GU]] at [32] axis 2 : tensor<?x?x64xf32> -> tensor<?x?x32xf32>, tensor<?x?x32xf32>
-// CHECK:         %[[GATED:.*]] = mlx.multiply %{{.*}}, %[[U]] : tensor<?x?x32xf32>, tensor<?x?x32xf32> -> tensor<?x?x32xf32>
+// tanh-gelu-as-sigmoid: x * sigmoid(x * (2k + 2kc x^2)).
+// CHECK-NEXT:    %[[SQ:.*]] = mlx.square %[[G]] : tensor<?x?x32xf32> -> tensor<?x?x32xf32>
+// CHECK-NEXT:    %[[B:.*]] = mlx.constant dense<0.0713548139> : tensor<f32>
+// CHECK-NEXT:    %[[QUAD:.*]] = mlx.multiply %[[SQ]], %[[B]]
+// CHECK-NEXT:    %[[A:.*]] = mlx.constant dense<1.59576917> : tensor<f32>
+// CHECK-NEXT:    %[[SLOPE:.*]] = mlx.add %[[QUAD]], %[[A]]
+// CHECK-NEXT:    %[[Z2:.*]] = mlx.multiply %[[G]], %[[SLOPE]]
+// CHECK-NEXT:    %[[SIG:.*]] = mlx.sigmoid %[[Z2]]
+// CHECK-NEXT:    %[[GELU:.*]] = mlx.multiply %[[G]], %[[SIG]]
+// CHECK-NEXT:    %[[GATED:.*]] = mlx.multiply %[[GELU]], %[[U]] : tensor<?x?x32xf32>, tensor<?x?x32xf32> -> tensor<?x?x32xf32>
 // CHECK-NEXT:    %[[D:.*]] = mlx.matmul %[[GATED]], %[[WDOWN]] : tensor<?x?x32xf32>, tensor<32x16xf32> -> tensor<?x?x16xf32>
 // CHECK-NEXT:    %[[N3:.*]] = mlx.weight @gemma3.model.model.layers.0.post_feedforward_layernorm.weight.add : tensor<16xf32>
 // CHECK-NEXT:    %[[DN:.*]] = mlx.rms_norm %[[D]] weight %[[N3]] : tensor<16xf32>

@@ -7,8 +7,10 @@
 // has transposed them in place first), then split-heads-once on the merged split;
 // fold-known-dims makes the two reads of S one first. Per function, the result is one matmul (addmm), one
 // reshape, one transpose and one split on the heads axis; the q/k/v globals are
-// replaced by the merged ones (values concatenated after the transpose). The RMSNorm
-// decomposition is left, unused, to dce.
+// replaced by the merged ones (values concatenated after the transpose). What the
+// fusions leave unread (the RMSNorm decomposition) is erased by the stage. Qwen3's
+// per-head q/k norms between the reshape and the transpose move after the transpose
+// (transpose-before-norm), and then split-heads-once applies.
 // (filecheck's CHECK-NOT also covers the text of the next match; the NOTs here exclude
 // ops that the next match does not contain.)
 // RUN: mlx-opt %s -p optimize-mlx | filecheck %s
@@ -121,4 +123,28 @@ func.func @qwen2_attention(%h: tensor<1x?x4xf32>) -> (tensor<1x2x?x2xf32>, tenso
   %v4 = mlx.reshape %v [1, %s, 1, 2] : tensor<1x?x2xf32> -> tensor<1x?x1x2xf32>
   %vh = mlx.transpose %v4 [0, 2, 1, 3] : tensor<1x?x1x2xf32> -> tensor<1x1x?x2xf32>
   func.return %qh, %kh, %vh : tensor<1x2x?x2xf32>, tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>
+}
+
+// Qwen3: q and k RMS-normalized per head between the reshape and the transpose.
+// CHECK-LABEL: func.func @qwen3_heads(%y: tensor<1x?x8xf32>, %qn: tensor<2xf32>, %kn: tensor<2xf32>) -> (tensor<1x2x?x2xf32>, tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>) {
+// CHECK-NEXT:    %s = mlx.dim %y axis 1 : tensor<1x?x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = mlx.reshape %y [1, %s, 4, 2] : tensor<1x?x8xf32> -> tensor<1x?x4x2xf32>
+// CHECK-NEXT:    %[[T:.*]] = mlx.transpose %[[R]] [0, 2, 1, 3] : tensor<1x?x4x2xf32> -> tensor<1x4x?x2xf32>
+// CHECK-NEXT:    %[[Q:[[:alnum:]_]+]], %[[K:[[:alnum:]_]+]], %v = mlx.split %[[T]] at [2, 3] axis 1 : tensor<1x4x?x2xf32> -> tensor<1x2x?x2xf32>, tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>
+// CHECK-NEXT:    %q = mlx.rms_norm %[[Q]] weight %qn : tensor<2xf32> eps {{.*}} : tensor<1x2x?x2xf32> -> tensor<1x2x?x2xf32>
+// CHECK-NEXT:    %k = mlx.rms_norm %[[K]] weight %kn : tensor<2xf32> eps {{.*}} : tensor<1x1x?x2xf32> -> tensor<1x1x?x2xf32>
+// CHECK-NEXT:    func.return %q, %k, %v : tensor<1x2x?x2xf32>, tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>
+// CHECK-NEXT:  }
+func.func @qwen3_heads(%y: tensor<1x?x8xf32>, %qn: tensor<2xf32>, %kn: tensor<2xf32>) -> (tensor<1x2x?x2xf32>, tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>) {
+  %s = mlx.dim %y axis 1 : tensor<1x?x8xf32>
+  %p:3 = mlx.split %y at [4, 6] axis 2 : tensor<1x?x8xf32> -> tensor<1x?x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>
+  %q4 = mlx.reshape %p#0 [1, %s, 2, 2] : tensor<1x?x4xf32> -> tensor<1x?x2x2xf32>
+  %qn4 = mlx.rms_norm %q4 weight %qn : tensor<2xf32> eps 1.000000e-06 : tensor<1x?x2x2xf32> -> tensor<1x?x2x2xf32>
+  %q = mlx.transpose %qn4 [0, 2, 1, 3] : tensor<1x?x2x2xf32> -> tensor<1x2x?x2xf32>
+  %k4 = mlx.reshape %p#1 [1, %s, 1, 2] : tensor<1x?x2xf32> -> tensor<1x?x1x2xf32>
+  %kn4 = mlx.rms_norm %k4 weight %kn : tensor<2xf32> eps 1.000000e-06 : tensor<1x?x1x2xf32> -> tensor<1x?x1x2xf32>
+  %k = mlx.transpose %kn4 [0, 2, 1, 3] : tensor<1x?x1x2xf32> -> tensor<1x1x?x2xf32>
+  %v4 = mlx.reshape %p#2 [1, %s, 1, 2] : tensor<1x?x2xf32> -> tensor<1x?x1x2xf32>
+  %v = mlx.transpose %v4 [0, 2, 1, 3] : tensor<1x?x1x2xf32> -> tensor<1x1x?x2xf32>
+  func.return %q, %k, %v : tensor<1x2x?x2xf32>, tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>
 }
