@@ -49,6 +49,7 @@ def config(family: str, layers: int) -> Any:
         "phi": lambda: t.PhiConfig(**common, **phi),
         "gpt_neox": lambda: t.GPTNeoXConfig(**common, **neox),
         "gemma3": lambda: t.Gemma3TextConfig(head_dim=16, sliding_window=8, **common),
+        "cohere": lambda: t.CohereConfig(**common),  # interleaved rotary
     }
     if family not in configs:
         raise SystemExit(f"unknown family '{family}' ({', '.join(configs)})")
@@ -80,7 +81,7 @@ def count(family: str, layers: int, pipelines: list[str]) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--families", default="llama,qwen2,qwen3,mistral,phi3,phi,gpt_neox,gemma3")
+    parser.add_argument("--families", default="llama,qwen2,qwen3,mistral,phi3,phi,gpt_neox,gemma3,cohere")
     parser.add_argument("--pipelines", default="baseline,default")
     args = parser.parse_args()
     pipelines = args.pipelines.split(",")

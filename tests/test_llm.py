@@ -38,7 +38,18 @@ transformers = pytest.importorskip("transformers")
 
 from mlxir.tools import llm  # noqa: E402
 
-MODELS = ["llama", "qwen3", "mistral", "phi3", "qwen2", "gemma3", "phi", "gpt_neox", "llama3_rope"]
+MODELS = [
+    "llama",
+    "qwen3",
+    "mistral",
+    "phi3",
+    "qwen2",
+    "gemma3",
+    "phi",
+    "gpt_neox",
+    "llama3_rope",
+    "cohere",
+]
 NEW_TOKENS = 16
 F32_ATOL = 1e-4
 BF16_RTOL_OF_SCALE = 0.03
@@ -81,6 +92,9 @@ def build_model(name: str, dtype: torch.dtype = torch.float32) -> Any:
         # attention and MLP (phi), one fused query_key_value projection (gpt_neox)
         "phi": (t.PhiConfig, t.PhiForCausalLM, {"partial_rotary_factor": 0.5}),
         "gpt_neox": (t.GPTNeoXConfig, t.GPTNeoXForCausalLM, {"rotary_pct": 0.25}),
+        # interleaved rotary (pairs of features rotate together), parallel attention
+        # and MLP, LayerNorm without bias, tied embeddings, a logit scale
+        "cohere": (t.CohereConfig, t.CohereForCausalLM, {}),
         "gemma3": (
             t.Gemma3TextConfig,
             t.Gemma3ForCausalLM,

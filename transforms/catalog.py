@@ -163,7 +163,7 @@ PATTERNS: dict[str, PatternEntry] = {
         "FuseRope",
         ("mlx.add", "mlx.concatenate"),
         OPTIMIZE,
-        "rotate_half / partial rotary embeddings at contiguous positions -> mlx.rope",
+        "rotate_half, interleaved and partial rotary embeddings at contiguous positions -> mlx.rope",
     ),
     "fuse-bias-add": PatternEntry(
         "FuseBiasAdd",

@@ -529,6 +529,58 @@ def _rotated_half(value: SSAValue, sizes: _Sizes) -> SSAValue | None:
     return x
 
 
+def _every_other(value: SSAValue, sizes: _Sizes) -> tuple[SSAValue, int] | None:
+    """`x[..., first::2]` (first 0 or 1, whole elsewhere) → (x, first)."""
+    op = value.owner
+    if not isinstance(op, mlx.SliceOp):
+        return None
+    last = rank_of(op.input) - 1
+    size = shape_of(op.input)[last]
+    strides = list(ints(op.strides))
+    if size == DYNAMIC_INDEX or size % 2 or strides[:-1] != [1] * last or strides[-1] != 2:
+        return None
+    if not all(_full_axis(op, axis, sizes) for axis in range(last)):
+        return None
+    first = mixed_values(ints(op.static_start), op.start)[last]
+    stop = mixed_values(ints(op.static_stop), op.stop)[last]
+    if first not in (0, 1) or not isinstance(stop, int) or stop < size - 1 + cast(int, first):
+        return None
+    return op.input, cast(int, first)
+
+
+def _rotated_pairs(value: SSAValue, sizes: _Sizes) -> SSAValue | None:
+    """The interleaved (GPT-J, Cohere) rotation of x's feature pairs,
+    `stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2)`: a reshape of
+    `cat(expand_dims(-odd, r), expand_dims(even, r), r)` → x."""
+    reshape = value.owner
+    if not isinstance(reshape, mlx.ReshapeOp):
+        return None
+    cat = reshape.input.owner
+    rank = rank_of(reshape.input)
+    if not isinstance(cat, mlx.ConcatenateOp) or len(cat.inputs) != 2 or rank != rank_of(value) + 1:
+        return None
+    if cat.axis.value.data % rank != rank - 1 or shape_of(cat.result)[-1] != 2:
+        return None
+    pieces: list[SSAValue] = []
+    for piece in cat.inputs:
+        expand = piece.owner
+        if not (isinstance(expand, mlx.ExpandDimsOp) and list(ints(expand.axes)) in ([rank - 1], [-1])):
+            return None
+        pieces.append(expand.input)
+    neg = _is(pieces[0], "mlx.negative")
+    if neg is None:
+        return None
+    odd, even = _every_other(neg.operands[0], sizes), _every_other(pieces[1], sizes)
+    if odd is None or even is None or odd[0] != even[0] or (odd[1], even[1]) != (1, 0):
+        return None
+    x = even[0]
+    if x.type != value.type or not all(
+        sizes.same_axes(value, axis, x, axis) for axis in range(rank_of(x) - 1)
+    ):
+        return None
+    return x
+
+
 @dataclass(frozen=True)
 class _Positions:
     """Contiguous positions: `offset + row_offsets[b] + t` for `t < length`."""
@@ -593,21 +645,44 @@ def _contiguous_positions(value: SSAValue) -> _Positions | None:
 
 @dataclass(frozen=True)
 class _Angles:
-    """`positions[..., None] * inv_freq`, repeated twice along the features."""
+    """`positions[..., None] * inv_freq`, repeated twice along the features: one copy
+    after the other (`cat(f, f)`), or each angle twice in a row (`traditional`)."""
 
     positions: _Positions
     inv_freq: np.ndarray
     source: str
+    traditional: bool = False
 
 
 def _angles(value: SSAValue) -> _Angles | None:
-    """`cat(f, f, -1)` with `f = float(positions[..., None]) * inv_freq` (rank 3)."""
-    cat = value.owner
-    if not isinstance(cat, mlx.ConcatenateOp) or len(cat.inputs) != 2 or rank_of(value) != 3:
+    """`cat(f, f, -1)`, or `f` with each angle repeated twice in a row
+    (`reshape(broadcast_to(f[..., None], [..., n, 2]), [..., 2n])`, torch's
+    `repeat_interleave(f, 2, -1)`), with `f = float(positions[..., None]) * inv_freq`
+    (rank 3)."""
+    if rank_of(value) != 3:
         return None
-    if cat.inputs[0] != cat.inputs[1] or cat.axis.value.data % 3 != 2:
+    owner = value.owner
+    if isinstance(owner, mlx.ConcatenateOp):
+        if len(owner.inputs) != 2 or owner.inputs[0] != owner.inputs[1] or owner.axis.value.data % 3 != 2:
+            return None
+        return _angle_products(owner.inputs[0], traditional=False)
+    if not isinstance(owner, mlx.ReshapeOp):
         return None
-    mul = _is(cat.inputs[0], "mlx.multiply")
+    broadcast = owner.input.owner
+    if not isinstance(broadcast, mlx.BroadcastToOp) or shape_of(broadcast.result)[-1] != 2:
+        return None
+    expand = broadcast.input.owner
+    if not (isinstance(expand, mlx.ExpandDimsOp) and list(ints(expand.axes)) in ([3], [-1])):
+        return None
+    f = expand.input
+    if shape_of(f)[-1] == DYNAMIC_INDEX or 2 * shape_of(f)[-1] != shape_of(value)[-1]:
+        return None
+    return _angle_products(f, traditional=True)
+
+
+def _angle_products(value: SSAValue, traditional: bool) -> _Angles | None:
+    """`float(positions[..., None]) * inv_freq`."""
+    mul = _is(value, "mlx.multiply")
     if mul is None or dtype_of(mul.results[0]) != Float32Type():
         return None
     for positions, inv in (mul.operands, reversed(mul.operands)):
@@ -623,7 +698,7 @@ def _angles(value: SSAValue) -> _Angles | None:
             continue
         weight = _weight_global(_strip_upcast(inv))
         source = weight.sym_name.data if weight is not None else "rope"
-        return _Angles(found, inv_freq.astype(np.float32), source)
+        return _Angles(found, inv_freq.astype(np.float32), source, traditional)
     return None
 
 
@@ -645,13 +720,17 @@ def _rope_operands(op: Operation, sizes: _Sizes) -> tuple[SSAValue, _Angles] | N
             continue
         for x, cos in (cos_mul.operands, reversed(cos_mul.operands)):
             for rotated, sin in (sin_mul.operands, reversed(sin_mul.operands)):
-                if _rotated_half(rotated, sizes) != x:
+                if _rotated_half(rotated, sizes) == x:
+                    traditional = False
+                elif _rotated_pairs(rotated, sizes) == x:
+                    traditional = True
+                else:
                     continue
                 cos_angles, sin_angles = _trig_of(cos, "mlx.cos"), _trig_of(sin, "mlx.sin")
                 if cos_angles is None or cos_angles != sin_angles:
                     continue
                 angles = _angles(cos_angles)
-                if angles is not None:
+                if angles is not None and angles.traditional == traditional:
                     return x, angles
     return None
 
@@ -670,6 +749,9 @@ class FuseRope(RewritePattern):
       the angles `a = cat(f, f)`, `f = float(positions[..., None]) * inv_freq`, and the
       positions provably count up by one along x's sequence axis (-2) from a scalar
       or per-row start: `arange(n) + k`, or `offsets[:, None] + arange(n)`;
+    - interleaved (GPT-J style, Cohere): `x * cos + rotate_pairs(x) * sin`, with
+      `rotate_pairs(x) = stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2)` and each
+      angle of `f` repeated twice in a row → `mlx.rope` with `traditional`;
     - partial rotary: `cat(rope(x[..., :r]), x[..., r:], -1)` → `rope(x)` of `dims r`.
 
     `freqs` is `1 / inv_freq` of the program's own (possibly scaled) constant, not a
@@ -704,6 +786,7 @@ class FuseRope(RewritePattern):
             freqs=freqs,
             offset=positions.offset,
             row_offsets=positions.row_offsets,
+            traditional=angles.traditional,
         )
         rope.location = op.location
         rewriter.replace(op, rope)

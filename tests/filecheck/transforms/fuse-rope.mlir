@@ -6,6 +6,7 @@
 // up by one along x's sequence axis: `offsets[:, None] + arange(S)` (per-row offsets, with
 // `offsets` provably x's batch) or `arange(S) + k` (a scalar start), S provably x's -2
 // size. Partial rotary, cat(rope(x[..., :r]), x[..., r:], -1), is one rope of `dims r`.
+// The interleaved form (rotate_pairs, angles repeated in a row) is a `traditional` rope.
 // The pass alone leaves the decomposition, now unused, to dce.
 // The IR is written by hand after what HF's LlamaRotaryEmbedding / apply_rotary_pos_emb
 // lower to (q is [B, 4 heads, S, 16]); inv_freq is [1, 1/2, 1/4, ...] so 1/inv_freq is exact.
@@ -464,6 +465,78 @@ func.func @unknown_batch(%q: tensor<?x4x?x16xf32>, %position_offset: tensor<?xi6
   %x1 = mlx.slice %q [0, 0, 0, 0] to [%b, 4, %s, 8] step [1, 1, 1, 1] : tensor<?x4x?x16xf32> -> tensor<?x4x?x8xf32>
   %neg = mlx.negative %x2 : tensor<?x4x?x8xf32> -> tensor<?x4x?x8xf32>
   %rot = mlx.concatenate %neg, %x1 axis 3 : tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32> -> tensor<?x4x?x16xf32>
+  %qc = mlx.multiply %q, %cos : tensor<?x4x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x4x?x16xf32>
+  %rs = mlx.multiply %rot, %sin : tensor<?x4x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x4x?x16xf32>
+  %out = mlx.add %qc, %rs : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  func.return %out : tensor<?x4x?x16xf32>
+}
+
+// Interleaved rotary (GPT-J style, HF's Cohere): pairs of features rotate together,
+// rotate_pairs(x) = stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2), and each angle
+// of f repeated twice in a row (torch's repeat_interleave(f, 2, -1): a broadcast of
+// f[..., None] to [..., 8, 2], reshaped) -> mlx.rope with `traditional`.
+// CHECK-LABEL: func.func @interleaved(
+// CHECK:         %[[FREQS:.*]] = mlx.weight @rotary_emb.inv_freq.rope_freqs : tensor<8xf32>
+// CHECK-NEXT:    %out = mlx.rope %q dims 16 traditional freqs %[[FREQS]] : tensor<8xf32> scale 1.000000e+00 offset [0] rows %position_offset : tensor<?xi64> : tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+// CHECK-NEXT:    func.return %out : tensor<?x4x?x16xf32>
+// CHECK-NEXT:  }
+func.func @interleaved(%q: tensor<?x4x?x16xf32>, %position_offset: tensor<?xi64>) -> tensor<?x4x?x16xf32> attributes {mlxir.input_dims = [["b", "", "s", ""], ["b"]]} {
+  %inv_freq = mlx.weight @rotary_emb.inv_freq : tensor<8xf32>
+  %b = mlx.dim %q axis 0 : tensor<?x4x?x16xf32>
+  %s = mlx.dim %q axis 2 : tensor<?x4x?x16xf32>
+  %arange = mlx.arange [0, %s, 1] : tensor<?xi64>
+  %rows = mlx.expand_dims %position_offset [1] : tensor<?xi64> -> tensor<?x1xi64>
+  %pos = mlx.add %rows, %arange : tensor<?x1xi64>, tensor<?xi64> -> tensor<?x?xi64>
+  %pe = mlx.expand_dims %pos [2] : tensor<?x?xi64> -> tensor<?x?x1xi64>
+  %pf = mlx.astype %pe : tensor<?x?x1xi64> -> tensor<?x?x1xf32>
+  %f = mlx.multiply %pf, %inv_freq : tensor<?x?x1xf32>, tensor<8xf32> -> tensor<?x?x8xf32>
+  %f1 = mlx.expand_dims %f [3] : tensor<?x?x8xf32> -> tensor<?x?x8x1xf32>
+  %f2 = mlx.broadcast_to %f1 [%b, %s, 8, 2] : tensor<?x?x8x1xf32> -> tensor<?x?x8x2xf32>
+  %emb = mlx.reshape %f2 [%b, %s, 16] : tensor<?x?x8x2xf32> -> tensor<?x?x16xf32>
+  %c = mlx.cos %emb : tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  %cos = mlx.expand_dims %c [1] : tensor<?x?x16xf32> -> tensor<?x1x?x16xf32>
+  %sn = mlx.sin %emb : tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  %sin = mlx.expand_dims %sn [1] : tensor<?x?x16xf32> -> tensor<?x1x?x16xf32>
+  %even = mlx.slice %q [0, 0, 0, 0] to [%b, 4, %s, 16] step [1, 1, 1, 2] : tensor<?x4x?x16xf32> -> tensor<?x4x?x8xf32>
+  %odd = mlx.slice %q [0, 0, 0, 1] to [%b, 4, %s, 16] step [1, 1, 1, 2] : tensor<?x4x?x16xf32> -> tensor<?x4x?x8xf32>
+  %neg = mlx.negative %odd : tensor<?x4x?x8xf32> -> tensor<?x4x?x8xf32>
+  %neg1 = mlx.expand_dims %neg [4] : tensor<?x4x?x8xf32> -> tensor<?x4x?x8x1xf32>
+  %even1 = mlx.expand_dims %even [4] : tensor<?x4x?x8xf32> -> tensor<?x4x?x8x1xf32>
+  %pairs = mlx.concatenate %neg1, %even1 axis 4 : tensor<?x4x?x8x1xf32>, tensor<?x4x?x8x1xf32> -> tensor<?x4x?x8x2xf32>
+  %rot = mlx.reshape %pairs [%b, 4, %s, 16] : tensor<?x4x?x8x2xf32> -> tensor<?x4x?x16xf32>
+  %qc = mlx.multiply %q, %cos : tensor<?x4x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x4x?x16xf32>
+  %rs = mlx.multiply %rot, %sin : tensor<?x4x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x4x?x16xf32>
+  %out = mlx.add %qc, %rs : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  func.return %out : tensor<?x4x?x16xf32>
+}
+
+// Kept: interleaved rotation with angles repeated one copy after the other (cat(f, f)):
+// the two layouts do not mix.
+// CHECK-LABEL: func.func @interleaved_rotation_half_angles(
+// CHECK-NOT:     mlx.rope
+// CHECK:         func.return
+func.func @interleaved_rotation_half_angles(%q: tensor<?x4x?x16xf32>, %position_offset: tensor<?xi64>) -> tensor<?x4x?x16xf32> attributes {mlxir.input_dims = [["b", "", "s", ""], ["b"]]} {
+  %inv_freq = mlx.weight @rotary_emb.inv_freq : tensor<8xf32>
+  %b = mlx.dim %q axis 0 : tensor<?x4x?x16xf32>
+  %s = mlx.dim %q axis 2 : tensor<?x4x?x16xf32>
+  %arange = mlx.arange [0, %s, 1] : tensor<?xi64>
+  %rows = mlx.expand_dims %position_offset [1] : tensor<?xi64> -> tensor<?x1xi64>
+  %pos = mlx.add %rows, %arange : tensor<?x1xi64>, tensor<?xi64> -> tensor<?x?xi64>
+  %pe = mlx.expand_dims %pos [2] : tensor<?x?xi64> -> tensor<?x?x1xi64>
+  %pf = mlx.astype %pe : tensor<?x?x1xi64> -> tensor<?x?x1xf32>
+  %f = mlx.multiply %pf, %inv_freq : tensor<?x?x1xf32>, tensor<8xf32> -> tensor<?x?x8xf32>
+  %emb = mlx.concatenate %f, %f axis 2 : tensor<?x?x8xf32>, tensor<?x?x8xf32> -> tensor<?x?x16xf32>
+  %c = mlx.cos %emb : tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  %cos = mlx.expand_dims %c [1] : tensor<?x?x16xf32> -> tensor<?x1x?x16xf32>
+  %sn = mlx.sin %emb : tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  %sin = mlx.expand_dims %sn [1] : tensor<?x?x16xf32> -> tensor<?x1x?x16xf32>
+  %even = mlx.slice %q [0, 0, 0, 0] to [%b, 4, %s, 16] step [1, 1, 1, 2] : tensor<?x4x?x16xf32> -> tensor<?x4x?x8xf32>
+  %odd = mlx.slice %q [0, 0, 0, 1] to [%b, 4, %s, 16] step [1, 1, 1, 2] : tensor<?x4x?x16xf32> -> tensor<?x4x?x8xf32>
+  %neg = mlx.negative %odd : tensor<?x4x?x8xf32> -> tensor<?x4x?x8xf32>
+  %neg1 = mlx.expand_dims %neg [4] : tensor<?x4x?x8xf32> -> tensor<?x4x?x8x1xf32>
+  %even1 = mlx.expand_dims %even [4] : tensor<?x4x?x8xf32> -> tensor<?x4x?x8x1xf32>
+  %pairs = mlx.concatenate %neg1, %even1 axis 4 : tensor<?x4x?x8x1xf32>, tensor<?x4x?x8x1xf32> -> tensor<?x4x?x8x2xf32>
+  %rot = mlx.reshape %pairs [%b, 4, %s, 16] : tensor<?x4x?x8x2xf32> -> tensor<?x4x?x16xf32>
   %qc = mlx.multiply %q, %cos : tensor<?x4x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x4x?x16xf32>
   %rs = mlx.multiply %rot, %sin : tensor<?x4x?x16xf32>, tensor<?x1x?x16xf32> -> tensor<?x4x?x16xf32>
   %out = mlx.add %qc, %rs : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
