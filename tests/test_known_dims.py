@@ -81,7 +81,7 @@ def _run(module: ModuleOp, inputs: Sequence[torch.Tensor]) -> list[np.ndarray]:
 
 
 class Heads(torch.nn.Module):
-    """Split into heads, rotate half, merge back: the lowering reads the batch and
+    """Split into heads, rotate a part, merge back: the lowering reads the batch and
     sequence sizes with `mlx.dim`, slices with open ends (dims of the intermediate) and
     reshapes back to the shape the heads already have."""
 
@@ -93,7 +93,8 @@ class Heads(torch.nn.Module):
         b, t, _ = x.shape
         h = self.proj(x).view(b, t, 4, 4).transpose(1, 2)
         h = h * mask[:, None, :, None]
-        h = torch.cat([-h[..., 2:], h[..., :2]], dim=-1)
+        # overlapping pieces, which slices-to-split leaves as slices
+        h = torch.cat([-h[..., 1:3], h[..., :2]], dim=-1)
         h = h.reshape(b, 4, t, 4)
         out = h.transpose(1, 2).reshape(b, t, 16)
         return out + x.expand(b, t, 16)

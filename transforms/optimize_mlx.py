@@ -493,7 +493,7 @@ def _last_axis_slice(value: SSAValue, sizes: _Sizes) -> tuple[SSAValue, int, int
         size = shape_of(op.input)[-1]
         if op.axis.value.data % rank_of(op.input) != rank_of(op.input) - 1 or size == DYNAMIC_INDEX:
             return None
-        bounds = [0, *ints(op.indices), size]
+        bounds = [0, *(min(point, size) for point in ints(op.indices)), size]  # MLX clamps
         return op.input, bounds[value.index], bounds[value.index + 1]
     if not isinstance(op, mlx.SliceOp) or set(ints(op.strides)) != {1}:
         return None
@@ -1052,10 +1052,26 @@ def _heads(value: SSAValue) -> tuple[mlx.ReshapeOp, mlx.TransposeOp] | None:
     return reshape, transpose
 
 
+def _alike(pairs: list[tuple[mlx.ReshapeOp, mlx.TransposeOp]]) -> bool:
+    """The pieces are reshaped to the same leading sizes and head dim and transposed by
+    the same permutation."""
+    reshape0, transpose0 = pairs[0]
+    prefix = mixed_values(ints(reshape0.static_shape), reshape0.shape)[:-2]
+    head_dim = shape_of(reshape0.result)[-1]
+    perm = list(ints(transpose0.axes))
+    for reshape, transpose in pairs:
+        sizes = mixed_values(ints(reshape.static_shape), reshape.shape)
+        if sizes[:-2] != prefix or sizes[-1] != head_dim or list(ints(transpose.axes)) != perm:
+            return False
+    return True
+
+
 class SplitHeadsOnce(RewritePattern):
     """`split(y)` on the last axis, each piece reshaped to `[..., h_i, d]` and transposed
     the same way → `reshape(y, [..., sum h_i, d])`, one transpose, one split on the
-    heads axis: the pieces' values, moved, with three ops instead of three per piece."""
+    heads axis: the pieces' values, moved, with three ops instead of three per piece.
+    Where only a run of consecutive pieces are heads (a parallel block's q, k, v next to
+    its MLP's pieces), the run is first split off as one piece, split again."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: mlx.SplitOp, rewriter: PatternRewriter) -> None:
@@ -1064,16 +1080,15 @@ class SplitHeadsOnce(RewritePattern):
             return
         found = [_heads(piece) for piece in op.outputs]
         if any(f is None for f in found):
+            self._split_off_heads(op, found, rewriter)
             return
         pairs = cast(list[tuple[mlx.ReshapeOp, mlx.TransposeOp]], found)
+        if len(pairs) < 2 or not _alike(pairs):
+            return
         reshape0, transpose0 = pairs[0]
         prefix = mixed_values(ints(reshape0.static_shape), reshape0.shape)[:-2]
         head_dim = shape_of(reshape0.result)[-1]
         perm = list(ints(transpose0.axes))
-        for reshape, transpose in pairs:
-            sizes = mixed_values(ints(reshape.static_shape), reshape.shape)
-            if sizes[:-2] != prefix or sizes[-1] != head_dim or list(ints(transpose.axes)) != perm:
-                return
         heads = [shape_of(r.result)[-2] for r, _ in pairs]
         dtype = dtype_of(op.input)
         whole = [*prefix, sum(heads), head_dim]
@@ -1097,6 +1112,49 @@ class SplitHeadsOnce(RewritePattern):
             rewriter.replace(old_transpose, [], [piece])
             rewriter.erase(old_reshape)
         rewriter.erase(op)
+
+    @staticmethod
+    def _split_off_heads(
+        op: mlx.SplitOp,
+        found: list[tuple[mlx.ReshapeOp, mlx.TransposeOp] | None],
+        rewriter: PatternRewriter,
+    ) -> None:
+        widths = [shape_of(piece)[-1] for piece in op.outputs]
+        if DYNAMIC_INDEX in widths:
+            return
+        start = 0
+        while start < len(found):
+            end = start
+            while end < len(found) and found[end] is not None:
+                end += 1
+            run = cast(list[tuple[mlx.ReshapeOp, mlx.TransposeOp]], found[start:end])
+            if len(run) >= 2 and _alike(run):
+                break
+            start = end + 1
+        else:
+            return
+        bounds = [0, *np.cumsum(widths).tolist()]
+        outer_points = [b for i, b in enumerate(bounds[1:-1], 1) if not start < i < end]
+        piece_type = cast(TensorType[Attribute], op.outputs[start].type)
+        merged_type = TensorType(
+            piece_type.get_element_type(), [*piece_type.get_shape()[:-1], sum(widths[start:end])]
+        )
+        outer_types = [p.type for p in op.outputs[:start]] + [merged_type] + [p.type for p in op.outputs[end:]]
+        outer = mlx.SplitOp.build(
+            operands=[op.input],
+            result_types=[outer_types],
+            properties={"indices": int_array(outer_points), "axis": op.axis},
+        )
+        run_points = np.cumsum(widths[start:end])[:-1].tolist()
+        inner = mlx.SplitOp.build(
+            operands=[outer.results[start]],
+            result_types=[[p.type for p in op.outputs[start:end]]],
+            properties={"indices": int_array(run_points), "axis": op.axis},
+        )
+        for new in (outer, inner):
+            new.location = op.location
+        pieces = [*outer.results[:start], *inner.results, *outer.results[start + 1 :]]
+        rewriter.replace(op, [outer, inner], pieces)
 
 
 class TransposeBeforeNorm(RewritePattern):

@@ -158,3 +158,41 @@ func.func @split_not_last(%y: tensor<2x6x32xf32>) -> (tensor<2x2x3x16xf32>, tens
   %k = mlx.transpose %k4 [0, 2, 1, 3] : tensor<2x3x2x16xf32> -> tensor<2x2x3x16xf32>
   func.return %q, %k : tensor<2x2x3x16xf32>, tensor<2x2x3x16xf32>
 }
+
+// A parallel block's merged product (Phi, Cohere): q, k, v next to the MLP's two
+// pieces. The q/k/v run is split off as one piece and split again; that inner split
+// then becomes one reshape, one transpose and a split on the heads axis.
+// CHECK-LABEL: func.func @parallel_block(%y: tensor<?x?x96xf32>) -> (tensor<?x4x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>) {
+// CHECK-NEXT:    %b = mlx.dim %y axis 0 : tensor<?x?x96xf32>
+// CHECK-NEXT:    %s = mlx.dim %y axis 1 : tensor<?x?x96xf32>
+// CHECK-NEXT:    %[[QKV:[[:alnum:]_]+]], %[[GATE:[[:alnum:]_]+]], %[[UP:[[:alnum:]_]+]] = mlx.split %y at [64, 80] axis 2 : tensor<?x?x96xf32> -> tensor<?x?x64xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>
+// CHECK-NEXT:    %[[R:.*]] = mlx.reshape %[[QKV]] [%b, %s, 8, 8] : tensor<?x?x64xf32> -> tensor<?x?x8x8xf32>
+// CHECK-NEXT:    %[[T:.*]] = mlx.transpose %[[R]] [0, 2, 1, 3] : tensor<?x?x8x8xf32> -> tensor<?x8x?x8xf32>
+// CHECK-NEXT:    %q, %k, %v = mlx.split %[[T]] at [4, 6] axis 1 : tensor<?x8x?x8xf32> -> tensor<?x4x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>
+// CHECK-NEXT:    func.return %q, %k, %v, %[[GATE]], %[[UP]]
+func.func @parallel_block(%y: tensor<?x?x96xf32>) -> (tensor<?x4x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>) {
+  %b = mlx.dim %y axis 0 : tensor<?x?x96xf32>
+  %s = mlx.dim %y axis 1 : tensor<?x?x96xf32>
+  %p:5 = mlx.split %y at [32, 48, 64, 80] axis 2 : tensor<?x?x96xf32> -> tensor<?x?x32xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>
+  %q4 = mlx.reshape %p#0 [%b, %s, 4, 8] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
+  %q = mlx.transpose %q4 [0, 2, 1, 3] : tensor<?x?x4x8xf32> -> tensor<?x4x?x8xf32>
+  %k4 = mlx.reshape %p#1 [%b, %s, 2, 8] : tensor<?x?x16xf32> -> tensor<?x?x2x8xf32>
+  %k = mlx.transpose %k4 [0, 2, 1, 3] : tensor<?x?x2x8xf32> -> tensor<?x2x?x8xf32>
+  %v4 = mlx.reshape %p#2 [%b, %s, 2, 8] : tensor<?x?x16xf32> -> tensor<?x?x2x8xf32>
+  %v = mlx.transpose %v4 [0, 2, 1, 3] : tensor<?x?x2x8xf32> -> tensor<?x2x?x8xf32>
+  func.return %q, %k, %v, %p#3, %p#4 : tensor<?x4x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32>, tensor<?x?x16xf32>, tensor<?x?x16xf32>
+}
+
+// Kept: a single piece reshaped to heads is already one reshape and one transpose.
+// CHECK-LABEL: func.func @one_piece
+// CHECK-NEXT:    %b = mlx.dim
+// CHECK-NEXT:    %s = mlx.dim
+// CHECK-NEXT:    %p = mlx.split %y at [] axis 2
+func.func @one_piece(%y: tensor<?x?x32xf32>) -> tensor<?x4x?x8xf32> {
+  %b = mlx.dim %y axis 0 : tensor<?x?x32xf32>
+  %s = mlx.dim %y axis 1 : tensor<?x?x32xf32>
+  %p = mlx.split %y at [] axis 2 : tensor<?x?x32xf32> -> tensor<?x?x32xf32>
+  %q4 = mlx.reshape %p [%b, %s, 4, 8] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
+  %q = mlx.transpose %q4 [0, 2, 1, 3] : tensor<?x?x4x8xf32> -> tensor<?x4x?x8xf32>
+  func.return %q : tensor<?x4x?x8xf32>
+}
