@@ -1,0 +1,102 @@
+"""Decode ms/token of two pipelines' programs, compiled from one export and run in
+turns in one process: an A/B of the optimizer without process-to-process noise.
+
+    .venv/bin/python benchmarks/decode_ab.py [--model tiny] [--vocab 32000] [--rounds 10]
+        [--steps 20] [--pipelines baseline,default]
+
+The model is `benchmarks/llm.py`'s (`tiny`: the small Llama, hidden 256, 4 layers;
+`llama`: the 56M one), random weights, float32, with `--vocab` overriding its
+vocabulary (the LM head's product dominates a small model's step at vocab 32000). One
+`mlxir.tools.llm.export_llm(model, attention_mask=False, logits="last")` export is
+lowered by each pipeline of `llm.py`'s table and serialized; each round runs every
+program (in an order that alternates between rounds) on the same 128-token prompt for
+`--steps` greedy decode steps and keeps the median step; the figure is the median of
+the rounds' medians. One thread; the system OpenBLAS is preloaded as `llm.py` does
+(the process re-executes itself to set `LD_PRELOAD`). A benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import llm as bench  # noqa: E402  (benchmarks/llm.py)
+
+
+def compiled_programs(args: argparse.Namespace) -> dict[str, Any]:
+    import torch
+    import transformers
+
+    import mlxir
+    from mlxir.codegen import serialize
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import import_program
+    from mlxir.tools import llm
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    config = bench.model_config(args.model, 1024)
+    config.vocab_size = args.vocab
+    model = transformers.AutoModelForCausalLM.from_config(config).eval()
+    exported = llm.export_llm(model, attention_mask=False, logits="last")
+    programs = {}
+    for name in args.pipelines.split(","):
+        module = import_program(exported.ep)
+        start = time.perf_counter()
+        lower(module, bench.PIPELINES[name])
+        print(f"{name}: lowered in {time.perf_counter() - start:.2f} s", flush=True)
+        program = mlxir.Program(serialize(module))
+        programs[name] = llm.CompiledLLM.from_program(program)
+    return programs
+
+
+def decode_median(compiled: Any, steps: int) -> float:
+    import mlx.core as mx
+
+    from mlxir.tools import llm
+
+    ids = mx.array([[(7 * i) % 1000 + 1 for i in range(128)]], dtype=mx.int64)
+    times: list[float] = []
+    last = time.perf_counter()
+    for token, _ in llm.stream_tokens(compiled, ids, max_new_tokens=steps + 1):
+        mx.eval(token)
+        now = time.perf_counter()
+        times.append(now - last)
+        last = now
+    return statistics.median(times[1:]) * 1e3  # times[0] is the prefill
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--model", default="tiny", choices=["tiny", "llama"])
+    parser.add_argument("--vocab", type=int, default=32000)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--pipelines", default="baseline,default")
+    args = parser.parse_args()
+    env, blas = bench.blas_env()
+    if env.get("LD_PRELOAD") and os.environ.get("LD_PRELOAD") != env["LD_PRELOAD"]:
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+    programs = compiled_programs(args)
+    names = list(programs)
+    rounds: dict[str, list[float]] = {name: [] for name in names}
+    for index in range(args.rounds):
+        for name in names if index % 2 == 0 else reversed(names):
+            rounds[name].append(decode_median(programs[name], args.steps))
+    print(f"\n{args.model}, vocab {args.vocab}; {blas}; {args.rounds} rounds x {args.steps} steps")
+    first = statistics.median(rounds[names[0]])
+    for name in names:
+        median = statistics.median(rounds[name])
+        per_round = ", ".join(f"{t:.2f}" for t in rounds[name])
+        print(f"{name:10s} {median:7.2f} ms/token ({median / first:.2f}x {names[0]})  rounds: {per_round}")
+
+
+if __name__ == "__main__":
+    main()
