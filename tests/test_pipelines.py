@@ -72,6 +72,22 @@ class CastChains(nn.Module):
         return folded.to(torch.float32) + kept
 
 
+class SlicedHeads(nn.Module):
+    """Phi-3's fused q/k/v product cut into pieces by slices, Qwen3's per-head RMSNorm
+    between the head reshape and the transpose, a tanh GELU (`slices-to-split`,
+    `split-heads-once`, `transpose-before-norm`, `tanh-gelu-as-sigmoid`)."""
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor, norm_weight: torch.Tensor) -> torch.Tensor:
+        batch, length, _ = x.shape
+        y = x @ w.t()
+        q = y[..., : 2 * HEAD_DIM].view(batch, length, 2, HEAD_DIM)
+        k = y[..., 2 * HEAD_DIM : 3 * HEAD_DIM].view(batch, length, 1, HEAD_DIM)
+        v = y[..., 3 * HEAD_DIM :].view(batch, length, 1, HEAD_DIM).transpose(1, 2)
+        q = nn.functional.rms_norm(q, (HEAD_DIM,), norm_weight, 1e-6).transpose(1, 2)
+        k = nn.functional.rms_norm(k, (HEAD_DIM,), norm_weight, 1e-6).transpose(1, 2)
+        return q * k + nn.functional.gelu(v, approximate="tanh")
+
+
 def _attention_inputs(length: int, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
     generator = torch.Generator().manual_seed(length)
     x = torch.randn(2, length, HEADS * HEAD_DIM, generator=generator).to(dtype)
@@ -87,9 +103,19 @@ def _casts_inputs(length: int, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
     return (torch.randn(length, 6, generator=generator).to(torch.float16),)
 
 
+def _sliced_heads_inputs(length: int, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
+    generator = torch.Generator().manual_seed(length)
+    width = 4 * HEAD_DIM
+    x = torch.randn(2, length, width, generator=generator).to(dtype)
+    w = (torch.randn(width, width, generator=generator) / width**0.5).to(dtype)
+    norm_weight = torch.randn(HEAD_DIM, generator=generator).to(dtype)
+    return x, w, norm_weight
+
+
 CASES = {
     "attention": (GroupedAttention, _attention_inputs, {"x": {1: "n"}, "kv": {2: "n"}, "mask": {0: "n", 1: "n"}, "norm_weight": {}}),
     "casts": (CastChains, _casts_inputs, {"x": {0: "n"}}),
+    "sliced_heads": (SlicedHeads, _sliced_heads_inputs, {"x": {1: "n"}, "w": {}, "norm_weight": {}}),
 }
 
 
@@ -150,3 +176,34 @@ def test_lower_from_text_equals_lower_in_memory(tmp_path: Path) -> None:
     from_file = _compiled(path, "lower-to-mlx", tmp_path)
     inputs = _attention_inputs(4, torch.float32)
     assert torch.equal(torch.as_tensor(in_memory(*inputs)), torch.as_tensor(from_file(*inputs)))
+
+
+def test_sliced_heads_get_the_rewrites(tmp_path: Path) -> None:
+    """The default pipeline turns `SlicedHeads` into one product, one head reshape and
+    transpose, one split on the heads axis and the sigmoid form of the GELU."""
+    from collections import Counter
+
+    path, _ = _aten_file(tmp_path, "sliced_heads", torch.float32)
+    ops = Counter(ins.op for ins in _compiled(path, "lower-to-mlx", tmp_path).info.instructions)
+    assert ops["mlx.slice"] == 0 and ops["mlx.tanh"] == 0, ops
+    assert ops["mlx.reshape"] == 1 and ops["mlx.transpose"] == 2 and ops["mlx.split"] == 1, ops
+    assert ops["mlx.sigmoid"] == 1, ops
+
+
+def test_tanh_gelu_as_sigmoid_within_its_stated_tolerance(tmp_path: Path) -> None:
+    """The sigmoid form of the tanh GELU is within 5e-7 of torch's GELU computed in
+    float64 on the same f32 inputs, over [-12, 12] (docs/architecture.md)."""
+
+    class Gelu(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return nn.functional.gelu(x, approximate="tanh")
+
+    exported = export(Gelu(), (torch.randn(8),), dynamic_shapes={"x": {0: Dim("n", max=1 << 20)}})
+    path = tmp_path / "gelu.mlir"
+    path.write_text(str(import_program(exported)))
+    program = _compiled(path, "lower-to-mlx", tmp_path)
+    assert "mlx.sigmoid" in {ins.op for ins in program.info.instructions}
+    x = torch.linspace(-12, 12, 240001, dtype=torch.float32)
+    expected = nn.functional.gelu(x.double(), approximate="tanh")
+    got = torch.as_tensor(program(x)).double()
+    assert (got - expected).abs().max().item() <= 5e-7

@@ -1252,10 +1252,11 @@ class TanhGeluAsSigmoid(RewritePattern):
     """The tanh approximation of GELU, `0.5x(1 + tanh(k(x + c x³)))` (torch's
     `gelu(approximate="tanh")` as lowered, HF's `NewGELUActivation`), nine ops →
     `x * sigmoid(x * (2k + 2kc x²))`, six: equal in the reals, since
-    `(1 + tanh z) / 2 = sigmoid(2z)`. Not bit-exact: against torch's float64 GELU on
-    [-12, 12] the f32 result is within 5e-7 (the decomposition: 2.4e-7), and f16/bf16
-    within one unit in the last place of the result, as the decomposition is. It
-    does not suffer the decomposition's cancellation in `1 + tanh z` for negative x."""
+    `(1 + tanh z) / 2 = sigmoid(2z)`. Not bit-exact: against torch's GELU computed in
+    float64 on the same f32 inputs over [-12, 12], within 5e-7 (measured 3.7e-7; the
+    decomposition 4.3e-7), and in f16/bf16 within one unit in the last place of the
+    result, as the decomposition is. It does not suffer the decomposition's
+    cancellation in `1 + tanh z` for negative x (16 ulps at most against 660)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.name != "mlx.multiply":

@@ -1,7 +1,7 @@
 // tanh-gelu-as-sigmoid: the tanh GELU 0.5x(1 + tanh(k(x + c x^3))) -> x * sigmoid(x(2k +
 // 2kc x^2)), from k and c as the program holds them; the half and the one must be
 // exactly 0.5 and 1 (the identity (1 + tanh z)/2 = sigmoid(2z) needs them). Within 5e-7
-// of torch's GELU in f32 (docs/architecture.md). x^3 may be square(x)*x, x*square(x) or
+// of torch's float64 GELU in f32 (docs/architecture.md). x^3 may be square(x)*x, x*square(x) or
 // power(x, 3); operands in any order.
 // RUN: mlx-opt %s -p tanh-gelu-as-sigmoid | filecheck %s
 
