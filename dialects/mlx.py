@@ -23,6 +23,8 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
+    Signedness,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -911,6 +913,132 @@ class AddmmOp(MlxirOp):
         _verify_matmul(self.a, self.b, self.result)
         verify_same_dtype([self.c, self.a, self.b, self.result], "c, a, b and result")
         verify_broadcast_result([shape_of(self.c), shape_of(self.result)], self.result)
+
+
+QUANTIZATION_BITS = (2, 3, 4, 5, 6, 8)
+QUANTIZATION_GROUP_SIZES = (32, 64, 128)
+QUANTIZATION_MODES = ("affine", "mxfp4", "mxfp8")
+MXFP_FORMATS = {"mxfp4": (4, 32), "mxfp8": (8, 32)}
+"""(bits, group_size) of each microscaling mode: the only pair MLX accepts for it."""
+
+
+@irdl_op_definition
+class QuantizedMatmulOp(MlxirOp):
+    """`mx.quantized_matmul(x, w, scales, biases, transpose, group_size, bits, mode)`:
+    `x @ dequantize(w).T` with `transpose`, else `x @ dequantize(w)`.
+
+    `w` is a `ui32` matrix packing `32 / bits` elements per word along its last axis;
+    `scales` (and `biases`) hold one value per `group_size` unpacked elements of a
+    row of `w`, so they are `[w.shape[0], w.shape[1] * 32 / bits / group_size]`
+    either way. With `transpose`, `w` unpacks to `[N, K]`; without it to `[K, N]`.
+    `"affine"` (`w * scale + bias`) has biases of `x`'s dtype and scales of `x`'s
+    dtype; the microscaling modes `"mxfp4"` / `"mxfp8"` have `ui8` scales (shared
+    exponents) and no biases. The result is `[..., N]` of `x`'s dtype."""
+
+    name = "mlx.quantized_matmul"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    scales = operand_def(TensorType)
+    biases = opt_operand_def(TensorType)
+    group_size = prop_def(I64Attr)
+    bits = prop_def(I64Attr)
+    mode = prop_def(StringAttr)
+    transpose = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$x `,` $w `,` $scales (`,` $biases^)? `group_size` $group_size `bits` $bits "
+        "`mode` $mode (`transpose` $transpose^)? attr-dict `:` type($x) `,` type($w) `,` "
+        "type($scales) (`,` type($biases)^)? `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        x: SSAValue,
+        w: SSAValue,
+        scales: SSAValue,
+        biases: SSAValue | None,
+        group_size: int,
+        bits: int,
+        mode: str,
+        transpose: bool,
+        result_type: Attribute,
+    ):
+        properties: dict[str, Attribute] = {
+            "group_size": IntegerAttr(group_size, 64),
+            "bits": IntegerAttr(bits, 64),
+            "mode": StringAttr(mode),
+        }
+        if transpose:
+            properties["transpose"] = UnitAttr()
+        super().__init__(
+            operands=[x, w, scales, [biases] if biases is not None else []],
+            result_types=[result_type],
+            properties=properties,
+        )
+
+    def verify_(self) -> None:
+        bits, group_size = self.bits.value.data, self.group_size.value.data
+        mode = self.mode.data
+        if bits not in QUANTIZATION_BITS:
+            raise VerifyException(f"bits must be one of {QUANTIZATION_BITS}, got {bits}")
+        if group_size not in QUANTIZATION_GROUP_SIZES:
+            raise VerifyException(
+                f"group_size must be one of {QUANTIZATION_GROUP_SIZES}, got {group_size}"
+            )
+        if mode not in QUANTIZATION_MODES:
+            raise VerifyException(f"mode must be one of {QUANTIZATION_MODES}, got '{mode}'")
+        if mode in MXFP_FORMATS and (bits, group_size) != MXFP_FORMATS[mode]:
+            raise VerifyException(
+                f"mode '{mode}' needs (bits, group_size) {MXFP_FORMATS[mode]}, got "
+                f"({bits}, {group_size})"
+            )
+        verify_dtype(self.x, "float", "x")
+        if dtype_of(self.w) != IntegerType(32, Signedness.UNSIGNED):
+            raise VerifyException(f"w must have ui32 element type, got {dtype_of(self.w)}")
+        x, w, scales = shape_of(self.x), shape_of(self.w), shape_of(self.scales)
+        if len(x) < 1 or len(w) != 2:
+            raise VerifyException(f"x must have rank >= 1 and w rank 2, got {len(x)} and {len(w)}")
+        if w[1] != DYNAMIC and w[1] * 32 % bits:
+            raise VerifyException(
+                f"w's packed width {w[1]} does not hold a whole number of {bits}-bit elements"
+            )
+        unpacked = DYNAMIC if w[1] == DYNAMIC else w[1] * 32 // bits
+        if unpacked != DYNAMIC and unpacked % group_size:
+            raise VerifyException(
+                f"w's unpacked width {unpacked} is not a multiple of group_size {group_size}"
+            )
+        k, n = (unpacked, w[0]) if self.transpose is not None else (w[0], unpacked)
+        form = "transpose: w is [N, K]" if self.transpose is not None else "w is [K, N]"
+        if not dims_compatible(x[-1], k):
+            raise VerifyException(
+                f"x's last dim {_dim(x[-1])} must equal the contracting dim K = {_dim(k)} of "
+                f"w {format_dims(w)} ({bits}-bit, {form})"
+            )
+        groups = DYNAMIC if unpacked == DYNAMIC else unpacked // group_size
+        verify_shape_matches([w[0], groups], self.scales, "scales")
+        scale_dtype = IntegerType(8, Signedness.UNSIGNED) if mode in MXFP_FORMATS else dtype_of(self.x)
+        if dtype_of(self.scales) != scale_dtype:
+            raise VerifyException(
+                f"scales of mode '{mode}' must have element type {scale_dtype}, got "
+                f"{dtype_of(self.scales)}"
+            )
+        if (self.biases is None) != (mode in MXFP_FORMATS):
+            raise VerifyException(
+                f"mode '{mode}' {'has no' if mode in MXFP_FORMATS else 'requires'} biases"
+            )
+        if self.biases is not None:
+            if dtype_of(self.biases) != dtype_of(self.x):
+                raise VerifyException(
+                    f"biases must have x's element type {dtype_of(self.x)}, got "
+                    f"{dtype_of(self.biases)}"
+                )
+            verify_shape_matches(scales, self.biases, "biases")
+        if dtype_of(self.result) != dtype_of(self.x):
+            raise VerifyException(
+                f"result element type {dtype_of(self.result)} must equal x's {dtype_of(self.x)}"
+            )
+        verify_shape_matches([*x[:-1], n], self.result)
 
 
 @irdl_op_definition
@@ -1854,6 +1982,7 @@ MLX_OPS: list[type[IRDLOperation]] = [
     TileOp,
     MatmulOp,
     AddmmOp,
+    QuantizedMatmulOp,
     ConvGeneralOp,
     ScaledDotProductAttentionOp,
     RmsNormOp,

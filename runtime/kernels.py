@@ -571,6 +571,25 @@ def _addmm(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return integer
 
 
+@_kernel("mlx.quantized_matmul")
+def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`mx.quantized_matmul`: `x @ dequantize(w).T` with `transpose`, else
+    `x @ dequantize(w)`; `biases` (affine mode) is present iff there are 4 operands."""
+    options: dict[str, Any] = {
+        "transpose": _flag(props, "transpose"),
+        "group_size": _int(props, "group_size"),
+        "bits": _int(props, "bits"),
+        "mode": str(props["mode"]),
+    }
+    quantized_matmul = mx.quantized_matmul
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        biases = operands[3] if len(operands) > 3 else None
+        return (quantized_matmul(operands[0], operands[1], operands[2], biases, **options),)
+
+    return run
+
+
 @_kernel("mlx.conv_general")
 def _conv_general(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     """`mx.conv_general`, channels last: input `[N, *spatial, C]`, weight `[O, *k, C/g]`."""
