@@ -10,7 +10,9 @@ The pieces, each usable alone:
   each weight the `dense<...>` value of its `mlx.global` (`mlxir.weights_of(module)`);
 - `mlxir.lower(module, pipeline=None)`: lowers it in place to the mlx level with the
   default pipeline `lower-to-mlx` (or any `mlx-opt -p` pipeline string);
-- `mlxir.compile(ep, pipeline=None) -> Program`: import, lower, serialize and load.
+- `mlxir.compile(ep, pipeline=None, quantize=None) -> Program`: import, lower,
+  quantize the matmul weights if asked (`quantize=mlxir.Quantize(bits=4)`), serialize
+  and load.
 
 Attributes are imported lazily so `import mlxir` does not import torch or MLX.
 """
@@ -27,12 +29,14 @@ if TYPE_CHECKING:
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.runtime.program import InputError, Program, load
+    from mlxir.transforms.quantize import Quantize
     from mlxir.weights import weights_of
 
 __all__ = [
     "InputError",
     "Program",
     "ProgramError",
+    "Quantize",
     "compile",
     "deserialize",
     "import_program",
@@ -43,16 +47,23 @@ __all__ = [
 ]
 
 
-def compile(ep: ExportedProgram, pipeline: str | None = None) -> Program:
+def compile(
+    ep: ExportedProgram, pipeline: str | None = None, *, quantize: Quantize | None = None
+) -> Program:
     """Compiles an ExportedProgram into a program that runs on MLX: import, lower
-    (default pipeline `lower-to-mlx`), serialize to `.mlxfb` bytes and load them."""
+    (default pipeline `lower-to-mlx`), quantize the matmul weights if asked
+    (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serialize to `.mlxfb` bytes and
+    load them."""
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.runtime.program import Program
+    from mlxir.transforms.quantize import quantize_weights
 
     module = import_program(ep)
     lower(module, pipeline)
+    if quantize is not None:
+        quantize_weights(module, quantize)
     return Program(serialize(module), verify=False)  # serialize verified it
 
 
@@ -66,6 +77,7 @@ _LAZY = {
     "serialize": "mlxir.codegen",
     "deserialize": "mlxir.codegen",
     "weights_of": "mlxir.weights",
+    "Quantize": "mlxir.transforms.quantize",
 }
 
 

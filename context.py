@@ -101,6 +101,12 @@ def _convert_aten_to_mlx() -> type[ModulePass]:
     return ConvertAtenToMlxPass
 
 
+def _quantize_weights() -> type[ModulePass]:
+    from mlxir.transforms.quantize import QuantizeWeightsPass
+
+    return QuantizeWeightsPass
+
+
 def _lower_to_mlx() -> type[ModulePass]:
     from mlxir.conversions.aten_to_mlx import LowerToMlxPass
 
@@ -131,6 +137,11 @@ PASSES: dict[str, PassEntry] = {
         _fold_known_dims,
         "reuse a dim already known as an SSA value; drop reshapes/broadcasts to the "
         "input's own (symbolic) shape",
+    ),
+    "quantize-weights": PassEntry(
+        _quantize_weights,
+        "quantize matmuls' constant weights as mx.quantize does, into quantized_matmul "
+        "(options: bits=4 group-size=64 mode=affine)",
     ),
     "cse": PassEntry(_cse, "eliminate common subexpressions"),
     "dce": PassEntry(_dce, "remove ops whose results are unused and that have no effects"),

@@ -76,6 +76,7 @@ if TYPE_CHECKING:
 
     from mlxir.runtime.program import Program
     from mlxir.tools.tokenizer import TextTokenizer
+    from mlxir.transforms.quantize import Quantize
 
 __all__ = [
     "CompiledLLM",
@@ -405,14 +406,17 @@ def compile_llm(
     model_or_exported: Any,
     *,
     pipeline: str | None = None,
+    quantize: Quantize | None = None,
     **export_options: Any,
 ) -> CompiledLLM:
-    """Exports (unless given an `ExportedLLM`), imports, lowers, serializes and loads;
-    `timings` holds the seconds of each stage."""
+    """Exports (unless given an `ExportedLLM`), imports, lowers, quantizes the matmul
+    weights if asked (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serializes and
+    loads; `timings` holds the seconds of each stage."""
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.runtime.program import Program
+    from mlxir.transforms.quantize import quantize_weights
 
     exported = (
         model_or_exported
@@ -423,6 +427,8 @@ def compile_llm(
     module = import_program(exported.ep)
     imported = time.perf_counter()
     lower(module, pipeline)
+    if quantize is not None:
+        quantize_weights(module, quantize)
     lowered = time.perf_counter()
     data = serialize(module)
     serialized = time.perf_counter()

@@ -1,0 +1,173 @@
+"""mlxir's own weight quantization (`quantize-weights`, `mlxir.Quantize`): every
+matmul against a constant weight runs as `mx.quantized_matmul` on `mx.quantize(w)`,
+and the program computes what eager torch computes with each such weight replaced by
+`mx.dequantize(mx.quantize(w))`.
+
+Tolerances (max abs error against that dequantized reference in eager torch, outputs
+of magnitude ~1): f32 1e-4 (MLX's quantized product sums in another order than a
+float GEMM), bf16 5e-2 (a few bf16 roundings of the activations).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import mlx.core as mx
+import numpy as np
+import pytest
+import torch
+from torch import nn
+from torch.export import Dim, export
+
+import mlxir
+from mlxir.tools.mlx_opt import run as mlx_opt
+
+TOLERANCE = {torch.float32: 1e-4, torch.bfloat16: 5e-2}
+
+
+def dequantized(weight: torch.Tensor, quantize: mlxir.Quantize) -> torch.Tensor:
+    """`mx.dequantize(mx.quantize(w))` of a torch `[N, K]` weight, as a torch tensor."""
+    w = mx.array(weight.float().numpy()).astype(mx.bfloat16 if weight.dtype == torch.bfloat16 else mx.float32)
+    parts = mx.quantize(w, quantize.group_size, quantize.bits, mode=quantize.mode)
+    back = mx.dequantize(*parts, group_size=quantize.group_size, bits=quantize.bits, mode=quantize.mode)
+    return torch.from_numpy(np.array(back.astype(mx.float32))).to(weight.dtype)
+
+
+class Mlp(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.up = nn.Linear(128, 256)
+        self.down = nn.Linear(256, 32, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(torch.relu(self.up(x)))
+
+
+def _reference(model: Mlp, quantize: mlxir.Quantize) -> Mlp:
+    reference = Mlp().to(model.up.weight.dtype)
+    reference.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        for linear in (reference.up, reference.down):
+            linear.weight.copy_(dequantized(linear.weight, quantize))
+    return reference
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize(
+    "bits,group_size", [(4, 32), (4, 64), (8, 64), (4, 128), (2, 32), (3, 32), (6, 64)]
+)
+def test_quantized_mlp_matches_the_dequantized_reference(bits: int, group_size: int, dtype: torch.dtype) -> None:
+    torch.manual_seed(bits * group_size)
+    model = Mlp().eval().to(dtype)
+    quantize = mlxir.Quantize(bits=bits, group_size=group_size)
+    ep = export(model, (torch.randn(3, 128).to(dtype),), dynamic_shapes={"x": {0: Dim("n", max=64)}})
+    program = mlxir.compile(ep, quantize=quantize)
+    ops = [ins.op for ins in program.info.instructions]
+    assert ops.count("mlx.quantized_matmul") == 2 and "mlx.matmul" not in ops, ops
+    reference = _reference(model, quantize)
+    for rows in (1, 5):
+        x = torch.randn(rows, 128).to(dtype)
+        with torch.no_grad():
+            expected = reference(x).float()
+        got = torch.as_tensor(program(x)).float()
+        assert (got - expected).abs().max().item() <= TOLERANCE[dtype]
+
+
+def test_quantized_weights_are_stored_packed() -> None:
+    """At 4 bits a weight and its group scales and biases take about 1/5 of its f32
+    bytes: (4 + 2 * 32 / 64) / 32 of them."""
+    model = Mlp().eval()
+    ep = export(model, (torch.randn(3, 128),))
+    full = len(mlxir.compile(ep).to_bytes())
+    quantized = len(mlxir.compile(ep, quantize=mlxir.Quantize(bits=4, group_size=64)).to_bytes())
+    weight_bytes = 4 * (128 * 256 + 256 * 32)
+    saved = full - quantized
+    assert saved >= weight_bytes * (1 - (4 + 1) / 32) - 1024, (full, quantized)
+
+
+def test_weights_the_predicate_skips_stay_float() -> None:
+    model = Mlp().eval()
+    ep = export(model, (torch.randn(3, 128),))
+    program = mlxir.compile(ep, quantize=mlxir.Quantize(skip=lambda name: "down" in name))
+    ops = [ins.op for ins in program.info.instructions]
+    assert ops.count("mlx.quantized_matmul") == 1 and ops.count("mlx.matmul") == 1, ops
+
+
+@pytest.mark.parametrize(
+    "quantize,message",
+    [
+        (mlxir.Quantize(bits=7), "bits in [2, 3, 4, 5, 6, 8], not 7"),
+        (mlxir.Quantize(group_size=16), "group size in [32, 64, 128], not 16"),
+        (mlxir.Quantize(mode="int4"), "mode 'int4' is not one of"),
+        (mlxir.Quantize(bits=4, group_size=64, mode="mxfp4"), "group size in [32], not 64"),
+    ],
+)
+def test_schemes_mlx_lacks_are_refused(quantize: mlxir.Quantize, message: str) -> None:
+    ep = export(Mlp().eval(), (torch.randn(3, 128),))
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        mlxir.compile(ep, quantize=quantize)
+
+
+def test_the_pass_takes_its_options_from_mlx_opt(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ep = export(Mlp().eval(), (torch.randn(3, 128),))
+    path = tmp_path / "mlp.mlir"
+    path.write_text(str(mlxir.import_program(ep)))
+    assert mlx_opt([str(path), "-p", "lower-to-mlx,quantize-weights{bits=8 group-size=32}"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("mlx.quantized_matmul") == 2 and "group_size 32 bits 8" in out
+    assert mlx_opt([str(path), "-p", "lower-to-mlx,quantize-weights{bits=7}"]) != 0
+    assert "quantize-weights: affine quantization takes bits in" in capsys.readouterr().err
+
+
+def _llm(name: str) -> Any:
+    import transformers as t
+
+    common = dict(
+        vocab_size=256,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        pad_token_id=0,
+        tie_word_embeddings=False,
+    )
+    config = {"llama": t.LlamaConfig, "qwen2": t.Qwen2Config}[name](**common)
+    config._attn_implementation = "sdpa"
+    torch.manual_seed(0)
+    model = t.AutoModelForCausalLM.from_config(config).eval()
+    model.generation_config.eos_token_id = None
+    return model
+
+
+@pytest.mark.parametrize("name", ["llama", "qwen2"])
+def test_llm_at_4_bits_matches_the_dequantized_reference(name: str) -> None:
+    """Greedy tokens and the first step's logits of a 4-bit program against
+    transformers with every linear weight dequantized (Qwen2's biased q/k/v: a
+    quantized product plus its bias)."""
+    import copy
+
+    from mlxir.tools import llm
+
+    model = _llm(name)
+    quantize = mlxir.Quantize(bits=4, group_size=64)
+    compiled = llm.compile_llm(model, quantize=quantize)
+    ops = [ins.op for ins in compiled.program.info.instructions]
+    assert "mlx.matmul" not in ops and "mlx.addmm" not in ops, ops
+    reference = copy.deepcopy(model)
+    with torch.no_grad():
+        for module in reference.modules():
+            if isinstance(module, nn.Linear):
+                module.weight.copy_(dequantized(module.weight, quantize))
+    ids = torch.randint(1, 256, (1, 12), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        expected = reference.generate(ids, max_new_tokens=8, do_sample=False)[0, 12:].tolist()
+        first_logits = reference(ids).logits[0, -1].numpy()
+    tokens, logits = [], []
+    for token, step_logits in llm.stream_tokens(compiled, mx.array(ids.numpy()), max_new_tokens=8):
+        tokens.append(int(token[0]))
+        logits.append(np.array(step_logits[0]))
+    assert tokens == expected
+    np.testing.assert_allclose(logits[0], first_logits, atol=1e-4)

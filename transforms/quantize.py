@@ -1,0 +1,166 @@
+"""`quantize-weights`: mlxir's own weight quantization, as MLX's `mx.quantize` does it.
+
+    mlx-opt model.mlir -p 'lower-to-mlx,quantize-weights{bits=4 group-size=64}'
+
+Every `matmul` (or `addmm`) whose right operand is a constant 2-D weight `[K, N]` (or
+the transpose of one, a `linear` weight `[N, K]`) with `K` divisible by the group size
+becomes `mlx.quantized_matmul` on `mx.quantize(w)` of that weight in torch's `[N, K]`
+layout: groups of `group_size` along the reduction dim share a scale (and, in
+`affine` mode, a bias). The program then computes what eager torch would with every
+such weight replaced by `mx.dequantize(mx.quantize(w))`, up to the rounding of MLX's
+quantized product. Weights nothing else reads leave the module; a weight also read
+elsewhere (a tied embedding) keeps its float copy for those reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.utils.exceptions import PassFailedException
+
+from mlxir.dialects import mlx
+from mlxir.dialects.common import dtype_of, is_float, shape_of
+from mlxir.transforms.optimize_mlx import (
+    _add_global,
+    _array_of_constant,
+    _drop_unread,
+    _weight_matrix,
+)
+
+BITS = (2, 3, 4, 5, 6, 8)
+GROUP_SIZES = (32, 64, 128)
+MODES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "affine": (BITS, GROUP_SIZES),
+    "mxfp4": ((4,), (32,)),
+    "mxfp8": ((8,), (32,)),
+}
+"""Mode → the bits and group sizes MLX supports in it."""
+
+
+@dataclass(frozen=True)
+class Quantize:
+    """How to quantize weights: `mlxir.compile(ep, quantize=mlxir.Quantize(bits=4))`.
+
+    `bits` in 2, 3, 4, 5, 6, 8 and `group_size` in 32, 64, 128 for `affine` mode;
+    `mxfp4` (4 bits) and `mxfp8` (8 bits) take groups of 32. `skip(name)` keeps the
+    weights (global names) it returns True for in floating point."""
+
+    bits: int = 4
+    group_size: int = 64
+    mode: str = "affine"
+    skip: Callable[[str], bool] | None = None
+
+    def check(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"quantization mode '{self.mode}' is not one of {', '.join(MODES)}")
+        bits, groups = MODES[self.mode]
+        if self.bits not in bits:
+            raise ValueError(f"{self.mode} quantization takes bits in {list(bits)}, not {self.bits}")
+        if self.group_size not in groups:
+            raise ValueError(
+                f"{self.mode} quantization takes a group size in {list(groups)}, not {self.group_size}"
+            )
+
+
+class QuantizeMatmulWeights(RewritePattern):
+    """`matmul(x, w)` / `addmm(c, x, w)` with `w` a constant weight → `quantized_matmul`
+    on the weight quantized at compile time (plus `c`, for addmm)."""
+
+    def __init__(self, quantize: Quantize):
+        self.quantize = quantize
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, mlx.MatmulOp):
+            x, weight, bias = op.lhs, op.rhs, None
+        elif isinstance(op, mlx.AddmmOp) and op.alpha is None and op.beta is None:
+            x, weight, bias = op.a, op.b, op.c
+        else:
+            return
+        matrix = _weight_matrix(weight)
+        dtype = dtype_of(x)
+        if matrix is None or not is_float(dtype) or dtype_of(weight) != dtype:
+            return
+        k, n = shape_of(weight)
+        scheme = self.quantize
+        if scheme.skip is not None and scheme.skip(matrix.source.sym_name.data):
+            return
+        if k % scheme.group_size or (k * scheme.bits) % 32:
+            return
+        import mlx.core as mx
+
+        stored = _array_of_constant(cast(Operation, matrix_read(weight)))
+        w_nk = stored if matrix.transposed else stored.T  # torch's [N, K] layout
+        quantized = mx.quantize(
+            mx.contiguous(w_nk), scheme.group_size, scheme.bits, mode=scheme.mode
+        )
+        mx.eval(*quantized)
+        name = f"{matrix.source.sym_name.data}.q{scheme.bits}g{scheme.group_size}"
+        kind = matrix.source.kind.data
+        packed_type = TensorType(IntegerType(32, Signedness.UNSIGNED), list(quantized[0].shape))
+        reads = [_add_global(op, name, np.array(quantized[0]), packed_type, kind)]
+        for suffix, part in zip(("scales", "biases"), quantized[1:], strict=False):
+            part_dtype = dtype if scheme.mode == "affine" else IntegerType(8, Signedness.UNSIGNED)
+            raw = np.array(part.view(mx.uint16)) if part.dtype == mx.bfloat16 else np.array(part)
+            part_type = TensorType(part_dtype, list(part.shape))
+            reads.append(_add_global(op, f"{name}.{suffix}", raw, part_type, kind))
+        result_type = op.results[0].type
+        product_type = TensorType(dtype, [*shape_of(x)[:-1], n])
+        product = mlx.QuantizedMatmulOp(
+            x,
+            reads[0].result,
+            reads[1].result,
+            reads[2].result if len(reads) > 2 else None,
+            scheme.group_size,
+            scheme.bits,
+            scheme.mode,
+            True,
+            product_type if bias is not None else result_type,
+        )
+        new: list[Operation] = [product]
+        if bias is not None:
+            new.append(mlx.BINARY_OP_CLASSES["add"](bias, product.result, result_type))
+        for created in new:
+            created.location = op.location
+        rewriter.replace(op, new)
+        _drop_unread(weight, rewriter)
+
+
+def matrix_read(weight: SSAValue) -> Operation:
+    """The `mlx.weight` a matrix operand reads (itself, or under its transpose)."""
+    owner = cast(Operation, weight.owner)
+    return cast(Operation, owner.operands[0].owner) if isinstance(owner, mlx.TransposeOp) else owner
+
+
+@dataclass(frozen=True)
+class QuantizeWeightsPass(ModulePass):
+    """Quantizes the constant weights of matmuls as `mx.quantize(w, group_size, bits,
+    mode)` does, into `mlx.quantized_matmul` (see the module's docstring)."""
+
+    name = "quantize-weights"
+
+    bits: int = 4
+    group_size: int = 64
+    mode: str = "affine"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        scheme = Quantize(self.bits, self.group_size, self.mode)
+        try:
+            scheme.check()
+        except ValueError as error:
+            raise PassFailedException(f"quantize-weights: {error}") from None
+        quantize_weights(op, scheme)
+
+
+def quantize_weights(module: ModuleOp, quantize: Quantize) -> None:
+    """Quantizes `module`'s matmul weights in place (raises `ValueError` for a scheme
+    MLX lacks)."""
+    quantize.check()
+    PatternRewriteWalker(QuantizeMatmulWeights(quantize), apply_recursively=False).rewrite_module(module)
