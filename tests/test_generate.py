@@ -160,6 +160,37 @@ def test_cli_generate_streams_text_and_caches_the_program(
     assert not (tmp_path / "other").exists()
 
 
+def test_cli_generate_quantized(
+    hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`--quantize 4`: the text transformers generates with every linear weight replaced
+    by `mx.dequantize(mx.quantize(w, 64, 4))`; a program cached apart from the float one."""
+    import copy
+
+    import mlx.core as mx
+    import numpy as np
+
+    folder, model = hf_folder
+    reference = copy.deepcopy(model)
+    with torch.no_grad():
+        for module in reference.modules():
+            if isinstance(module, torch.nn.Linear):
+                parts = mx.quantize(mx.array(module.weight.numpy()), 64, 4)
+                module.weight.copy_(torch.from_numpy(np.array(mx.dequantize(*parts, group_size=64, bits=4))))
+    prompt = "quick brown fox"
+    _, expected = _expected(folder, reference, prompt, 12)
+    monkeypatch.setenv("MLXIR_CACHE", str(tmp_path / "cache"))
+    argv = ["generate", "--model", str(folder), "--prompt", prompt, "--max-tokens", "12", "--quantize", "4"]
+    capfd.readouterr()
+    assert main_with(argv) == 0
+    assert capfd.readouterr().out == expected + "\n"
+    assert main_with(argv[:-2]) == 0  # the float program: another cache entry
+    assert len(list((tmp_path / "cache" / "llm").glob("*.mlxfb"))) == 2
+    capfd.readouterr()
+    assert main_with([*argv[:-2], "--quantize", "7"]) == 1
+    assert "bits in [2, 3, 4, 5, 6, 8], not 7" in capfd.readouterr().err
+
+
 def test_cache_key_follows_weights_and_config(hf_folder: tuple[Path, Any], tmp_path: Path) -> None:
     import shutil
 

@@ -171,3 +171,18 @@ def test_llm_at_4_bits_matches_the_dequantized_reference(name: str) -> None:
         logits.append(np.array(step_logits[0]))
     assert tokens == expected
     np.testing.assert_allclose(logits[0], first_logits, atol=1e-4)
+
+
+def test_cli_compile_quantizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mlxir.tools.mlxir_cli import main_with
+
+    pt2 = tmp_path / "mlp.pt2"
+    torch.export.save(export(Mlp().eval(), (torch.randn(3, 128),)), str(pt2))
+    program = tmp_path / "mlp.mlxfb"
+    assert main_with(["compile", str(pt2), "-o", str(program), "--quantize", "4", "--group-size", "32"]) == 0
+    capsys.readouterr()
+    assert main_with(["inspect", str(program)]) == 0
+    assert "mlx.quantized_matmul 2" in capsys.readouterr().out
+    assert main_with(["compile", str(pt2), "-o", str(program), "--quantize", "4", "--group-size", "48"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mlxir: error: ") and "group size in [32, 64, 128], not 48" in err

@@ -353,6 +353,8 @@ class CompiledLLM:
     kv_shapes: tuple[tuple[int, int], ...]  # (heads, head_dim) per cache tensor
     kv_dtype: str
     timings: dict[str, float] = field(default_factory=dict)
+    quantized: str | None = None
+    """What `compile_llm(..., quantize=...)` quantized, in one line."""
 
     @classmethod
     def from_program(cls, program: Program) -> CompiledLLM:
@@ -427,14 +429,14 @@ def compile_llm(
     module = import_program(exported.ep)
     imported = time.perf_counter()
     lower(module, pipeline)
-    if quantize is not None:
-        quantize_weights(module, quantize)
+    quantized = quantize_weights(module, quantize) if quantize is not None else None
     lowered = time.perf_counter()
     data = serialize(module)
     serialized = time.perf_counter()
     program = Program(data)
     loaded = time.perf_counter()
     compiled = CompiledLLM.from_program(program)
+    compiled.quantized = quantized
     compiled.timings = {
         "export": exported.export_s,
         "import": imported - start,
@@ -668,6 +670,7 @@ def load(
     use_cache: bool = True,
     cache_dir: str | Path | None = None,
     progress: Callable[[str], None] | None = _notify,
+    quantize: Quantize | None = None,
 ) -> tuple[CompiledLLM, TextTokenizer]:
     """The compiled step program and the tokenizer of `model`: a folder written by
     `save_pretrained` (config, weights and tokenizer), or a compiled `.mlxfb` with
@@ -678,13 +681,16 @@ def load(
     `cache_dir` (`default_cache_dir()`), keyed by `cache_key`, so the next load only
     reads the program; `use_cache=False` compiles every time and writes nothing. The
     program takes no attention mask (one unpadded prompt) and keeps the last
-    position's logits."""
+    position's logits. `quantize` quantizes its matmul weights (a folder only; part of
+    the cache key)."""
     from mlxir.runtime.program import Program
     from mlxir.runtime.program import load as load_program
     from mlxir.tools.tokenizer import load_tokenizer
 
     path = Path(model)
     if path.is_file():
+        if quantize is not None:
+            raise ValueError(f"'{path}' is already compiled: quantization applies when compiling a folder")
         if tokenizer is None:
             raise ValueError(f"'{path}' is a compiled program: give the folder of its tokenizer")
         program = load_program(path)
@@ -695,8 +701,11 @@ def load(
         raise FileNotFoundError(f"'{path}': no such folder or program")
     text_tokenizer = load_tokenizer(tokenizer or path)
     options = {"attention_mask": False, "logits": "last"}
-    key = cache_key(path, **options)
+    scheme = None if quantize is None else (quantize.bits, quantize.group_size, quantize.mode)
+    key = cache_key(path, **options, **({"quantize": scheme} if scheme else {}))
     cached = Path(cache_dir or default_cache_dir()) / "llm" / f"{key}.mlxfb"
+    if quantize is not None and quantize.skip is not None and use_cache:
+        raise ValueError("a quantization with a skip predicate cannot be cached: pass use_cache=False")
     if use_cache and cached.exists():
         program = load_program(cached)
         assert isinstance(program, Program)
@@ -709,12 +718,14 @@ def load(
     say(f"  loaded the model with transformers in {time.perf_counter() - start:.1f} s")
     exported = export_llm(hf_model, **options)  # type: ignore[arg-type]
     say(f"  torch.export: {exported.export_s:.1f} s")
-    compiled = compile_llm(exported)
+    compiled = compile_llm(exported, quantize=quantize)
     timings = compiled.timings
     say(
         "  import {import:.1f} s, lower {lower:.1f} s, serialize {serialize:.1f} s, "
         "load {load:.2f} s".format(**timings)
     )
+    if compiled.quantized:
+        say(f"  {compiled.quantized}")
     if use_cache:
         cached.parent.mkdir(parents=True, exist_ok=True)
         partial = cached.with_suffix(f".{os.getpid()}.partial")

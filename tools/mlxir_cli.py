@@ -177,6 +177,14 @@ def compile_(args: argparse.Namespace) -> int:
     if args.emit == "aten":
         return _write_text(str(module), args.output)
     mlxir.lower(module, args.pipeline)
+    quantize = _quantize_option(args)
+    if quantize is not None:
+        from mlxir.transforms.quantize import quantize_weights
+
+        try:
+            print(quantize_weights(module, quantize), file=sys.stderr)
+        except ValueError as error:
+            raise CliError(str(error)) from None
     if args.emit == "mlx":
         return _write_text(str(module), args.output)
     if not args.output:
@@ -185,6 +193,28 @@ def compile_(args: argparse.Namespace) -> int:
     Path(args.output).write_bytes(data)
     print(f"wrote {args.output} ({len(data):,} bytes)")
     return 0
+
+
+def _quantize_option(args: argparse.Namespace) -> Any:
+    """`--quantize BITS [--group-size N] [--quantize-mode M]` as an `mlxir.Quantize`."""
+    if args.quantize is None:
+        return None
+    import mlxir
+
+    quantize = mlxir.Quantize(bits=args.quantize, group_size=args.group_size, mode=args.quantize_mode)
+    try:
+        quantize.check()
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    return quantize
+
+
+def add_quantize_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quantize", type=int, metavar="BITS",
+                        help="quantize the matmul weights to BITS (2, 3, 4, 5, 6 or 8) as mx.quantize does")
+    parser.add_argument("--group-size", type=int, default=64, help="with --quantize: 32, 64 or 128 (default 64)")
+    parser.add_argument("--quantize-mode", default="affine", choices=["affine", "mxfp4", "mxfp8"],
+                        help="with --quantize (default affine)")
 
 
 def _write_text(text: str, output: str | None) -> int:
@@ -339,6 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     compile_parser.add_argument("-o", "--output")
     compile_parser.add_argument("--emit", choices=["aten", "mlx", "program"], default="program")
     compile_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
+    add_quantize_arguments(compile_parser)
     compile_parser.set_defaults(run=compile_)
 
     run_parser = sub.add_parser("run", help="run a program on .npy inputs (ints for SymInts)")
@@ -413,7 +444,9 @@ def generate(args: argparse.Namespace) -> int:
     if path.is_file() and args.tokenizer is None:
         raise CliError(f"'{model}' is a compiled program: give its tokenizer's folder with --tokenizer")
     try:
-        compiled, tokenizer = llm.load(model, tokenizer=args.tokenizer, use_cache=not args.no_cache)
+        compiled, tokenizer = llm.load(
+            model, tokenizer=args.tokenizer, use_cache=not args.no_cache, quantize=_quantize_option(args)
+        )
     except (FileNotFoundError, ValueError) as error:
         raise CliError(str(error)) from None
     stats = llm.GenerationStats()
@@ -458,6 +491,8 @@ def _generate_ids(args: argparse.Namespace, model: str) -> int:
         raise CliError("--ids needs at least one token id")
     if not Path(model).is_file():
         raise CliError(f"--ids runs a compiled .mlxfb; '{model}' is not a file")
+    if args.quantize is not None:
+        raise CliError(f"'{model}' is already compiled: --quantize applies when compiling a folder")
     program = _load_program(model)
     try:
         compiled = llm.CompiledLLM.from_program(program)
@@ -507,4 +542,5 @@ def add_generate_parser(sub: Any) -> None:
     parser.add_argument("--ignore-chat-template", action="store_true",
                         help="feed the prompt as plain text even when the tokenizer has a chat template")
     parser.add_argument("--no-cache", action="store_true", help="compile without reading or writing the cache")
+    add_quantize_arguments(parser)
     parser.set_defaults(run=generate)

@@ -76,6 +76,9 @@ class QuantizeMatmulWeights(RewritePattern):
 
     def __init__(self, quantize: Quantize):
         self.quantize = quantize
+        self.quantized: list[str] = []
+        self.left: list[str] = []
+        """Weights kept in float: their reduction dim is not a multiple of the group."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, mlx.MatmulOp):
@@ -93,6 +96,7 @@ class QuantizeMatmulWeights(RewritePattern):
         if scheme.skip is not None and scheme.skip(matrix.source.sym_name.data):
             return
         if k % scheme.group_size or (k * scheme.bits) % 32:
+            self.left.append(matrix.source.sym_name.data)
             return
         import mlx.core as mx
 
@@ -102,6 +106,7 @@ class QuantizeMatmulWeights(RewritePattern):
             mx.contiguous(w_nk), scheme.group_size, scheme.bits, mode=scheme.mode
         )
         mx.eval(*quantized)
+        self.quantized.append(matrix.source.sym_name.data)
         name = f"{matrix.source.sym_name.data}.q{scheme.bits}g{scheme.group_size}"
         kind = matrix.source.kind.data
         packed_type = TensorType(IntegerType(32, Signedness.UNSIGNED), list(quantized[0].shape))
@@ -159,8 +164,18 @@ class QuantizeWeightsPass(ModulePass):
         quantize_weights(op, scheme)
 
 
-def quantize_weights(module: ModuleOp, quantize: Quantize) -> None:
+def quantize_weights(module: ModuleOp, quantize: Quantize) -> str:
     """Quantizes `module`'s matmul weights in place (raises `ValueError` for a scheme
-    MLX lacks)."""
+    MLX lacks) and says what it did in one line."""
     quantize.check()
-    PatternRewriteWalker(QuantizeMatmulWeights(quantize), apply_recursively=False).rewrite_module(module)
+    pattern = QuantizeMatmulWeights(quantize)
+    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
+    scheme = f"{quantize.bits} bits, groups of {quantize.group_size}, {quantize.mode}"
+    summary = f"quantized {len(pattern.quantized)} matmul weights ({scheme})"
+    if pattern.left:
+        summary += (
+            f"; {len(pattern.left)} kept in float (reduction dim not a multiple of "
+            f"{quantize.group_size}: {', '.join(sorted(set(pattern.left))[:3])}"
+            f"{', ...' if len(set(pattern.left)) > 3 else ''})"
+        )
+    return summary
