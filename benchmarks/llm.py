@@ -1,7 +1,7 @@
 """LLM generation on MLX: mlxir against eager torch (CPU) and mlx-lm, same weights.
 
     .venv/bin/python benchmarks/llm.py [--models llama,qwen3] [--runs 3] [--steps 32]
-        [--pipelines baseline,default]
+        [--pipelines baseline,default] [--quantize 4,8]
 
 Models (random weights, fixed seed, float32, `attn_implementation="sdpa"`):
 
@@ -51,6 +51,12 @@ The figure is `(count(L) - count(L/2)) / (L/2)` with `count` the program's
 `len(program.info.instructions)`: what one more layer costs, without the embedding,
 final norm and LM head. One process does all of these compiles.
 
+`--quantize 4[,8]` adds a table: mlxir's default program with its matmul weights
+quantized (`mlxir.Quantize(bits, group_size=64)`: the LM head too, the embedding kept in
+float32) and mlx-lm with its own quantization of the same weights (`mlx.nn.quantize`,
+group 64: every Linear and the embedding), each against its float32 run: decode, prefill,
+program bytes, peak RSS and greedy agreement with its own float32 tokens.
+
 The mlxir program is `mlxir.tools.llm.export_llm(model, attention_mask=False,
 logits="last")`: one program for prefill and decode with the KV cache as explicit
 inputs and outputs; generation keeps the cache as `mx.array`s. mlx-lm runs its own loop
@@ -76,6 +82,7 @@ from typing import Any
 OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
 PROMPT = 128
 MAX_SEQ = 512
+QUANT_GROUP = 64
 LAYERS = {"tiny": 4, "llama": 8, "qwen3": 28}
 PIPELINES: dict[str, str | None] = {
     # The previous release's pass list (before optimize-mlx and its rope/known-dims work).
@@ -250,7 +257,12 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
     module = import_program(exported.ep)
     imported = time.perf_counter()
     aten_ops = sum(1 for _ in module.walk()) - 1
-    lower(module, PIPELINES[args.pipeline])
+    lower(module, PIPELINES[args.pipeline if not args.bits else "default"])
+    if args.bits:
+        import mlxir
+        from mlxir.transforms.quantize import quantize_weights
+
+        quantize_weights(module, mlxir.Quantize(bits=args.bits, group_size=QUANT_GROUP))
     lowered = time.perf_counter()
     data = serialize(module)
     serialized = time.perf_counter()
@@ -329,6 +341,11 @@ def worker_mlxlm(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     start = time.perf_counter()
     model, _ = load_model(folder)
+    if args.bits:  # mlx-lm's own quantization (`mlx_lm.convert -q`): every Linear and Embedding
+        import mlx.nn as nn
+
+        nn.quantize(model, group_size=QUANT_GROUP, bits=args.bits)
+        mx.eval(model.parameters())
     load_s = time.perf_counter() - start
     ids = mx.array(prompt_ids())
 
@@ -365,13 +382,15 @@ def blas_env() -> tuple[dict[str, str], str]:
 
 
 def run_worker(
-    kind: str, folder: Path, args: argparse.Namespace, env: dict[str, str], pipeline: str = "default"
+    kind: str, folder: Path, args: argparse.Namespace, env: dict[str, str], pipeline: str = "default",
+    bits: int = 0,
 ) -> dict[str, Any]:
     command = [sys.executable, __file__, "--worker", kind, "--folder", str(folder),
                "--runs", str(args.runs), "--steps", str(args.steps), "--model", args.model,
                "--qwen3-hidden", str(args.qwen3_hidden), "--pipeline", pipeline,
-               "--pipelines", args.pipelines]
+               "--pipelines", args.pipelines, "--bits", str(bits)]
     label = f"{kind} ({pipeline})" if kind.startswith("mlxir-") and kind != "mlxir-layers" else kind
+    label += f" {bits}-bit" if bits and not kind.startswith("mlxir-") else ""
     print(f"  {label} ...", end="", flush=True, file=sys.stderr)
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
@@ -491,6 +510,49 @@ def table(name: str, params: int, results: dict[str, Any], pipelines: list[str],
     return "\n".join(lines)
 
 
+def quantized_table(results: dict[str, Any], bits_list: list[int]) -> str:
+    """mlxir's and mlx-lm's own quantization of the same weights against their float32
+    programs: speed, size, memory, and greedy agreement with their own float32 tokens."""
+    empty = {"prefill_ms": None, "decode_ms": None, "rss_mb": None, "tokens": None, "decode_runs": []}
+    columns: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
+        "mlxir f32": (results["mlxir-run:default"], results["mlxir-compile:default"]),
+        "mlx-lm f32": (results["mlx-lm"] or empty, None),
+    }
+    for bits in bits_list:
+        columns[f"mlxir {bits}-bit"] = (results[f"mlxir-run:q{bits}"], results[f"mlxir-compile:q{bits}"])
+        columns[f"mlx-lm {bits}-bit"] = (results[f"mlx-lm:q{bits}"] or empty, None)
+    names = list(columns)
+    lines = [
+        f"Quantized (group {QUANT_GROUP}, affine; mlxir: every matmul weight, the LM head included, "
+        "embeddings kept in float32; mlx-lm: nn.quantize, every Linear and the embedding)",
+        f"{'':30}" + "".join(f"{n:>15}" for n in names),
+    ]
+    lines.append("-" * len(lines[-1]))
+
+    def row(label: str, values: list[Any], digits: int = 2) -> None:
+        lines.append(f"{label:30}" + "".join(f"{fmt(v, digits):>15}" for v in values))
+
+    row("decode ms/token", [run["decode_ms"] for run, _ in columns.values()])
+    row(f"prefill ms ({PROMPT} tokens)", [run["prefill_ms"] for run, _ in columns.values()], 1)
+    row("program bytes", [compiled["bytes"] if compiled else None for _, compiled in columns.values()], 0)
+    row("peak RSS MB (run)", [run["rss_mb"] for run, _ in columns.values()], 0)
+    for bits in bits_list:
+        for system, float_name in (("mlxir", "mlxir f32"), ("mlx-lm", "mlx-lm f32")):
+            quantized, reference = columns[f"{system} {bits}-bit"][0], columns[float_name][0]
+            if quantized["tokens"] is None or reference["tokens"] is None:
+                continue
+            same = sum(a == b for a, b in zip(quantized["tokens"], reference["tokens"]))
+            lines.append(f"greedy tokens, {system} {bits}-bit = {system} f32: {same}/{len(reference['tokens'])}")
+        mlxir_q, mlxlm_q = columns[f"mlxir {bits}-bit"][0], columns[f"mlx-lm {bits}-bit"][0]
+        f32 = columns["mlxir f32"]
+        lines.append(
+            f"{bits}-bit: mlxir/mlx-lm decode {ratio(mlxir_q['decode_ms'], mlxlm_q['decode_ms'])}, "
+            f"mlxir program bytes {ratio(columns[f'mlxir {bits}-bit'][1]['bytes'], f32[1]['bytes'])} "  # type: ignore[index]
+            f"of f32, peak RSS {ratio(mlxir_q['rss_mb'], f32[0]['rss_mb'])} of f32"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--models", default="llama,qwen3", help=f"comma-separated: {', '.join(LAYERS)}")
@@ -501,6 +563,12 @@ def main() -> None:
         "--pipelines", default="baseline,default",
         help=f"comma-separated, before to after: {', '.join(PIPELINES)}",
     )
+    parser.add_argument(
+        "--quantize", default="",
+        help="comma-separated bits (e.g. 4,8): also run mlxir's and mlx-lm's own quantization "
+        f"(group {QUANT_GROUP}) of the same weights",
+    )
+    parser.add_argument("--bits", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
     parser.add_argument("--model", default="llama", help=argparse.SUPPRESS)
@@ -524,6 +592,9 @@ def main() -> None:
             raise SystemExit(f"unknown pipeline '{pipeline}' ({', '.join(PIPELINES)})")
     if len(set(pipelines)) != len(pipelines):
         raise SystemExit("--pipelines names a pipeline twice")
+    quantized_bits = [int(b) for b in args.quantize.split(",") if b]
+    if "default" not in pipelines and quantized_bits:
+        raise SystemExit("--quantize compares with the default pipeline: keep it in --pipelines")
     env, blas = blas_env()
     import importlib.util
 
@@ -543,7 +614,16 @@ def main() -> None:
                     results[f"{kind}:{pipeline}"] = run_worker(kind, folder, args, env, pipeline)
             results["mlxir-layers"] = run_worker("mlxir-layers", folder, args, env)
             results["mlx-lm"] = run_worker("mlx-lm", folder, args, env) if has_mlxlm else None
-        reports.append(table(name, params, results, pipelines, args.qwen3_hidden))
+            for bits in quantized_bits:
+                for kind in ("mlxir-compile", "mlxir-run"):
+                    results[f"{kind}:q{bits}"] = run_worker(kind, folder, args, env, f"q{bits}", bits)
+                results[f"mlx-lm:q{bits}"] = (
+                    run_worker("mlx-lm", folder, args, env, bits=bits) if has_mlxlm else None
+                )
+        report = table(name, params, results, pipelines, args.qwen3_hidden)
+        if quantized_bits:
+            report += "\n\n" + quantized_table(results, quantized_bits)
+        reports.append(report)
     import torch
 
     print(
