@@ -182,7 +182,13 @@ def test_cli_compile_quantizes(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main_with(["compile", str(pt2), "-o", str(program), "--quantize", "4", "--group-size", "32"]) == 0
     capsys.readouterr()
     assert main_with(["inspect", str(program)]) == 0
-    assert "mlx.quantized_matmul 2" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "mlx.quantized_matmul 2" in out
+    # 4 * (128 * 256 + 256 * 32) f32 bytes; stored: the packed weights (1/8) and the f32
+    # scales and biases of each group of 32 (2 * 4 bytes per 32 weights: 1/4 of a byte each)
+    weights = 128 * 256 + 256 * 32
+    stored = weights // 2 + weights // 32 * 8
+    assert f"quantized: 2 matmul weights, 4 bits, groups of 32, affine: {stored:,} bytes ({4 * weights:,} unquantized" in out
     assert main_with(["compile", str(pt2), "-o", str(program), "--quantize", "4", "--group-size", "48"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("mlxir: error: ") and "group size in [32, 64, 128], not 48" in err

@@ -311,6 +311,33 @@ def _inspect_pte(path: str, data: bytes) -> None:
             _describe_program(title, program, "    ")
 
 
+def _describe_quantized(info: Any) -> list[str]:
+    """One line per quantization scheme: its weights and the bytes they take, against
+    the same weights in their activations' float type."""
+    schemes: dict[tuple[int, int, str], list[tuple[int, int]]] = {}
+    for ins in info.instructions:
+        if ins.op != "mlx.quantized_matmul":
+            continue
+        bits, group, mode = int(ins.props["bits"]), int(ins.props["group_size"]), str(ins.props["mode"])
+        w, scales = ins.operands[1], ins.operands[2]
+        if w not in info.constants or scales not in info.constants:
+            continue
+        stored = sum(int(info.constants[s].nbytes) for s in ins.operands[1:] if s in info.constants)
+        packed = info.constants[w]
+        elements = packed.shape[0] * packed.shape[1] * 32 // bits
+        itemsize = 4 if info.slots[ins.operands[0]].dtype == "float32" else 2  # f16, bf16
+        schemes.setdefault((bits, group, mode), []).append((stored, elements * itemsize))
+    lines = []
+    for (bits, group, mode), weights in schemes.items():
+        stored = sum(s for s, _ in weights)
+        float_bytes = sum(f for _, f in weights)
+        lines.append(
+            f"quantized: {len(weights)} matmul weights, {bits} bits, groups of {group}, {mode}: "
+            f"{stored:,} bytes ({float_bytes:,} unquantized, {float_bytes - stored:,} saved)"
+        )
+    return lines
+
+
 def _describe_program(title: str, program: Any, indent: str) -> None:
     info = program.info
     counts = Counter(i.op for i in info.instructions)
@@ -324,6 +351,7 @@ def _describe_program(title: str, program: Any, indent: str) -> None:
         + f" ({len(info.slots)} in all)"
     )
     lines.append(f"constants: {len(info.globals)} globals, {constant_bytes:,} bytes")
+    lines += _describe_quantized(info)
     lines += [f"input  {spec.name}: {spec.describe()}" for spec in program.inputs]
     if program.signature is not None:
         lines += [
