@@ -17,6 +17,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 import torch
+from llm_models import MODELS, build_model
 from torch import nn
 from torch.export import Dim, export
 
@@ -120,48 +121,38 @@ def test_the_pass_takes_its_options_from_mlx_opt(tmp_path: Path, capsys: pytest.
     assert "quantize-weights: affine quantization takes bits in" in capsys.readouterr().err
 
 
-def _llm(name: str) -> Any:
-    import transformers as t
-
-    common = dict(
-        vocab_size=256,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=256,
-        pad_token_id=0,
-        tie_word_embeddings=False,
-    )
-    config = {"llama": t.LlamaConfig, "qwen2": t.Qwen2Config}[name](**common)
-    config._attn_implementation = "sdpa"
-    torch.manual_seed(0)
-    model = t.AutoModelForCausalLM.from_config(config).eval()
-    model.generation_config.eos_token_id = None
-    return model
-
-
-@pytest.mark.parametrize("name", ["llama", "qwen2"])
-def test_llm_at_4_bits_matches_the_dequantized_reference(name: str) -> None:
-    """Greedy tokens and the first step's logits of a 4-bit program against
-    transformers with every linear weight dequantized (Qwen2's biased q/k/v: a
-    quantized product plus its bias)."""
+def _dequantized_reference(model: Any, quantize: mlxir.Quantize) -> Any:
+    """`model` with every linear weight replaced by `mx.dequantize(mx.quantize(w))`; a
+    tied LM head gets its own dequantized copy and the embedding stays float, as in
+    the quantized program."""
     import copy
 
+    reference = copy.deepcopy(model)
+    head = reference.get_output_embeddings()
+    with torch.no_grad():
+        for module in reference.modules():
+            if isinstance(module, nn.Linear) and module is not head:
+                module.weight.copy_(dequantized(module.weight, quantize))
+        head.weight = nn.Parameter(dequantized(head.weight.detach().clone(), quantize))
+    return reference
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_family_at_4_bits_matches_the_dequantized_reference(name: str) -> None:
+    """Greedy tokens and the first step's logits (within 1e-4) of a 4-bit program of
+    every tested family against transformers with its linear weights dequantized (Qwen2's
+    biased q/k/v: a quantized product plus its bias; Gemma 3, Qwen3 and Cohere's tied
+    head: quantized beside the float embedding)."""
     from mlxir.tools import llm
 
-    model = _llm(name)
+    model = build_model(name)
+    model.generation_config.eos_token_id = None
     quantize = mlxir.Quantize(bits=4, group_size=64)
     compiled = llm.compile_llm(model, quantize=quantize)
     ops = [ins.op for ins in compiled.program.info.instructions]
     assert "mlx.matmul" not in ops and "mlx.addmm" not in ops, ops
-    reference = copy.deepcopy(model)
-    with torch.no_grad():
-        for module in reference.modules():
-            if isinstance(module, nn.Linear):
-                module.weight.copy_(dequantized(module.weight, quantize))
-    ids = torch.randint(1, 256, (1, 12), generator=torch.Generator().manual_seed(1))
+    reference = _dequantized_reference(model, quantize)
+    ids = torch.randint(3, 256, (1, 12), generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
         expected = reference.generate(ids, max_new_tokens=8, do_sample=False)[0, 12:].tolist()
         first_logits = reference(ids).logits[0, -1].numpy()
@@ -169,8 +160,8 @@ def test_llm_at_4_bits_matches_the_dequantized_reference(name: str) -> None:
     for token, step_logits in llm.stream_tokens(compiled, mx.array(ids.numpy()), max_new_tokens=8):
         tokens.append(int(token[0]))
         logits.append(np.array(step_logits[0]))
-    assert tokens == expected
     np.testing.assert_allclose(logits[0], first_logits, atol=1e-4)
+    assert tokens == expected
 
 
 def test_cli_compile_quantizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
