@@ -733,3 +733,37 @@ def test_loader_checks(fields: dict[str, Any], message: str) -> None:
 def test_a_buffer_that_is_not_contiguous() -> None:
     with pytest.raises(mlxir.ProgramError, match="not contiguous"):
         mlxir.codegen.read_program(memoryview(bytes(256))[::2])
+
+
+QUANTIZED = """
+    func.func @forward(%x: tensor<2x64xf32>) -> tensor<2x8xf32> {{
+      %w = mlx.constant dense<0> : tensor<{packed}xui32>
+      %s = mlx.constant dense<1.0> : tensor<{groups}xf32>
+      %b = mlx.constant dense<0.0> : tensor<{groups}xf32>
+      %y = mlx.quantized_matmul %x, %w, %s, %b group_size {group} bits {bits} mode "affine" transpose : tensor<2x64xf32>, tensor<{packed}xui32>, tensor<{groups}xf32>, tensor<{groups}xf32> -> tensor<2x8xf32>
+      func.return %y : tensor<2x8xf32>
+    }}"""
+
+
+@pytest.mark.parametrize(
+    ("packed", "groups", "group", "bits", "rule"),
+    [
+        ("8x4", "8x2", 32, 4, "x's last dim"),  # a packed shape that holds 32 values a row, not 64
+        ("8x8", "8x2", 32, 8, "x's last dim"),  # 8 bits claimed for a 4-bit payload
+        ("8x8", "8x2", 64, 4, "scales"),  # a group size the scales do not have
+        ("8x8", "8x2", 48, 4, "group_size"),  # a group size MLX lacks
+        ("8x8", "8x2", 32, 7, "bits"),  # bits MLX lacks
+    ],
+)
+def test_lying_quantization_metadata_is_a_program_error(
+    packed: str, groups: str, group: int, bits: int, rule: str
+) -> None:
+    """A program whose packed weights, scales, bits or group size disagree is refused at
+    load, naming the op and the rule; loaded unverified, MLX's own check is a clean error
+    at run time, not a crash."""
+    data = program_of(QUANTIZED.format(packed=packed, groups=groups, group=group, bits=bits))
+    with pytest.raises(mlxir.ProgramError, match=rf"'mlx.quantized_matmul' op .*{rule}"):
+        mlxir.load(data)
+    program = mlxir.load(data, verify=False)
+    with pytest.raises((RuntimeError, mlxir.ProgramError), match="quantized_matmul"):
+        program(mx.zeros((2, 64)))
