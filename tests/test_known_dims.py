@@ -147,22 +147,12 @@ def test_heads_match_eager(heads: tuple[Heads, ModuleOp, ModuleOp], shape: tuple
 
 @pytest.fixture(scope="module")
 def llama() -> tuple[Any, ModuleOp, ModuleOp]:
-    transformers = pytest.importorskip("transformers")
+    pytest.importorskip("transformers")
+    from llm_models import build_model
+
     from mlxir.tools import llm
 
-    config = transformers.LlamaConfig(
-        vocab_size=128,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=256,
-    )
-    config._attn_implementation = "sdpa"
-    torch.manual_seed(0)
-    model = transformers.LlamaForCausalLM(config).eval()
-    exported = llm.export_llm(model)
+    exported = llm.export_llm(build_model("llama"))
     return (exported, *_lowered(exported.ep))
 
 
@@ -196,6 +186,6 @@ def test_llama_outputs_unchanged(
     got = _run(folded, inputs)
     reference = _run(plain, inputs)
     assert len(got) == len(reference) == 1 + len(kv)
-    assert got[0].shape == (batch, seq, 128)
+    assert got[0].shape == (batch, seq, 256)  # llm_models: vocab 256
     for a, b in zip(got, reference):
         np.testing.assert_allclose(a, b, atol=1e-6, rtol=1e-6)
