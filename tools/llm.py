@@ -701,8 +701,8 @@ def load(
         raise FileNotFoundError(f"'{path}': no such folder or program")
     text_tokenizer = load_tokenizer(tokenizer or path)
     options = {"attention_mask": False, "logits": "last"}
-    scheme = None if quantize is None else (quantize.bits, quantize.group_size, quantize.mode)
-    key = cache_key(path, **options, **({"quantize": scheme} if scheme else {}))
+    scheme = {"quantize": quantize.key()} if quantize is not None else {}
+    key = cache_key(path, **options, **scheme)
     cached = Path(cache_dir or default_cache_dir()) / "llm" / f"{key}.mlxfb"
     if quantize is not None and quantize.skip is not None and use_cache:
         raise ValueError("a quantization with a skip predicate cannot be cached: pass use_cache=False")

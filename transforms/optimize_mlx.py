@@ -17,13 +17,12 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
     IntegerAttr,
-    ModuleOp,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import Pure, SymbolTable
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import Pure
 
 from mlxir import dtypes
 from mlxir.dialects import mlx
@@ -42,11 +41,21 @@ from mlxir.transforms.canonicalization.mlx import (
     arange_length,
     is_lossless,
 )
+from mlxir.transforms.constant_weights import (
+    Matrix,
+    add_global,
+    array_of_constant,
+    drop_unread,
+    evaluate,
+    reads_of,
+    weight_global,
+    weight_matrix,
+)
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.weights import array_of, dense_attr
 
 if TYPE_CHECKING:
-    import mlx.core as mx
+    pass
 
 
 def _unrepeated_heads(value: SSAValue) -> SSAValue | None:
@@ -316,11 +325,11 @@ class FoldWeightTranspose(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: mlx.TransposeOp, rewriter: PatternRewriter) -> None:
-        weight, target = op.input.owner, _weight_global(op.input)
+        weight, target = op.input.owner, weight_global(op.input)
         if not isinstance(weight, mlx.WeightOp) or target is None:
             return
         perm = list(ints(op.axes))
-        reads = _reads_of(target)
+        reads = reads_of(target)
         if weight not in reads:
             return
         for read in reads:
@@ -352,34 +361,10 @@ class FoldWeightTranspose(RewritePattern):
 # ---------------------------------------------------------------------------
 
 
-def _weight_global(value: SSAValue) -> mlx.GlobalOp | None:
-    """The global `value` reads, when it is an `mlx.weight` of a global whose value is
-    in the IR."""
-    read = value.owner
-    if not isinstance(read, mlx.WeightOp):
-        return None
-    target = SymbolTable.lookup_symbol(read, read.global_name)
-    if isinstance(target, mlx.GlobalOp) and isinstance(target.value, DenseIntOrFPElementsAttr):
-        return target
-    return None
-
-
-def _reads_of(target: mlx.GlobalOp) -> list[mlx.WeightOp]:
-    """Every `mlx.weight` of `target` in its module."""
-    module = target.parent_op()
-    if not isinstance(module, ModuleOp):
-        return []
-    return [
-        o
-        for o in module.walk()
-        if isinstance(o, mlx.WeightOp) and o.global_name.root_reference == target.sym_name
-    ]
-
-
 def _constant_array(value: SSAValue) -> np.ndarray | None:
     """The value of a weight read or a small `mlx.constant`, seen through exact casts."""
     source = _strip_upcast(value)
-    found = _weight_global(source)
+    found = weight_global(source)
     if found is not None:
         assert isinstance(found.value, DenseIntOrFPElementsAttr)
         array = array_of(found.value)
@@ -396,32 +381,6 @@ def _constant_array(value: SSAValue) -> np.ndarray | None:
     if dtype_of(value) == BFloat16Type():
         return None  # wanted as bfloat16 bits: no caller needs that
     return np.asarray(array).astype(dtype.numpy)
-
-
-def _add_global(
-    anchor: Operation, name: str, array: np.ndarray, tensor_type: TensorType[Attribute], kind: str
-) -> mlx.WeightOp:
-    """A read, inserted before `anchor`, of a global holding `array`: the global `name`
-    if it already holds exactly that, else a new one (its name made unique)."""
-    func = anchor.parent_op()
-    module = func.parent_op() if func is not None else None
-    assert isinstance(func, Operation) and isinstance(module, ModuleOp)
-    dtype = dtypes.of_ir(tensor_type.get_element_type())
-    assert dtype is not None
-    value = dense_attr(array, dtype, tuple(tensor_type.get_shape()))
-    taken = {op.sym_name.data: op for op in module.ops if isinstance(op, mlx.GlobalOp)}
-    unique, n = name, 1
-    while unique in taken and not (
-        taken[unique].type == tensor_type and taken[unique].value == value
-    ):
-        unique, n = f"{name}.{n}", n + 1
-    if unique not in taken:
-        created = mlx.GlobalOp(unique, tensor_type, kind)
-        created.properties["value"] = value
-        Rewriter.insert_op(created, InsertPoint.before(func))
-    read = mlx.WeightOp(unique, tensor_type)
-    Rewriter.insert_op(read, InsertPoint.before(anchor))
-    return read
 
 
 # ---------------------------------------------------------------------------
@@ -696,7 +655,7 @@ def _angle_products(value: SSAValue, traditional: bool) -> _Angles | None:
         inv_freq = _constant_array(inv) if rank_of(inv) == 1 else None
         if found is None or inv_freq is None or not np.all(inv_freq > 0):
             continue
-        weight = _weight_global(_strip_upcast(inv))
+        weight = weight_global(_strip_upcast(inv))
         source = weight.sym_name.data if weight is not None else "rope"
         return _Angles(found, inv_freq.astype(np.float32), source, traditional)
     return None
@@ -739,7 +698,7 @@ def _freqs(angles: _Angles, anchor: Operation) -> SSAValue:
     """MLX's `freqs` (the inverse of `inv_freq`, computed once in f32) as a new global."""
     freqs = (np.float32(1.0) / angles.inv_freq).astype(np.float32)
     tensor_type = TensorType(Float32Type(), [len(freqs)])
-    return _add_global(anchor, f"{angles.source}.rope_freqs", freqs, tensor_type, "buffer").result
+    return add_global(anchor, f"{angles.source}.rope_freqs", freqs, tensor_type, "buffer").result
 
 
 class FuseRope(RewritePattern):
@@ -831,32 +790,8 @@ def _rope_like(rope: mlx.RopeOp, x: SSAValue, dims: int) -> mlx.RopeOp:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Matrix:
-    """A 2-D constant: a global's value, or its transpose (a `linear` weight before
-    `fold-weight-transposes`)."""
-
-    source: mlx.GlobalOp
-    transposed: bool
-
-    def array(self) -> np.ndarray:
-        array = array_of(cast(DenseIntOrFPElementsAttr, self.source.value))
-        return array.T if self.transposed else array
-
-
-def _weight_matrix(value: SSAValue) -> _Matrix | None:
-    if rank_of(value) != 2:
-        return None
-    owner = value.owner
-    if isinstance(owner, mlx.TransposeOp) and list(ints(owner.axes)) == [1, 0]:
-        found = _weight_global(owner.input)
-        return _Matrix(found, True) if found is not None else None
-    found = _weight_global(value)
-    return _Matrix(found, False) if found is not None else None
-
-
 def _bias_vector(value: SSAValue, size: int) -> mlx.GlobalOp | None:
-    found = _weight_global(value)
+    found = weight_global(value)
     return found if found is not None and tuple(shape_of(value)) == (size,) else None
 
 
@@ -884,7 +819,7 @@ class FuseBiasAdd(RewritePattern):
             return
         for product in (op.lhs, op.rhs):
             matmul = product.owner
-            if not isinstance(matmul, mlx.MatmulOp) or _weight_matrix(matmul.rhs) is None:
+            if not isinstance(matmul, mlx.MatmulOp) or weight_matrix(matmul.rhs) is None:
                 continue
             found = _bias_add_of(product)
             if found is None or found[0] is not op:
@@ -899,14 +834,14 @@ class FuseBiasAdd(RewritePattern):
             return
 
 
-def _projection(op: Operation) -> tuple[SSAValue, _Matrix, SSAValue | None] | None:
+def _projection(op: Operation) -> tuple[SSAValue, Matrix, SSAValue | None] | None:
     """`matmul(x, w)` or `addmm(b, x, w)` (alpha = beta = 1) with constant `w` [K, N]
     (and `b` [N]) → (x, w's global, b)."""
     if isinstance(op, mlx.MatmulOp):
-        weight = _weight_matrix(op.rhs)
+        weight = weight_matrix(op.rhs)
         return None if weight is None else (op.lhs, weight, None)
     if isinstance(op, mlx.AddmmOp) and op.alpha is None and op.beta is None:
-        weight = _weight_matrix(op.b)
+        weight = weight_matrix(op.b)
         if weight is None or _bias_vector(op.c, shape_of(op.b)[1]) is None:
             return None
         return op.a, weight, op.c
@@ -929,25 +864,6 @@ def _merged_name(names: list[str]) -> str:
     return ".".join([*parts[0][:prefix], "+".join(middles), *parts[0][len(parts[0]) - suffix :]])
 
 
-def _drop_unread(read: SSAValue, rewriter: PatternRewriter) -> None:
-    """Erases a weight read (or its transpose) nothing uses, and its global once
-    nothing reads it."""
-    op = read.owner
-    if isinstance(op, mlx.TransposeOp) and not read.uses:
-        source = op.input
-        rewriter.erase(op)
-        _drop_unread(source, rewriter)
-        return
-    if not isinstance(op, mlx.WeightOp) or read.uses:
-        return
-    target = SymbolTable.lookup_symbol(op, op.global_name)
-    rewriter.erase(op)
-    if not isinstance(target, mlx.GlobalOp):
-        return
-    if not _reads_of(target):
-        rewriter.erase(target)
-
-
 class MergeProjections(RewritePattern):
     """Projections of one input by constant weights (`matmul(x, w_i)`, or all
     `addmm(b_i, x, w_i)`) → one product with the weights (and biases) concatenated at
@@ -962,7 +878,7 @@ class MergeProjections(RewritePattern):
             return  # a biased linear merges once `fuse-bias-add` has made it an addmm
         x, _, bias = found
         kind = type(op)
-        group: list[tuple[Operation, _Matrix, SSAValue | None]] = []
+        group: list[tuple[Operation, Matrix, SSAValue | None]] = []
         block = op.parent_block()
         if block is None:
             return
@@ -997,15 +913,15 @@ class MergeProjections(RewritePattern):
         weight_type = TensorType(dtype, [depth, sum(widths)])
         weights = np.concatenate([m.array() for _, m, _ in group], axis=1)
         name = _merged_name([m.source.sym_name.data for _, m, _ in group])
-        weight = _add_global(anchor, name, weights, weight_type, group[0][1].source.kind.data)
+        weight = add_global(anchor, name, weights, weight_type, group[0][1].source.kind.data)
         result_type = TensorType(dtype, [*rows, sum(widths)])
         if bias is None:
             merged: Operation = mlx.MatmulOp(x, weight.result, result_type)
         else:
             biases = [cast(SSAValue, b) for _, _, b in group]
-            bias_globals = [cast(mlx.GlobalOp, _weight_global(b)) for b in biases]
+            bias_globals = [cast(mlx.GlobalOp, weight_global(b)) for b in biases]
             values = np.concatenate([array_of(cast(DenseIntOrFPElementsAttr, g.value)) for g in bias_globals])
-            merged_bias = _add_global(
+            merged_bias = add_global(
                 anchor,
                 _merged_name([g.sym_name.data for g in bias_globals]),
                 values,
@@ -1030,7 +946,7 @@ class MergeProjections(RewritePattern):
             rewriter.replace(projection, [], [piece])
             for read in reads:
                 if read != x:
-                    _drop_unread(read, rewriter)
+                    drop_unread(read, rewriter)
 
 
 def _heads(value: SSAValue) -> tuple[mlx.ReshapeOp, mlx.TransposeOp] | None:
@@ -1306,37 +1222,9 @@ def _constant_operand(value: SSAValue) -> Operation | None:
     """The op giving a constant operand: a read of a weight with its value in the IR, or
     an `mlx.constant`."""
     owner = value.owner
-    if isinstance(owner, mlx.ConstantOp) or _weight_global(value) is not None:
+    if isinstance(owner, mlx.ConstantOp) or weight_global(value) is not None:
         return cast(Operation, owner)
     return None
-
-
-def _evaluate(op: Operation, operands: list[mx.array]) -> list[mx.array]:
-    """`op` run by the runtime's own kernel, so compile time computes what run time
-    would."""
-    import mlx.core as mx
-
-    from mlxir.runtime.dtypes import element_type_to_mx
-    from mlxir.runtime.kernels import KERNELS
-    from mlxir.runtime.props import python_props
-
-    result_dtypes = [element_type_to_mx(dtype_of(r)) for r in op.results]
-    run = KERNELS[op.name](python_props(op), result_dtypes)
-    results = list(run(operands))
-    mx.eval(*results)
-    return results
-
-
-def _array_of_constant(op: Operation) -> mx.array:
-    import mlx.core as mx
-
-    if isinstance(op, mlx.WeightOp):
-        target = cast(mlx.GlobalOp, _weight_global(op.result))
-        array = array_of(cast(DenseIntOrFPElementsAttr, target.value))
-        if dtype_of(op.result) == BFloat16Type():
-            return mx.array(np.ascontiguousarray(array)).view(mx.bfloat16)
-        return mx.array(np.ascontiguousarray(array))
-    return _evaluate(op, [])[0]
 
 
 def _bytes(value: SSAValue) -> int:
@@ -1370,16 +1258,16 @@ class FoldConstantWeights(RewritePattern):
             return
         import mlx.core as mx
 
-        value = _evaluate(op, [_array_of_constant(cast(Operation, s)) for s in sources])[0]
+        value = evaluate(op, [array_of_constant(cast(Operation, s)) for s in sources])[0]
         raw = value.view(mx.uint16) if value.dtype == mx.bfloat16 else value
         array = np.array(raw, copy=True)
         weight = next(s for s in sources if isinstance(s, mlx.WeightOp))
         assert isinstance(weight, mlx.WeightOp)
         name = f"{weight.global_name.root_reference.data}.{op.name.removeprefix('mlx.')}"
-        kind = cast(mlx.GlobalOp, _weight_global(weight.result)).kind.data
-        read = _add_global(op, name, array, result_type, kind)
+        kind = cast(mlx.GlobalOp, weight_global(weight.result)).kind.data
+        read = add_global(op, name, array, result_type, kind)
         read.location = op.location
         operands = list(op.operands)
         rewriter.replace(op, [], [read.result])
         for operand in operands:
-            _drop_unread(operand, rewriter)
+            drop_unread(operand, rewriter)

@@ -16,33 +16,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, is_float, shape_of
-from mlxir.transforms.optimize_mlx import (
-    _add_global,
-    _array_of_constant,
-    _drop_unread,
-    _weight_matrix,
+from mlxir.transforms.constant_weights import (
+    add_global,
+    array_of_constant,
+    drop_unread,
+    weight_matrix,
 )
 
-BITS = (2, 3, 4, 5, 6, 8)
-GROUP_SIZES = (32, 64, 128)
-MODES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
-    "affine": (BITS, GROUP_SIZES),
-    "mxfp4": ((4,), (32,)),
-    "mxfp8": ((8,), (32,)),
-}
-"""Mode → the bits and group sizes MLX supports in it."""
+
+def _supported(mode: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The bits and group sizes `mlx.quantized_matmul` takes in `mode`."""
+    if mode in mlx.MXFP_FORMATS:
+        bits, group_size = mlx.MXFP_FORMATS[mode]
+        return (bits,), (group_size,)
+    return mlx.QUANTIZATION_BITS, mlx.QUANTIZATION_GROUP_SIZES
 
 
 @dataclass(frozen=True)
@@ -59,15 +57,22 @@ class Quantize:
     skip: Callable[[str], bool] | None = None
 
     def check(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"quantization mode '{self.mode}' is not one of {', '.join(MODES)}")
-        bits, groups = MODES[self.mode]
+        if self.mode not in mlx.QUANTIZATION_MODES:
+            raise ValueError(
+                f"quantization mode '{self.mode}' is not one of {', '.join(mlx.QUANTIZATION_MODES)}"
+            )
+        bits, groups = _supported(self.mode)
         if self.bits not in bits:
             raise ValueError(f"{self.mode} quantization takes bits in {list(bits)}, not {self.bits}")
         if self.group_size not in groups:
             raise ValueError(
                 f"{self.mode} quantization takes a group size in {list(groups)}, not {self.group_size}"
             )
+
+    def key(self) -> str:
+        """The scheme in a program cache's key. A `skip` predicate has no key: a caller
+        caching programs must refuse one."""
+        return f"{self.mode}-{self.bits}bit-g{self.group_size}"
 
 
 class QuantizeMatmulWeights(RewritePattern):
@@ -87,7 +92,7 @@ class QuantizeMatmulWeights(RewritePattern):
             x, weight, bias = op.a, op.b, op.c
         else:
             return
-        matrix = _weight_matrix(weight)
+        matrix = weight_matrix(weight)
         dtype = dtype_of(x)
         if matrix is None or not is_float(dtype) or dtype_of(weight) != dtype:
             return
@@ -100,7 +105,7 @@ class QuantizeMatmulWeights(RewritePattern):
             return
         import mlx.core as mx
 
-        stored = _array_of_constant(cast(Operation, matrix_read(weight)))
+        stored = array_of_constant(matrix.read)
         w_nk = stored if matrix.transposed else stored.T  # torch's [N, K] layout
         quantized = mx.quantize(
             mx.contiguous(w_nk), scheme.group_size, scheme.bits, mode=scheme.mode
@@ -110,12 +115,12 @@ class QuantizeMatmulWeights(RewritePattern):
         name = f"{matrix.source.sym_name.data}.q{scheme.bits}g{scheme.group_size}"
         kind = matrix.source.kind.data
         packed_type = TensorType(IntegerType(32, Signedness.UNSIGNED), list(quantized[0].shape))
-        reads = [_add_global(op, name, np.array(quantized[0]), packed_type, kind)]
+        reads = [add_global(op, name, np.array(quantized[0]), packed_type, kind)]
         for suffix, part in zip(("scales", "biases"), quantized[1:], strict=False):
             part_dtype = dtype if scheme.mode == "affine" else IntegerType(8, Signedness.UNSIGNED)
             raw = np.array(part.view(mx.uint16)) if part.dtype == mx.bfloat16 else np.array(part)
             part_type = TensorType(part_dtype, list(part.shape))
-            reads.append(_add_global(op, f"{name}.{suffix}", raw, part_type, kind))
+            reads.append(add_global(op, f"{name}.{suffix}", raw, part_type, kind))
         result_type = op.results[0].type
         product_type = TensorType(dtype, [*shape_of(x)[:-1], n])
         product = mlx.QuantizedMatmulOp(
@@ -135,13 +140,7 @@ class QuantizeMatmulWeights(RewritePattern):
         for created in new:
             created.location = op.location
         rewriter.replace(op, new)
-        _drop_unread(weight, rewriter)
-
-
-def matrix_read(weight: SSAValue) -> Operation:
-    """The `mlx.weight` a matrix operand reads (itself, or under its transpose)."""
-    owner = cast(Operation, weight.owner)
-    return cast(Operation, owner.operands[0].owner) if isinstance(owner, mlx.TransposeOp) else owner
+        drop_unread(weight, rewriter)
 
 
 @dataclass(frozen=True)

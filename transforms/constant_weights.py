@@ -1,0 +1,148 @@
+"""Weights in the IR: constant tensors an `mlx.global` holds and `mlx.weight` reads.
+The optimizations and the quantizer read, add and drop them through these helpers,
+and compute with them by the runtime's own kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
+
+from mlxir import dtypes
+from mlxir.dialects import mlx
+from mlxir.dialects.common import dtype_of, ints, rank_of
+from mlxir.weights import array_of, dense_attr
+
+if TYPE_CHECKING:
+    import mlx.core as mx
+
+
+def weight_global(value: SSAValue) -> mlx.GlobalOp | None:
+    """The global `value` reads, when it is an `mlx.weight` of a global whose value is
+    in the IR."""
+    read = value.owner
+    if not isinstance(read, mlx.WeightOp):
+        return None
+    target = SymbolTable.lookup_symbol(read, read.global_name)
+    if isinstance(target, mlx.GlobalOp) and isinstance(target.value, DenseIntOrFPElementsAttr):
+        return target
+    return None
+
+
+def reads_of(target: mlx.GlobalOp) -> list[mlx.WeightOp]:
+    """Every `mlx.weight` of `target` in its module."""
+    module = target.parent_op()
+    if not isinstance(module, ModuleOp):
+        return []
+    return [
+        o
+        for o in module.walk()
+        if isinstance(o, mlx.WeightOp) and o.global_name.root_reference == target.sym_name
+    ]
+
+
+def add_global(
+    anchor: Operation, name: str, array: np.ndarray, tensor_type: TensorType[Attribute], kind: str
+) -> mlx.WeightOp:
+    """A read, inserted before `anchor`, of a global holding `array`: the global `name`
+    if it already holds exactly that, else a new one (its name made unique)."""
+    func = anchor.parent_op()
+    module = func.parent_op() if func is not None else None
+    assert isinstance(func, Operation) and isinstance(module, ModuleOp)
+    dtype = dtypes.of_ir(tensor_type.get_element_type())
+    assert dtype is not None
+    value = dense_attr(array, dtype, tuple(tensor_type.get_shape()))
+    taken = {op.sym_name.data: op for op in module.ops if isinstance(op, mlx.GlobalOp)}
+    unique, n = name, 1
+    while unique in taken and not (
+        taken[unique].type == tensor_type and taken[unique].value == value
+    ):
+        unique, n = f"{name}.{n}", n + 1
+    if unique not in taken:
+        created = mlx.GlobalOp(unique, tensor_type, kind)
+        created.properties["value"] = value
+        Rewriter.insert_op(created, InsertPoint.before(func))
+    read = mlx.WeightOp(unique, tensor_type)
+    Rewriter.insert_op(read, InsertPoint.before(anchor))
+    return read
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """A 2-D constant: a global's value, or its transpose (a `linear` weight before
+    `fold-weight-transposes`)."""
+
+    source: mlx.GlobalOp
+    read: mlx.WeightOp
+    """The `mlx.weight` of `source` (under the transpose, when `transposed`)."""
+    transposed: bool
+
+    def array(self) -> np.ndarray:
+        array = array_of(cast(DenseIntOrFPElementsAttr, self.source.value))
+        return array.T if self.transposed else array
+
+
+def weight_matrix(value: SSAValue) -> Matrix | None:
+    """`value` as a 2-D constant: a weight read, or the transpose of one."""
+    if rank_of(value) != 2:
+        return None
+    owner = value.owner
+    transposed = isinstance(owner, mlx.TransposeOp) and list(ints(owner.axes)) == [1, 0]
+    read = owner.input if transposed and isinstance(owner, mlx.TransposeOp) else value
+    found = weight_global(read)
+    if found is None:
+        return None
+    return Matrix(found, cast(mlx.WeightOp, read.owner), transposed)
+
+
+def drop_unread(read: SSAValue, rewriter: PatternRewriter) -> None:
+    """Erases a weight read (or its transpose) nothing uses, and its global once
+    nothing reads it."""
+    op = read.owner
+    if isinstance(op, mlx.TransposeOp) and not read.uses:
+        source = op.input
+        rewriter.erase(op)
+        drop_unread(source, rewriter)
+        return
+    if not isinstance(op, mlx.WeightOp) or read.uses:
+        return
+    target = SymbolTable.lookup_symbol(op, op.global_name)
+    rewriter.erase(op)
+    if not isinstance(target, mlx.GlobalOp):
+        return
+    if not reads_of(target):
+        rewriter.erase(target)
+
+
+def evaluate(op: Operation, operands: list[mx.array]) -> list[mx.array]:
+    """`op` run by the runtime's own kernel, so compile time computes what run time
+    would."""
+    import mlx.core as mx
+
+    from mlxir.runtime.dtypes import element_type_to_mx
+    from mlxir.runtime.kernels import KERNELS
+    from mlxir.runtime.props import python_props
+
+    result_dtypes = [element_type_to_mx(dtype_of(r)) for r in op.results]
+    run = KERNELS[op.name](python_props(op), result_dtypes)
+    results = list(run(operands))
+    mx.eval(*results)
+    return results
+
+
+def array_of_constant(op: Operation) -> mx.array:
+    import mlx.core as mx
+
+    if isinstance(op, mlx.WeightOp):
+        target = cast(mlx.GlobalOp, weight_global(op.result))
+        array = array_of(cast(DenseIntOrFPElementsAttr, target.value))
+        if dtype_of(op.result) == BFloat16Type():
+            return mx.array(np.ascontiguousarray(array)).view(mx.bfloat16)
+        return mx.array(np.ascontiguousarray(array))
+    return evaluate(op, [])[0]
