@@ -12,7 +12,7 @@ read them with `mlx.weight` / `mlx.load_state` and write state with `mlx.store_s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from xdsl.dialects.builtin import (
@@ -922,6 +922,85 @@ MXFP_FORMATS = {"mxfp4": (4, 32), "mxfp8": (8, 32)}
 """(bits, group_size) of each microscaling mode: the only pair MLX accepts for it."""
 
 
+def _verify_quantized_layout(
+    w: SSAValue,
+    scales: SSAValue,
+    biases: SSAValue | None,
+    group_size: int,
+    bits: int,
+    mode: str,
+    dtype: Attribute,
+    dtype_owner: str,
+    check_w: Callable[[tuple[int, ...], int], None] | None = None,
+) -> tuple[tuple[int, ...], int]:
+    """The packed layout MLX's quantization primitives share (`mx.quantize`'s output):
+    the properties name a scheme MLX has; `w` is a rank-2 `ui32` matrix packing
+    `32 / bits` elements per word along its last axis, which unpacks to whole groups;
+    `scales` (and `biases`) are `[w.shape[0], unpacked / group_size]`. `"affine"` has
+    scales and biases of the float `dtype` (that of `dtype_owner`, e.g. "x's"); the
+    microscaling modes have `ui8` scales and no biases. `check_w(w's shape, unpacked
+    width)` is the op's own check of `w` against its other operands, run before the
+    scales are checked: a packed width that lies (with scales that agree with the
+    other operands) is blamed on `w`. Returns `w`'s shape and its unpacked width
+    (DYNAMIC when the packed width is)."""
+    if bits not in QUANTIZATION_BITS:
+        raise VerifyException(f"bits must be one of {QUANTIZATION_BITS}, got {bits}")
+    if group_size not in QUANTIZATION_GROUP_SIZES:
+        raise VerifyException(
+            f"group_size must be one of {QUANTIZATION_GROUP_SIZES}, got {group_size}"
+        )
+    if mode not in QUANTIZATION_MODES:
+        raise VerifyException(f"mode must be one of {QUANTIZATION_MODES}, got '{mode}'")
+    if mode in MXFP_FORMATS and (bits, group_size) != MXFP_FORMATS[mode]:
+        raise VerifyException(
+            f"mode '{mode}' needs (bits, group_size) {MXFP_FORMATS[mode]}, got "
+            f"({bits}, {group_size})"
+        )
+    if dtype_of(w) != IntegerType(32, Signedness.UNSIGNED):
+        raise VerifyException(f"w must have ui32 element type, got {dtype_of(w)}")
+    shape = shape_of(w)
+    if len(shape) != 2:
+        raise VerifyException(f"w must have rank 2, got {len(shape)}")
+    if shape[1] != DYNAMIC and shape[1] * 32 % bits:
+        raise VerifyException(
+            f"w's packed width {shape[1]} does not hold a whole number of {bits}-bit elements"
+        )
+    unpacked = DYNAMIC if shape[1] == DYNAMIC else shape[1] * 32 // bits
+    if unpacked != DYNAMIC and unpacked % group_size:
+        raise VerifyException(
+            f"w's unpacked width {unpacked} is not a multiple of group_size {group_size}"
+        )
+    if check_w is not None:
+        check_w(shape, unpacked)
+    groups = DYNAMIC if unpacked == DYNAMIC else unpacked // group_size
+    verify_shape_matches([shape[0], groups], scales, "scales")
+    microscaling = mode in MXFP_FORMATS
+    scale_dtype = IntegerType(8, Signedness.UNSIGNED) if microscaling else dtype
+    if dtype_of(scales) != scale_dtype:
+        owner = "" if microscaling else f"{dtype_owner} "
+        raise VerifyException(
+            f"scales of mode '{mode}' must have {owner}element type {scale_dtype}, got "
+            f"{dtype_of(scales)}"
+        )
+    if (biases is None) != microscaling:
+        raise VerifyException(f"mode '{mode}' {'has no' if microscaling else 'requires'} biases")
+    if biases is not None:
+        if dtype_of(biases) != dtype:
+            raise VerifyException(
+                f"biases must have {dtype_owner} element type {dtype}, got {dtype_of(biases)}"
+            )
+        verify_shape_matches(shape_of(scales), biases, "biases")
+    return shape, unpacked
+
+
+def _quantization_properties(group_size: int, bits: int, mode: str) -> dict[str, Attribute]:
+    return {
+        "group_size": IntegerAttr(group_size, 64),
+        "bits": IntegerAttr(bits, 64),
+        "mode": StringAttr(mode),
+    }
+
+
 @irdl_op_definition
 class QuantizedMatmulOp(MlxirOp):
     """`mx.quantized_matmul(x, w, scales, biases, transpose, group_size, bits, mode)`:
@@ -933,7 +1012,9 @@ class QuantizedMatmulOp(MlxirOp):
     either way. With `transpose`, `w` unpacks to `[N, K]`; without it to `[K, N]`.
     `"affine"` (`w * scale + bias`) has biases of `x`'s dtype and scales of `x`'s
     dtype; the microscaling modes `"mxfp4"` / `"mxfp8"` have `ui8` scales (shared
-    exponents) and no biases. The result is `[..., N]` of `x`'s dtype."""
+    exponents) and no biases. The result is `[..., N]` of `x`'s dtype. The layout rules
+    are `_verify_quantized_layout`'s, shared with `mlx.dequantize` and
+    `mlx.quantized_take`."""
 
     name = "mlx.quantized_matmul"
     x = operand_def(TensorType)
@@ -964,11 +1045,7 @@ class QuantizedMatmulOp(MlxirOp):
         transpose: bool,
         result_type: Attribute,
     ):
-        properties: dict[str, Attribute] = {
-            "group_size": IntegerAttr(group_size, 64),
-            "bits": IntegerAttr(bits, 64),
-            "mode": StringAttr(mode),
-        }
+        properties = _quantization_properties(group_size, bits, mode)
         if transpose:
             properties["transpose"] = UnitAttr()
         super().__init__(
@@ -979,66 +1056,135 @@ class QuantizedMatmulOp(MlxirOp):
 
     def verify_(self) -> None:
         bits, group_size = self.bits.value.data, self.group_size.value.data
-        mode = self.mode.data
-        if bits not in QUANTIZATION_BITS:
-            raise VerifyException(f"bits must be one of {QUANTIZATION_BITS}, got {bits}")
-        if group_size not in QUANTIZATION_GROUP_SIZES:
-            raise VerifyException(
-                f"group_size must be one of {QUANTIZATION_GROUP_SIZES}, got {group_size}"
-            )
-        if mode not in QUANTIZATION_MODES:
-            raise VerifyException(f"mode must be one of {QUANTIZATION_MODES}, got '{mode}'")
-        if mode in MXFP_FORMATS and (bits, group_size) != MXFP_FORMATS[mode]:
-            raise VerifyException(
-                f"mode '{mode}' needs (bits, group_size) {MXFP_FORMATS[mode]}, got "
-                f"({bits}, {group_size})"
-            )
         verify_dtype(self.x, "float", "x")
-        if dtype_of(self.w) != IntegerType(32, Signedness.UNSIGNED):
-            raise VerifyException(f"w must have ui32 element type, got {dtype_of(self.w)}")
-        x, w, scales = shape_of(self.x), shape_of(self.w), shape_of(self.scales)
-        if len(x) < 1 or len(w) != 2:
-            raise VerifyException(f"x must have rank >= 1 and w rank 2, got {len(x)} and {len(w)}")
-        if w[1] != DYNAMIC and w[1] * 32 % bits:
-            raise VerifyException(
-                f"w's packed width {w[1]} does not hold a whole number of {bits}-bit elements"
-            )
-        unpacked = DYNAMIC if w[1] == DYNAMIC else w[1] * 32 // bits
-        if unpacked != DYNAMIC and unpacked % group_size:
-            raise VerifyException(
-                f"w's unpacked width {unpacked} is not a multiple of group_size {group_size}"
-            )
-        k, n = (unpacked, w[0]) if self.transpose is not None else (w[0], unpacked)
-        form = "transpose: w is [N, K]" if self.transpose is not None else "w is [K, N]"
-        if not dims_compatible(x[-1], k):
-            raise VerifyException(
-                f"x's last dim {_dim(x[-1])} must equal the contracting dim K = {_dim(k)} of "
-                f"w {format_dims(w)} ({bits}-bit, {form})"
-            )
-        groups = DYNAMIC if unpacked == DYNAMIC else unpacked // group_size
-        verify_shape_matches([w[0], groups], self.scales, "scales")
-        scale_dtype = IntegerType(8, Signedness.UNSIGNED) if mode in MXFP_FORMATS else dtype_of(self.x)
-        if dtype_of(self.scales) != scale_dtype:
-            raise VerifyException(
-                f"scales of mode '{mode}' must have element type {scale_dtype}, got "
-                f"{dtype_of(self.scales)}"
-            )
-        if (self.biases is None) != (mode in MXFP_FORMATS):
-            raise VerifyException(
-                f"mode '{mode}' {'has no' if mode in MXFP_FORMATS else 'requires'} biases"
-            )
-        if self.biases is not None:
-            if dtype_of(self.biases) != dtype_of(self.x):
+        x = shape_of(self.x)
+        if len(x) < 1:
+            raise VerifyException("x must have rank >= 1, got 0")
+        transpose = self.transpose is not None
+
+        def contracts_with_x(w: tuple[int, ...], unpacked: int) -> None:
+            k = unpacked if transpose else w[0]
+            form = "transpose: w is [N, K]" if transpose else "w is [K, N]"
+            if not dims_compatible(x[-1], k):
                 raise VerifyException(
-                    f"biases must have x's element type {dtype_of(self.x)}, got "
-                    f"{dtype_of(self.biases)}"
+                    f"x's last dim {_dim(x[-1])} must equal the contracting dim K = {_dim(k)} "
+                    f"of w {format_dims(w)} ({bits}-bit, {form})"
                 )
-            verify_shape_matches(scales, self.biases, "biases")
+
+        w, unpacked = _verify_quantized_layout(
+            self.w, self.scales, self.biases, group_size, bits, self.mode.data,
+            dtype_of(self.x), "x's", contracts_with_x,
+        )
+        n = w[0] if transpose else unpacked
         if dtype_of(self.result) != dtype_of(self.x):
             raise VerifyException(
                 f"result element type {dtype_of(self.result)} must equal x's {dtype_of(self.x)}"
             )
         verify_shape_matches([*x[:-1], n], self.result)
+
+
+@irdl_op_definition
+class DequantizeOp(MlxirOp):
+    """`mx.dequantize(w, scales, biases, group_size, bits, mode, dtype)`: the float
+    matrix `[rows, packed * 32 / bits]` that `w` (`[rows, packed]` `ui32`) packs.
+
+    The layout is `mlx.quantized_matmul`'s (`_verify_quantized_layout`). In `"affine"`
+    mode (`w * scale + bias`) the result has the scales' and biases' dtype; the
+    microscaling modes (`ui8` scales, no biases) give any float result type, which the
+    kernel passes to MLX as `dtype` (MLX's own default there is bfloat16)."""
+
+    name = "mlx.dequantize"
+    w = operand_def(TensorType)
+    scales = operand_def(TensorType)
+    biases = opt_operand_def(TensorType)
+    group_size = prop_def(I64Attr)
+    bits = prop_def(I64Attr)
+    mode = prop_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$w `,` $scales (`,` $biases^)? `group_size` $group_size `bits` $bits `mode` $mode "
+        "attr-dict `:` type($w) `,` type($scales) (`,` type($biases)^)? `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        w: SSAValue,
+        scales: SSAValue,
+        biases: SSAValue | None,
+        group_size: int,
+        bits: int,
+        mode: str,
+        result_type: Attribute,
+    ):
+        super().__init__(
+            operands=[w, scales, [biases] if biases is not None else []],
+            result_types=[result_type],
+            properties=_quantization_properties(group_size, bits, mode),
+        )
+
+    def verify_(self) -> None:
+        verify_dtype(self.result, "float", "result")
+        w, unpacked = _verify_quantized_layout(
+            self.w, self.scales, self.biases, self.group_size.value.data,
+            self.bits.value.data, self.mode.data, dtype_of(self.result), "the result's",
+        )
+        verify_shape_matches([w[0], unpacked], self.result)
+
+
+@irdl_op_definition
+class QuantizedTakeOp(MlxirOp):
+    """Rows `indices` of a quantized matrix, dequantized: `mx.dequantize(mx.take(w, i,
+    0), mx.take(scales, i, 0), mx.take(biases, i, 0), group_size, bits, mode, dtype)`
+    (mlx-lm's `QuantizedEmbedding`). The result is `[*indices.shape, unpacked]` of the
+    float result type; the layout and dtype rules are `mlx.dequantize`'s. Like
+    `mlx.take`, the kernel clamps out-of-range indices into bounds.
+
+    The optional `biases` sits between `scales` and `indices`; as the op's only
+    optional operand it needs no segment sizes (it is present iff there are 4
+    operands)."""
+
+    name = "mlx.quantized_take"
+    w = operand_def(TensorType)
+    scales = operand_def(TensorType)
+    biases = opt_operand_def(TensorType)
+    indices = operand_def(TensorType)
+    group_size = prop_def(I64Attr)
+    bits = prop_def(I64Attr)
+    mode = prop_def(StringAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$w `,` $scales (`,` $biases^)? `indices` $indices `:` type($indices) "
+        "`group_size` $group_size `bits` $bits `mode` $mode attr-dict `:` type($w) `,` "
+        "type($scales) (`,` type($biases)^)? `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        w: SSAValue,
+        scales: SSAValue,
+        biases: SSAValue | None,
+        indices: SSAValue,
+        group_size: int,
+        bits: int,
+        mode: str,
+        result_type: Attribute,
+    ):
+        super().__init__(
+            operands=[w, scales, [biases] if biases is not None else [], indices],
+            result_types=[result_type],
+            properties=_quantization_properties(group_size, bits, mode),
+        )
+
+    def verify_(self) -> None:
+        _verify_indices([self.indices])
+        verify_dtype(self.result, "float", "result")
+        _, unpacked = _verify_quantized_layout(
+            self.w, self.scales, self.biases, self.group_size.value.data,
+            self.bits.value.data, self.mode.data, dtype_of(self.result), "the result's",
+        )
+        verify_shape_matches([*shape_of(self.indices), unpacked], self.result)
 
 
 @irdl_op_definition
@@ -1983,6 +2129,8 @@ MLX_OPS: list[type[IRDLOperation]] = [
     MatmulOp,
     AddmmOp,
     QuantizedMatmulOp,
+    DequantizeOp,
+    QuantizedTakeOp,
     ConvGeneralOp,
     ScaledDotProductAttentionOp,
     RmsNormOp,

@@ -590,6 +590,61 @@ def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return run
 
 
+def _dequantizer(props: Props, result_dtypes: ResultDtypes) -> Callable[..., mx.array]:
+    """`mx.dequantize(w, scales, biases)` of a `[rows, packed]` matrix, with the
+    properties read once. `dtype` is the IR's result type: MLX infers it from the
+    scales in affine mode (the verifier makes the two agree) and defaults to bfloat16
+    in the microscaling modes, whose scales are `uint8`. MLX fails on an empty matrix
+    (it cannot reshape one), so zero rows give zeros of the unpacked shape."""
+    bits, dtype = _int(props, "bits"), result_dtypes[0]
+    options: dict[str, Any] = {
+        "group_size": _int(props, "group_size"),
+        "bits": bits,
+        "mode": str(props["mode"]),
+        "dtype": dtype,
+    }
+    dequantize = mx.dequantize
+
+    def run(w: mx.array, scales: mx.array, biases: mx.array | None) -> mx.array:
+        if w.size == 0:
+            return mx.zeros((w.shape[0], w.shape[1] * 32 // bits), dtype)
+        return dequantize(w, scales, biases, **options)
+
+    return run
+
+
+@_kernel("mlx.dequantize")
+def _dequantize(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`mx.dequantize(w, scales, biases, ...)`; `biases` (affine mode) is present iff
+    there are 3 operands."""
+    dequantize = _dequantizer(props, result_dtypes)
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        biases = operands[2] if len(operands) > 2 else None
+        return (dequantize(operands[0], operands[1], biases),)
+
+    return run
+
+
+@_kernel("mlx.quantized_take")
+def _quantized_take(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """Rows `indices` of `w`, `scales` (and `biases`, present iff there are 4 operands),
+    dequantized: mlx-lm's `QuantizedEmbedding`. The indices are flattened (MLX
+    dequantizes nothing of rank < 2, so a 0-d index needs it) and clamped into bounds,
+    as `mlx.take`'s are; the result is reshaped to `[*indices.shape, unpacked]`."""
+    dequantize = _dequantizer(props, result_dtypes)
+    take = mx.take
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        w, scales, indices = operands[0], operands[1], operands[-1]
+        rows = _in_bounds(indices.reshape(-1), w.shape[0])
+        biases = take(operands[2], rows, axis=0) if len(operands) > 3 else None
+        table = dequantize(take(w, rows, axis=0), take(scales, rows, axis=0), biases)
+        return (table.reshape(*indices.shape, table.shape[1]),)
+
+    return run
+
+
 @_kernel("mlx.conv_general")
 def _conv_general(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     """`mx.conv_general`, channels last: input `[N, *spatial, C]`, weight `[O, *k, C/g]`."""

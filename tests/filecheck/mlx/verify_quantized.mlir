@@ -1,4 +1,8 @@
-// Verifier rules of mlx.quantized_matmul: each chunk breaks exactly one rule.
+// Verifier rules of mlx.quantized_matmul, mlx.dequantize and mlx.quantized_take: each
+// chunk breaks exactly one rule. The packed-layout rules are one helper shared by the
+// three ops (`_verify_quantized_layout`); they are broken here for each op, so each
+// message is seen naming its op (and, for the scales' and biases' dtype, the operand
+// whose type they must have: x for quantized_matmul, the result for the others).
 // RUN: mlx-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // CHECK: 'mlx.quantized_matmul' op bits must be one of (2, 3, 4, 5, 6, 8), got 7
@@ -49,7 +53,15 @@ func.func @w_dtype(%x: tensor<2x128xf32>, %w: tensor<64x16xi32>, %s: tensor<64x2
 
 // -----
 
-// CHECK: 'mlx.quantized_matmul' op x must have rank >= 1 and w rank 2, got 2 and 3
+// CHECK: 'mlx.quantized_matmul' op x must have rank >= 1, got 0
+func.func @x_rank(%x: tensor<f32>, %w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
+  %0 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose : tensor<f32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<64xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_matmul' op w must have rank 2, got 3
 func.func @w_rank(%x: tensor<2x128xf32>, %w: tensor<1x64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
   %0 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose : tensor<2x128xf32>, tensor<1x64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x64xf32>
   func.return
@@ -97,7 +109,7 @@ func.func @scales_shape(%x: tensor<2x128xf32>, %w: tensor<64x16xui32>, %s: tenso
 
 // -----
 
-// CHECK: 'mlx.quantized_matmul' op scales of mode 'affine' must have element type f32, got f16
+// CHECK: 'mlx.quantized_matmul' op scales of mode 'affine' must have x's element type f32, got f16
 func.func @scales_dtype(%x: tensor<2x128xf32>, %w: tensor<64x16xui32>, %s: tensor<64x2xf16>, %b: tensor<64x2xf32>) {
   %0 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose : tensor<2x128xf32>, tensor<64x16xui32>, tensor<64x2xf16>, tensor<64x2xf32> -> tensor<2x64xf32>
   func.return
@@ -164,5 +176,253 @@ func.func @result_shape(%x: tensor<2x128xf32>, %w: tensor<64x16xui32>, %s: tenso
 // CHECK: 'mlx.quantized_matmul' op result shape [2, ?, 64] does not match the expected shape [3, ?, 64]
 func.func @result_leading(%x: tensor<3x?x128xf32>, %w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
   %0 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose : tensor<3x?x128xf32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x?x64xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op result must have float element type, got i32
+func.func @dq_result_float(%w: tensor<64x16xui32>, %s: tensor<64x2xi32>, %b: tensor<64x2xi32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xi32>, tensor<64x2xi32> -> tensor<64x128xi32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op bits must be one of (2, 3, 4, 5, 6, 8), got 7
+func.func @dq_bits(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 7 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op group_size must be one of (32, 64, 128), got 256
+func.func @dq_group_size(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 256 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op mode must be one of ('affine', 'mxfp4', 'mxfp8'), got 'nvfp4'
+func.func @dq_mode(%w: tensor<64x16xui32>, %e: tensor<64x4xui8>) {
+  %0 = mlx.dequantize %w, %e group_size 32 bits 4 mode "nvfp4" : tensor<64x16xui32>, tensor<64x4xui8> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op mode 'mxfp8' needs (bits, group_size) (8, 32), got (4, 32)
+func.func @dq_mxfp_format(%w: tensor<64x16xui32>, %e: tensor<64x4xui8>) {
+  %0 = mlx.dequantize %w, %e group_size 32 bits 4 mode "mxfp8" : tensor<64x16xui32>, tensor<64x4xui8> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op w must have ui32 element type, got ui8
+func.func @dq_w_dtype(%w: tensor<64x16xui8>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<64x16xui8>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op w must have rank 2, got 1
+func.func @dq_w_rank(%w: tensor<16xui32>, %s: tensor<2xf32>, %b: tensor<2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<16xui32>, tensor<2xf32>, tensor<2xf32> -> tensor<128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op w's packed width 20 does not hold a whole number of 6-bit elements
+func.func @dq_packed_width(%w: tensor<64x20xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 32 bits 6 mode "affine" : tensor<64x20xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<64x106xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op w's unpacked width 96 is not a multiple of group_size 64
+func.func @dq_unpacked_groups(%w: tensor<64x12xui32>, %s: tensor<64x1xf32>, %b: tensor<64x1xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<64x12xui32>, tensor<64x1xf32>, tensor<64x1xf32> -> tensor<64x96xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op scales shape [32, 2] does not match the expected shape [64, 2]
+func.func @dq_scales_shape(%w: tensor<64x16xui32>, %s: tensor<32x2xf32>, %b: tensor<32x2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<32x2xf32>, tensor<32x2xf32> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op scales of mode 'affine' must have the result's element type bf16, got f32
+func.func @dq_scales_dtype(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<64x128xbf16>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op scales of mode 'mxfp4' must have element type ui8, got bf16
+func.func @dq_mxfp_scales_dtype(%w: tensor<64x16xui32>, %e: tensor<64x4xbf16>) {
+  %0 = mlx.dequantize %w, %e group_size 32 bits 4 mode "mxfp4" : tensor<64x16xui32>, tensor<64x4xbf16> -> tensor<64x128xbf16>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op mode 'affine' requires biases
+func.func @dq_affine_needs_biases(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>) {
+  %0 = mlx.dequantize %w, %s group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op mode 'mxfp4' has no biases
+func.func @dq_mxfp_has_no_biases(%w: tensor<64x16xui32>, %e: tensor<64x4xui8>, %b: tensor<64x4xf32>) {
+  %0 = mlx.dequantize %w, %e, %b group_size 32 bits 4 mode "mxfp4" : tensor<64x16xui32>, tensor<64x4xui8>, tensor<64x4xf32> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op biases must have the result's element type f16, got f32
+func.func @dq_biases_dtype(%w: tensor<64x16xui32>, %s: tensor<64x2xf16>, %b: tensor<64x2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf16>, tensor<64x2xf32> -> tensor<64x128xf16>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op biases shape [64, 1] does not match the expected shape [64, 2]
+func.func @dq_biases_shape(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x1xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x1xf32> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op result shape [64, 64] does not match the expected shape [64, 128]
+func.func @dq_result_shape(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<64x64xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dequantize' op result shape [64, 128] does not match the expected shape [?, 96]
+func.func @dq_result_dynamic_rows(%w: tensor<?x24xui32>, %s: tensor<?x3xf32>, %b: tensor<?x3xf32>) {
+  %0 = mlx.dequantize %w, %s, %b group_size 32 bits 8 mode "affine" : tensor<?x24xui32>, tensor<?x3xf32>, tensor<?x3xf32> -> tensor<64x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op indices must be integer, got f32
+func.func @qt_indices_dtype(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %i: tensor<2x3xf32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xf32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op indices must be integer, got i1
+func.func @qt_indices_bool(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %i: tensor<2x3xi1>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi1> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op result must have float element type, got i32
+func.func @qt_result_float(%w: tensor<64x16xui32>, %s: tensor<64x2xi32>, %b: tensor<64x2xi32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xi32>, tensor<64x2xi32> -> tensor<2x3x128xi32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op bits must be one of (2, 3, 4, 5, 6, 8), got 1
+func.func @qt_bits(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 1 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op mode 'mxfp4' needs (bits, group_size) (4, 32), got (4, 128)
+func.func @qt_mxfp_format(%w: tensor<64x16xui32>, %e: tensor<64x1xui8>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %e indices %i : tensor<2x3xi32> group_size 128 bits 4 mode "mxfp4" : tensor<64x16xui32>, tensor<64x1xui8> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op w must have rank 2, got 3
+func.func @qt_w_rank(%w: tensor<1x64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<1x64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op scales shape [64, 4] does not match the expected shape [64, 2]
+func.func @qt_scales_shape(%w: tensor<64x16xui32>, %s: tensor<64x4xf32>, %b: tensor<64x4xf32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x4xf32>, tensor<64x4xf32> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op scales of mode 'affine' must have the result's element type f16, got f32
+func.func @qt_scales_dtype(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x3x128xf16>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op mode 'affine' requires biases
+func.func @qt_affine_needs_biases(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op mode 'mxfp8' has no biases
+func.func @qt_mxfp_has_no_biases(%w: tensor<64x32xui32>, %e: tensor<64x4xui8>, %b: tensor<64x4xf32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %e, %b indices %i : tensor<2x3xi32> group_size 32 bits 8 mode "mxfp8" : tensor<64x32xui32>, tensor<64x4xui8>, tensor<64x4xf32> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op biases must have the result's element type f32, got bf16
+func.func @qt_biases_dtype(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xbf16>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xbf16> -> tensor<2x3x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op result shape [6, 128] does not match the expected shape [2, 3, 128]
+func.func @qt_result_rank(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<6x128xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.quantized_take' op result shape [2, 3, 64] does not match the expected shape [2, 3, 128]
+func.func @qt_result_width(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %i: tensor<2x3xi32>) {
+  %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x3x64xf32>
   func.return
 }
