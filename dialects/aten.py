@@ -2248,6 +2248,77 @@ class SymSizeOp(MlxirOp):
         normalize_axis(self.dim.value.data, rank_of(self.input))
 
 
+# ---------------------------------------------------------------------------
+# Quantization (torchao)
+# ---------------------------------------------------------------------------
+
+
+def blocked_shapes(shape: Sequence[int], block_size: Sequence[int]) -> tuple[list[int], list[int]]:
+    """torchao's view of a quantized tensor for its blocks (`_get_reduction_params`):
+    each dim whose block is neither 1 nor the whole dim splits into `[count, block]`.
+    Returns that shape and the shape of the scales (and zero points) under it: size 1
+    where a block spans the dim. Static dims only."""
+    viewed: list[int] = []
+    per_block: list[int] = []
+    for size, block in zip(shape, block_size, strict=True):
+        if block not in (1, size):
+            viewed += [size // block, block]
+            per_block += [size // block, 1]
+        else:
+            viewed.append(size)
+            per_block.append(1 if block != 1 else size)
+    return viewed, per_block
+
+
+@irdl_op_definition
+class DequantizeAffineOp(MlxirOp):
+    """torchao's `dequantize_affine`: `(input - zero_point) * scale` per block of
+    `block_size` elements, in the result's float type (torchao computes
+    `input.to(out) - zero_point.to(out)`, times `scale` in their promoted type, then
+    casts to `out`). `quant_min`/`quant_max` are the range the integers were quantized
+    to; `zero_point` may be absent (symmetric)."""
+
+    name = "aten.dequantize_affine"
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zero_point = opt_operand_def(TensorType)
+    block_size = prop_def(I64Array)
+    quant_min = prop_def(I64Attr)
+    quant_max = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $scale (`zero_point` $zero_point^ `:` type($zero_point))? `block_size` "
+        "custom<IntList>($block_size) `range` $quant_min `to` $quant_max attr-dict `:` "
+        "type($input) `,` type($scale) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        verify_dtype(self.input, "integer (not bool)", "input")
+        verify_dtype(self.result, "float", "result")
+        verify_same_shape(self.input, self.result)
+        shape, blocks = shape_of(self.input), ints(self.block_size)
+        if len(blocks) != len(shape):
+            raise VerifyException(
+                f"block_size has {len(blocks)} entries for a rank-{len(shape)} input"
+            )
+        if self.quant_min.value.data > self.quant_max.value.data:
+            raise VerifyException(
+                f"quant_min {self.quant_min.value.data} exceeds quant_max {self.quant_max.value.data}"
+            )
+        if DYNAMIC in shape:
+            return
+        for axis, (size, block) in enumerate(zip(shape, blocks, strict=True)):
+            if block < 1 or size % block:
+                raise VerifyException(f"dim {axis} of size {size} does not split into blocks of {block}")
+        _, per_block = blocked_shapes(shape, blocks)
+        for what, value in (("scale", self.scale), ("zero_point", self.zero_point)):
+            if value is not None:
+                verify_element_count(per_block, shape_of(value), f"viewing {what} per block")
+
+
+
 ATEN_OPS: list[type[IRDLOperation]] = [
     *UNARY_OP_CLASSES.values(),
     *BINARY_OP_CLASSES.values(),
@@ -2301,6 +2372,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     BmmOp,
     AddmmOp,
     LinearOp,
+    DequantizeAffineOp,
     ConvolutionOp,
     MaxPool2dOp,
     MaxPool3dOp,

@@ -47,6 +47,7 @@ def _aten_op_of(packet: str) -> str | None:
         "aten._native_batch_norm_legit_no_training": "aten.batch_norm",
         "aten.native_group_norm": "aten.group_norm",
         "aten.scatter_add": "aten.scatter_reduce",
+        "torchao.dequantize_affine": "aten.dequantize_affine",
         "aten.unbind": "aten.split_with_sizes",
         "aten.__lshift__": "aten.bitwise_left_shift",
         "aten.__rshift__": "aten.bitwise_right_shift",

@@ -311,29 +311,52 @@ def _inspect_pte(path: str, data: bytes) -> None:
             _describe_program(title, program, "    ")
 
 
+QUANTIZED_OPERANDS = {"mlx.quantized_matmul": (1, "matmul weights"), "mlx.quantized_take": (0, "embedding tables")}
+"""Quantized op → the position of its packed weight (its scales and biases follow) and
+what its weights are."""
+
+
 def _describe_quantized(info: Any) -> list[str]:
-    """One line per quantization scheme: its weights and the bytes they take, against
-    the same weights in their activations' float type."""
-    schemes: dict[tuple[int, int, str], list[tuple[int, int]]] = {}
+    """One line per quantization scheme and use: its weights and the bytes they take,
+    against the same weights in the float type the op computes in; and the integer
+    weights the program dequantizes at every call (torchao schemes MLX lacks)."""
+    schemes: dict[tuple[int, int, str, str], dict[int, tuple[int, int]]] = {}
     for ins in info.instructions:
-        if ins.op != "mlx.quantized_matmul":
+        if ins.op not in QUANTIZED_OPERANDS:
             continue
+        position, what = QUANTIZED_OPERANDS[ins.op]
         bits, group, mode = int(ins.props["bits"]), int(ins.props["group_size"]), str(ins.props["mode"])
-        w, scales = ins.operands[1], ins.operands[2]
-        if w not in info.constants or scales not in info.constants:
+        parts = [slot for slot in ins.operands[position : position + 3] if slot in info.constants]
+        if ins.operands[position] not in info.constants:
             continue
-        stored = sum(int(info.constants[s].nbytes) for s in ins.operands[1:] if s in info.constants)
-        packed = info.constants[w]
+        stored = sum(int(info.constants[slot].nbytes) for slot in parts)
+        packed = info.constants[ins.operands[position]]
         elements = packed.shape[0] * packed.shape[1] * 32 // bits
-        itemsize = 4 if info.slots[ins.operands[0]].dtype == "float32" else 2  # f16, bf16
-        schemes.setdefault((bits, group, mode), []).append((stored, elements * itemsize))
+        itemsize = 4 if info.slots[ins.results[0]].dtype == "float32" else 2  # f16, bf16
+        # a weight read by several ops (a tied embedding and LM head) counts once per use
+        schemes.setdefault((bits, group, mode, what), {})[ins.operands[position]] = (stored, elements * itemsize)
     lines = []
-    for (bits, group, mode), weights in schemes.items():
-        stored = sum(s for s, _ in weights)
-        float_bytes = sum(f for _, f in weights)
+    for (bits, group, mode, what), weights in schemes.items():
+        stored = sum(s for s, _ in weights.values())
+        float_bytes = sum(f for _, f in weights.values())
         lines.append(
-            f"quantized: {len(weights)} matmul weights, {bits} bits, groups of {group}, {mode}: "
+            f"quantized: {len(weights)} {what}, {bits} bits, groups of {group}, {mode}: "
             f"{stored:,} bytes ({float_bytes:,} unquantized, {float_bytes - stored:,} saved)"
+        )
+    at_run_time = [
+        slot
+        for ins in info.instructions
+        if ins.op == "mlx.astype" and ins.operands[0] in info.constants
+        for slot in ins.operands[:1]
+        if info.slots[slot].dtype.startswith(("int", "uint"))
+        and info.slots[ins.results[0]].dtype in ("float32", "float16", "bfloat16")
+        and len(info.constants[slot].shape) >= 2
+    ]
+    if at_run_time:
+        stored = sum(int(info.constants[slot].nbytes) for slot in set(at_run_time))
+        lines.append(
+            f"dequantized at every call: {len(set(at_run_time))} integer weights ({stored:,} bytes), "
+            "a scheme MLX's quantized kernels lack"
         )
     return lines
 

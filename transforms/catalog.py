@@ -197,6 +197,18 @@ PATTERNS: dict[str, PatternEntry] = {
         OPTIMIZE,
         "0.5x(1 + tanh(k(x + c x^3))) -> x * sigmoid(x(2k + 2kc x^2)) (within 5e-7 in f32)",
     ),
+    "fold-dequantize-into-matmul": PatternEntry(
+        "FoldDequantizeIntoMatmul",
+        ("mlx.matmul", "mlx.addmm"),
+        OPTIMIZE,
+        "matmul(x, dequantize(w)) or of its transpose -> quantized_matmul(x, w)",
+    ),
+    "fold-dequantize-into-take": PatternEntry(
+        "FoldDequantizeIntoTake",
+        ("mlx.take",),
+        OPTIMIZE,
+        "take(dequantize(w), indices, axis 0) -> quantized_take(w, indices)",
+    ),
     "fold-weight-transposes": PatternEntry(
         "FoldWeightTranspose",
         ("mlx.transpose",),

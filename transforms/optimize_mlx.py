@@ -1271,3 +1271,95 @@ class FoldConstantWeights(RewritePattern):
         rewriter.replace(op, [], [read.result])
         for operand in operands:
             drop_unread(operand, rewriter)
+
+
+# ---------------------------------------------------------------------------
+# Quantized weights
+# ---------------------------------------------------------------------------
+
+
+def _dequantized_matrix(value: SSAValue) -> tuple[mlx.DequantizeOp, bool] | None:
+    """The `mlx.dequantize` a matmul operand is (or is the transpose of), and whether
+    it is transposed."""
+    owner = value.owner
+    transposed = isinstance(owner, mlx.TransposeOp) and list(ints(owner.axes)) == [1, 0]
+    if transposed and isinstance(owner, mlx.TransposeOp):
+        owner = owner.input.owner
+    return (owner, transposed) if isinstance(owner, mlx.DequantizeOp) else None
+
+
+def _erase_if_unused(value: SSAValue, rewriter: PatternRewriter) -> None:
+    """Erases `value`'s op (a transpose or a dequantize) and, through a transpose, the
+    dequantize under it, once nothing uses them."""
+    op = value.owner
+    if value.uses or not isinstance(op, mlx.TransposeOp | mlx.DequantizeOp):
+        return
+    source = op.input if isinstance(op, mlx.TransposeOp) else None
+    rewriter.erase(op)
+    if source is not None:
+        _erase_if_unused(source, rewriter)
+
+
+class FoldDequantizeIntoMatmul(RewritePattern):
+    """`matmul(x, dequantize(w))`, or of its transpose (a `linear` weight), and the
+    `addmm` forms → `quantized_matmul(x, w)` (plus the bias): MLX's kernel dequantizes
+    each group as `mx.dequantize` does, inside the product."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, mlx.MatmulOp):
+            x, weight, bias = op.lhs, op.rhs, None
+        elif isinstance(op, mlx.AddmmOp) and op.alpha is None and op.beta is None:
+            x, weight, bias = op.a, op.b, op.c
+        else:
+            return
+        found = _dequantized_matrix(weight)
+        if found is None or dtype_of(x) != dtype_of(weight):
+            return
+        dequantize, transposed = found
+        result_type = op.results[0].type
+        product_type = TensorType(dtype_of(x), [*shape_of(x)[:-1], shape_of(weight)[1]])
+        product = mlx.QuantizedMatmulOp(
+            x,
+            dequantize.w,
+            dequantize.scales,
+            dequantize.biases,
+            dequantize.group_size.value.data,
+            dequantize.bits.value.data,
+            dequantize.mode.data,
+            transposed,
+            product_type if bias is not None else result_type,
+        )
+        new: list[Operation] = [product]
+        if bias is not None:
+            new.append(mlx.BINARY_OP_CLASSES["add"](bias, product.result, result_type))
+        for created in new:
+            created.location = op.location
+        rewriter.replace(op, new)
+        _erase_if_unused(weight, rewriter)
+
+
+class FoldDequantizeIntoTake(RewritePattern):
+    """`take(dequantize(w), indices, axis 0)` → `quantized_take(w, indices)`: only the
+    rows picked are dequantized (an embedding lookup)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.TakeOp, rewriter: PatternRewriter) -> None:
+        dequantize = op.input.owner
+        if not isinstance(dequantize, mlx.DequantizeOp) or op.axis is None:
+            return
+        if op.axis.value.data not in (0, -2):
+            return
+        taken = mlx.QuantizedTakeOp(
+            dequantize.w,
+            dequantize.scales,
+            dequantize.biases,
+            op.indices,
+            dequantize.group_size.value.data,
+            dequantize.bits.value.data,
+            dequantize.mode.data,
+            op.result.type,
+        )
+        taken.location = op.location
+        source = op.input
+        rewriter.replace(op, [taken])
+        _erase_if_unused(source, rewriter)

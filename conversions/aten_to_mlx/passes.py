@@ -25,13 +25,14 @@ from mlxir.conversions.aten_to_mlx import (
     indexing,
     linalg,
     nn,
+    quantization,
     reduction,
     shape,
 )
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, LoweringError
 from mlxir.transforms.pattern_passes import OpDispatch, by_op
 
-FAMILIES = (elementwise, reduction, shape, indexing, linalg, nn, creation)
+FAMILIES = (elementwise, reduction, shape, indexing, linalg, nn, creation, quantization)
 """The modules of the op families, each exposing its `PATTERNS`."""
 
 LOWERING_PATTERNS: tuple[AtenLowering, ...] = tuple(

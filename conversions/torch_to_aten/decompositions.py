@@ -115,11 +115,21 @@ EXTRA_DECOMPOSED_OPS: tuple[str, ...] = (
 (into ops it lowers natively): activations, padding modes, upsampling."""
 
 
+def kept_torchao_ops() -> tuple[torch._ops.OpOverload, ...]:
+    """torchao's ops mlxir imports whole, once torchao has registered them (a program
+    can hold them only then): `dequantize_affine`, which mlxir turns into MLX's
+    quantized kernels instead of dequantizing each weight at every call."""
+    try:
+        return (torch.ops.torchao.dequantize_affine.default,)
+    except (AttributeError, RuntimeError):
+        return ()
+
+
 def decomposition_table() -> dict[Any, Callable[..., Any]]:
     from torch._decomp import get_decompositions
 
     table = dict(torch.export.default_decompositions())
-    for op in NATIVE_OPS:
+    for op in (*NATIVE_OPS, *kept_torchao_ops()):
         table.pop(op, None)
     extra = [
         getattr(getattr(torch.ops.aten, name.split(".")[0]), name.split(".")[1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from torch.fx import Node
@@ -19,6 +20,7 @@ from mlxir.conversions.torch_to_aten.core import (
     has_several_results,
     i64_attr,
     props,
+    refuse,
     result_types,
     tensor_type_of,
     unit_attr,
@@ -183,7 +185,42 @@ def _sdpa(state: ImportState, node: Node) -> Operation:
     )
 
 
+def _integer_range(dtype: Any) -> tuple[int, int] | None:
+    """The range of torch's (or torchao's) integer dtype `intN` / `uintN`."""
+    found = re.fullmatch(r"(u?)int(\d+)", str(dtype).rsplit(".", 1)[-1].lower())
+    if found is None:
+        return None
+    bits = int(found.group(2))
+    return (0, 2**bits - 1) if found.group(1) else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
+def _dequantize_affine(state: ImportState, node: Node) -> Operation:
+    """torchao's `dequantize_affine`, the weight of a torchao-quantized module
+    (`IntxWeightOnlyConfig`); the range defaults to `input_dtype`'s, as in torchao."""
+    args = arguments_of(node)
+    block_size = args["block_size"]
+    if not all(isinstance(b, int) for b in block_size):
+        raise refuse(node, f"needs a static block_size, got {block_size}")
+    default_range = _integer_range(args["input_dtype"])
+    bounds: list[int] = []
+    for name, default in zip(("quant_min", "quant_max"), default_range or (None, None), strict=True):
+        value = args[name] if args[name] is not None else default
+        if not isinstance(value, int):
+            raise refuse(node, f"needs an integer {name}, got {value!r}")
+        bounds.append(value)
+    return aten.DequantizeAffineOp.build(
+        operands=[state.value(args["input"]), state.value(args["scale"]), state.optional_value(args["zero_point"])],
+        result_types=[_type_of_node(node)],
+        properties=props(
+            block_size=int_array(block_size),
+            quant_min=i64_attr(bounds[0]),
+            quant_max=i64_attr(bounds[1]),
+        ),
+    )
+
+
 NN_IMPORTERS: dict[str, Handler] = {
+    "torchao.dequantize_affine": _dequantize_affine,
     "aten._softmax": along_dim(aten.SoftmaxOp),
     "aten.softmax": along_dim(aten.SoftmaxOp),
     "aten._log_softmax": along_dim(aten.LogSoftmaxOp),
