@@ -186,6 +186,8 @@ def test_cli_compile_quantizes(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main_with(["compile", str(pt2), "-o", str(program), "--quantize", "4", "--group-size", "48"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("mlxir: error: ") and "group size in [32, 64, 128], not 48" in err
+    assert main_with(["compile", str(pt2), "-o", str(program), "--quantize-embeddings"]) == 1
+    assert "--quantize-embeddings needs --quantize BITS" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name", ["llama", "qwen3", "gemma3"])
@@ -212,3 +214,44 @@ def test_bf16_activations_with_4_bit_weights(name: str) -> None:
     scale = float(np.abs(first_logits).max())
     assert float(np.abs(logits[0] - first_logits).max()) <= 0.03 * scale
     assert tokens == expected
+
+
+@pytest.mark.parametrize("name", ["gemma3", "llama"])
+def test_quantized_embeddings_match_the_dequantized_reference(name: str) -> None:
+    """`embeddings=True`: the embedding table runs as `quantized_take`. Gemma 3 ties its
+    LM head to it, so one quantized copy serves both and no float copy is left; Llama's
+    untied head is a matmul weight of its own. Greedy tokens and the first step's
+    logits (within 1e-4) against transformers with the table and every linear weight
+    dequantized."""
+    import copy
+
+    from mlxir.tools import llm
+
+    model = build_model(name)
+    model.generation_config.eos_token_id = None
+    quantize = mlxir.Quantize(bits=4, group_size=64, embeddings=True)
+    compiled = llm.compile_llm(model, quantize=quantize)
+    info = compiled.program.info
+    ops = [ins.op for ins in info.instructions]
+    assert ops.count("mlx.quantized_take") == 1 and "mlx.take" not in ops, ops
+    table = model.get_input_embeddings().weight
+    float_tables = [a for a in info.constants.values() if tuple(a.shape) == tuple(table.shape)]
+    assert not float_tables, "a float copy of the embedding table is left"
+    tied = model.get_output_embeddings().weight is table
+    assert tied == (name == "gemma3")
+    reference = copy.deepcopy(model)
+    weights = {id(m.weight): m.weight for m in reference.modules() if isinstance(m, nn.Linear | nn.Embedding)}
+    with torch.no_grad():
+        for weight in weights.values():  # a tied weight once
+            weight.copy_(dequantized(weight, quantize))
+    ids = torch.randint(3, 256, (1, 12), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        expected = reference.generate(ids, max_new_tokens=8, do_sample=False)[0, 12:].tolist()
+        first_logits = reference(ids).logits[0, -1].numpy()
+    tokens, logits = [], []
+    for token, step_logits in llm.stream_tokens(compiled, mx.array(ids.numpy()), max_new_tokens=8):
+        tokens.append(int(token[0]))
+        logits.append(np.array(step_logits[0]))
+    np.testing.assert_allclose(logits[0], first_logits, atol=1e-4)
+    assert tokens == expected
+    assert "and 1 embedding tables" in (compiled.quantized or "")

@@ -196,12 +196,17 @@ def compile_(args: argparse.Namespace) -> int:
 
 
 def _quantize_option(args: argparse.Namespace) -> Any:
-    """`--quantize BITS [--group-size N] [--quantize-mode M]` as an `mlxir.Quantize`."""
+    """`--quantize BITS [--group-size N] [--quantize-mode M] [--quantize-embeddings]` as
+    an `mlxir.Quantize`."""
     if args.quantize is None:
+        if args.quantize_embeddings:
+            raise CliError("--quantize-embeddings needs --quantize BITS")
         return None
     import mlxir
 
-    quantize = mlxir.Quantize(bits=args.quantize, group_size=args.group_size, mode=args.quantize_mode)
+    quantize = mlxir.Quantize(
+        bits=args.quantize, group_size=args.group_size, mode=args.quantize_mode, embeddings=args.quantize_embeddings
+    )
     try:
         quantize.check()
     except ValueError as error:
@@ -215,6 +220,8 @@ def add_quantize_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--group-size", type=int, default=64, help="with --quantize: 32, 64 or 128 (default 64)")
     parser.add_argument("--quantize-mode", default="affine", choices=["affine", "mxfp4", "mxfp8"],
                         help="with --quantize (default affine)")
+    parser.add_argument("--quantize-embeddings", action="store_true",
+                        help="with --quantize: the embedding tables too (a tied LM head shares them)")
 
 
 def _write_text(text: str, output: str | None) -> int:

@@ -10,19 +10,30 @@ layout: groups of `group_size` along the reduction dim share a scale (and, in
 such weight replaced by `mx.dequantize(mx.quantize(w))`, up to the rounding of MLX's
 quantized product. Weights nothing else reads leave the module; a weight also read
 elsewhere (a tied embedding) keeps its float copy for those reads.
+
+With `embeddings=True` (`quantize-weights{embeddings=true}`), every `take` of rows of
+a constant float table `[V, D]` with D divisible by the group size (an embedding)
+becomes `mlx.quantized_take` on `mx.quantize` of the table. A tied embedding and LM
+head then share one quantized copy and no float copy is left.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.utils.exceptions import PassFailedException
 
 from mlxir.dialects import mlx
@@ -31,6 +42,7 @@ from mlxir.transforms.constant_weights import (
     add_global,
     array_of_constant,
     drop_unread,
+    weight_global,
     weight_matrix,
 )
 
@@ -48,12 +60,16 @@ class Quantize:
     """How to quantize weights: `mlxir.compile(ep, quantize=mlxir.Quantize(bits=4))`.
 
     `bits` in 2, 3, 4, 5, 6, 8 and `group_size` in 32, 64, 128 for `affine` mode;
-    `mxfp4` (4 bits) and `mxfp8` (8 bits) take groups of 32. `skip(name)` keeps the
-    weights (global names) it returns True for in floating point."""
+    `mxfp4` (4 bits) and `mxfp8` (8 bits) take groups of 32. `embeddings=True`
+    quantizes the embedding tables too. `skip(name)` keeps the weights (global names)
+    it returns True for in floating point."""
 
     bits: int = 4
     group_size: int = 64
     mode: str = "affine"
+    embeddings: bool = False
+    """Also quantize embedding tables (`take` rows of a constant `[V, D]`, quantized
+    along D), into `mlx.quantized_take`."""
     skip: Callable[[str], bool] | None = None
 
     def check(self) -> None:
@@ -72,18 +88,53 @@ class Quantize:
     def key(self) -> str:
         """The scheme in a program cache's key. A `skip` predicate has no key: a caller
         caching programs must refuse one."""
-        return f"{self.mode}-{self.bits}bit-g{self.group_size}"
+        return f"{self.mode}-{self.bits}bit-g{self.group_size}" + ("-embeddings" if self.embeddings else "")
 
 
-class QuantizeMatmulWeights(RewritePattern):
-    """`matmul(x, w)` / `addmm(c, x, w)` with `w` a constant weight → `quantized_matmul`
-    on the weight quantized at compile time (plus `c`, for addmm)."""
+def _quantized_reads(anchor: Operation, source: mlx.GlobalOp, rows: Any, scheme: Quantize) -> list[mlx.WeightOp]:
+    """Reads, before `anchor`, of `mx.quantize(rows)` (a float `[N, K]` matrix quantized
+    along K): the packed global `<source>.q<bits>g<group>`, its `.scales` and, in affine
+    mode, its `.biases`. A weight quantized for two uses (a tied embedding and LM head)
+    gets one set of globals: `add_global` reuses a global holding the same value."""
+    import mlx.core as mx
+
+    quantized = mx.quantize(mx.contiguous(rows), scheme.group_size, scheme.bits, mode=scheme.mode)
+    mx.eval(*quantized)
+    name = f"{source.sym_name.data}.q{scheme.bits}g{scheme.group_size}"
+    kind = source.kind.data
+    packed_type = TensorType(IntegerType(32, Signedness.UNSIGNED), list(quantized[0].shape))
+    reads = [add_global(anchor, name, np.array(quantized[0]), packed_type, kind)]
+    for suffix, part in zip(("scales", "biases"), quantized[1:], strict=False):
+        part_dtype = source.type.get_element_type() if scheme.mode == "affine" else IntegerType(8, Signedness.UNSIGNED)
+        raw = np.array(part.view(mx.uint16)) if part.dtype == mx.bfloat16 else np.array(part)
+        reads.append(add_global(anchor, f"{name}.{suffix}", raw, TensorType(part_dtype, list(part.shape)), kind))
+    return reads
+
+
+class _QuantizeWeights(RewritePattern):
+    """What the two patterns share: the scheme, and the weights done and left."""
 
     def __init__(self, quantize: Quantize):
         self.quantize = quantize
         self.quantized: list[str] = []
         self.left: list[str] = []
-        """Weights kept in float: their reduction dim is not a multiple of the group."""
+        """Weights kept in float: their quantized dim is not a multiple of the group."""
+
+    def fits(self, source: mlx.GlobalOp, k: int) -> bool:
+        """Whether to quantize `source`, whose rows of `k` are cut into groups."""
+        scheme = self.quantize
+        if scheme.skip is not None and scheme.skip(source.sym_name.data):
+            return False
+        if k % scheme.group_size or (k * scheme.bits) % 32:
+            self.left.append(source.sym_name.data)
+            return False
+        self.quantized.append(source.sym_name.data)
+        return True
+
+
+class QuantizeMatmulWeights(_QuantizeWeights):
+    """`matmul(x, w)` / `addmm(c, x, w)` with `w` a constant weight → `quantized_matmul`
+    on the weight quantized at compile time (plus `c`, for addmm)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, mlx.MatmulOp):
@@ -97,30 +148,11 @@ class QuantizeMatmulWeights(RewritePattern):
         if matrix is None or not is_float(dtype) or dtype_of(weight) != dtype:
             return
         k, n = shape_of(weight)
-        scheme = self.quantize
-        if scheme.skip is not None and scheme.skip(matrix.source.sym_name.data):
+        if not self.fits(matrix.source, k):
             return
-        if k % scheme.group_size or (k * scheme.bits) % 32:
-            self.left.append(matrix.source.sym_name.data)
-            return
-        import mlx.core as mx
-
         stored = array_of_constant(matrix.read)
         w_nk = stored if matrix.transposed else stored.T  # torch's [N, K] layout
-        quantized = mx.quantize(
-            mx.contiguous(w_nk), scheme.group_size, scheme.bits, mode=scheme.mode
-        )
-        mx.eval(*quantized)
-        self.quantized.append(matrix.source.sym_name.data)
-        name = f"{matrix.source.sym_name.data}.q{scheme.bits}g{scheme.group_size}"
-        kind = matrix.source.kind.data
-        packed_type = TensorType(IntegerType(32, Signedness.UNSIGNED), list(quantized[0].shape))
-        reads = [add_global(op, name, np.array(quantized[0]), packed_type, kind)]
-        for suffix, part in zip(("scales", "biases"), quantized[1:], strict=False):
-            part_dtype = dtype if scheme.mode == "affine" else IntegerType(8, Signedness.UNSIGNED)
-            raw = np.array(part.view(mx.uint16)) if part.dtype == mx.bfloat16 else np.array(part)
-            part_type = TensorType(part_dtype, list(part.shape))
-            reads.append(add_global(op, f"{name}.{suffix}", raw, part_type, kind))
+        reads = _quantized_reads(op, matrix.source, w_nk, self.quantize)
         result_type = op.results[0].type
         product_type = TensorType(dtype, [*shape_of(x)[:-1], n])
         product = mlx.QuantizedMatmulOp(
@@ -128,9 +160,9 @@ class QuantizeMatmulWeights(RewritePattern):
             reads[0].result,
             reads[1].result,
             reads[2].result if len(reads) > 2 else None,
-            scheme.group_size,
-            scheme.bits,
-            scheme.mode,
+            self.quantize.group_size,
+            self.quantize.bits,
+            self.quantize.mode,
             True,
             product_type if bias is not None else result_type,
         )
@@ -143,6 +175,36 @@ class QuantizeMatmulWeights(RewritePattern):
         drop_unread(weight, rewriter)
 
 
+class QuantizeEmbeddingTables(_QuantizeWeights):
+    """`take(w, indices, axis 0)` with `w` a constant float table `[V, D]` (an
+    embedding) → `quantized_take` on the table quantized along D."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.TakeOp, rewriter: PatternRewriter) -> None:
+        table = op.input
+        source = weight_global(table)
+        if source is None or op.axis is None or len(shape_of(table)) != 2:
+            return
+        if op.axis.value.data not in (0, -2) or not is_float(dtype_of(table)):
+            return
+        if not self.fits(source, shape_of(table)[1]):
+            return
+        reads = _quantized_reads(op, source, array_of_constant(cast(Operation, table.owner)), self.quantize)
+        taken = mlx.QuantizedTakeOp(
+            reads[0].result,
+            reads[1].result,
+            reads[2].result if len(reads) > 2 else None,
+            op.indices,
+            self.quantize.group_size,
+            self.quantize.bits,
+            self.quantize.mode,
+            op.result.type,
+        )
+        taken.location = op.location
+        rewriter.replace(op, [taken])
+        drop_unread(table, rewriter)
+
+
 @dataclass(frozen=True)
 class QuantizeWeightsPass(ModulePass):
     """Quantizes the constant weights of matmuls as `mx.quantize(w, group_size, bits,
@@ -153,9 +215,10 @@ class QuantizeWeightsPass(ModulePass):
     bits: int = 4
     group_size: int = 64
     mode: str = "affine"
+    embeddings: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        scheme = Quantize(self.bits, self.group_size, self.mode)
+        scheme = Quantize(self.bits, self.group_size, self.mode, self.embeddings)
         try:
             scheme.check()
         except ValueError as error:
@@ -164,17 +227,23 @@ class QuantizeWeightsPass(ModulePass):
 
 
 def quantize_weights(module: ModuleOp, quantize: Quantize) -> str:
-    """Quantizes `module`'s matmul weights in place (raises `ValueError` for a scheme
-    MLX lacks) and says what it did in one line."""
+    """Quantizes `module`'s matmul weights (and embedding tables, if asked) in place
+    (raises `ValueError` for a scheme MLX lacks) and says what it did in one line."""
     quantize.check()
-    pattern = QuantizeMatmulWeights(quantize)
-    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
+    patterns: list[_QuantizeWeights] = [QuantizeMatmulWeights(quantize)]
+    if quantize.embeddings:
+        patterns.append(QuantizeEmbeddingTables(quantize))
+    for pattern in patterns:
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
     scheme = f"{quantize.bits} bits, groups of {quantize.group_size}, {quantize.mode}"
-    summary = f"quantized {len(pattern.quantized)} matmul weights ({scheme})"
-    if pattern.left:
+    summary = f"quantized {len(patterns[0].quantized)} matmul weights"
+    if quantize.embeddings:
+        summary += f" and {len(patterns[1].quantized)} embedding tables"
+    summary += f" ({scheme})"
+    left = sorted({name for pattern in patterns for name in pattern.left})
+    if left:
         summary += (
-            f"; {len(pattern.left)} kept in float (reduction dim not a multiple of "
-            f"{quantize.group_size}: {', '.join(sorted(set(pattern.left))[:3])}"
-            f"{', ...' if len(set(pattern.left)) > 3 else ''})"
+            f"; {len(left)} kept in float (rows not a multiple of {quantize.group_size}: "
+            f"{', '.join(left[:3])}{', ...' if len(left) > 3 else ''})"
         )
     return summary
