@@ -40,7 +40,7 @@ layer (below); program bytes; load s (`mlxir.load` of the `.mlxfb`); prefill ms 
 128-token prompt (time to the first token: forward over the prompt, last-position
 logits, argmax; median of `--runs`); decode ms/token (greedy, median over `--steps` >=
 32 steps of each of `--runs` runs; the median of the runs' medians); peak RSS
-(`ru_maxrss`, the VmHWM) of each process (the mlxir compile process holds the torch
+(`VmHWM`) of each process (the mlxir compile process holds the torch
 model too; the mlxir run process only loads the program).
 
 Instructions per decoder layer: the same config is built with L and L/2 layers (random
@@ -51,11 +51,13 @@ The figure is `(count(L) - count(L/2)) / (L/2)` with `count` the program's
 `len(program.info.instructions)`: what one more layer costs, without the embedding,
 final norm and LM head. One process does all of these compiles.
 
-`--quantize 4[,8]` adds a table: mlxir's default program with its matmul weights
-quantized (`mlxir.Quantize(bits, group_size=64)`: the LM head too, the embedding kept in
-float32) and mlx-lm with its own quantization of the same weights (`mlx.nn.quantize`,
-group 64: every Linear and the embedding), each against its float32 run: decode, prefill,
-program bytes, peak RSS and greedy agreement with its own float32 tokens.
+`--quantize 4[,8]` adds a table: mlxir's default program with its weights quantized
+(`mlxir.Quantize(bits, group_size=64, embeddings=True)`: every matmul weight, the LM
+head and the embedding) and mlx-lm with its own quantization of the same weights
+(`mlx.nn.quantize`, group 64: every Linear and the embedding), each against its float32
+run: decode, prefill, program bytes, peak RSS, and quality against float32: greedy
+agreement over 64 tokens with its own float32 tokens, and the largest error of the
+prompt's last logits against mlxir's float32 logits.
 
 The mlxir program is `mlxir.tools.llm.export_llm(model, attention_mask=False,
 logits="last")`: one program for prefill and decode with the KV cache as explicit
@@ -180,7 +182,25 @@ def prompt_ids() -> list[int]:
 
 
 def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak resident set (`VmHWM` of /proc/self/status), in MB."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # no /proc (macOS): bytes there
+
+
+QUALITY_TOKENS = 64
+"""Greedy tokens compared with float32's."""
+
+
+def save_logits(folder: Path, name: str, logits: Any) -> None:
+    """The prompt's last logits (an `mx.array`), kept beside the weights for the driver."""
+    import mlx.core as mx
+    import numpy as np
+
+    np.save(folder / f"logits-{name}.npy", np.array(logits.astype(mx.float32)))
 
 
 def timed_stream(stream: Iterator[Any], steps: int) -> tuple[float, list[float], list[int]]:
@@ -262,7 +282,7 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
         import mlxir
         from mlxir.transforms.quantize import quantize_weights
 
-        quantize_weights(module, mlxir.Quantize(bits=args.bits, group_size=QUANT_GROUP))
+        quantize_weights(module, mlxir.Quantize(bits=args.bits, group_size=QUANT_GROUP, embeddings=True))
     lowered = time.perf_counter()
     data = serialize(module)
     serialized = time.perf_counter()
@@ -300,6 +320,13 @@ def worker_mlxir_run(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     result = repeat(lambda: timed_stream(stream(), args.steps), args.runs)
     result.update(load_s=load_s, instructions=len(program.info.instructions), rss_mb=peak_rss_mb())
+    quality, logits = [], None
+    for token, step_logits in llm.stream_tokens(compiled, ids, max_new_tokens=QUALITY_TOKENS):
+        quality.append(int(token[0]))
+        logits = step_logits if logits is None else logits
+    assert logits is not None
+    save_logits(folder, f"mlxir-{args.pipeline}", logits[0])
+    result["quality_tokens"] = quality
     return result
 
 
@@ -355,6 +382,8 @@ def worker_mlxlm(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     result = repeat(lambda: timed_stream(stream(), args.steps), args.runs)
     result.update(load_s=load_s, rss_mb=peak_rss_mb())
+    result["quality_tokens"] = [int(t) for t, _ in generate_step(ids, model, max_tokens=QUALITY_TOKENS)]
+    save_logits(folder, f"mlx-lm-q{args.bits}" if args.bits else "mlx-lm", model(ids[None])[0, -1])
     return result
 
 
@@ -510,9 +539,24 @@ def table(name: str, params: int, results: dict[str, Any], pipelines: list[str],
     return "\n".join(lines)
 
 
-def quantized_table(results: dict[str, Any], bits_list: list[int]) -> str:
+def quantized_table(results: dict[str, Any], bits_list: list[int], folder: Path) -> str:
     """mlxir's and mlx-lm's own quantization of the same weights against their float32
-    programs: speed, size, memory, and greedy agreement with their own float32 tokens."""
+    programs: speed, size, memory, greedy agreement with their own float32 tokens and
+    the prompt's logits against mlxir's float32 ones."""
+    import numpy as np
+
+    def logits(name: str) -> Any:
+        path = folder / f"logits-{name}.npy"
+        return np.load(path) if path.exists() else None
+
+    reference_logits = logits("mlxir-default")
+    logit_scale = float(np.abs(reference_logits).max()) if reference_logits is not None else None
+    logit_errors: dict[str, float] = {}
+    for bits in bits_list:
+        for system, name in (("mlxir", f"mlxir-q{bits}"), ("mlx-lm", f"mlx-lm-q{bits}")):
+            found = logits(name)
+            if found is not None and reference_logits is not None:
+                logit_errors[f"{system} {bits}-bit"] = float(np.abs(found - reference_logits).max())
     empty = {"prefill_ms": None, "decode_ms": None, "rss_mb": None, "tokens": None, "decode_runs": []}
     columns: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
         "mlxir f32": (results["mlxir-run:default"], results["mlxir-compile:default"]),
@@ -523,8 +567,8 @@ def quantized_table(results: dict[str, Any], bits_list: list[int]) -> str:
         columns[f"mlx-lm {bits}-bit"] = (results[f"mlx-lm:q{bits}"] or empty, None)
     names = list(columns)
     lines = [
-        f"Quantized (group {QUANT_GROUP}, affine; mlxir: every matmul weight, the LM head included, "
-        "embeddings kept in float32; mlx-lm: nn.quantize, every Linear and the embedding)",
+        f"Quantized (group {QUANT_GROUP}, affine; mlxir: Quantize(embeddings=True), every matmul "
+        "weight, the LM head and the embedding; mlx-lm: nn.quantize, every Linear and the embedding)",
         f"{'':30}" + "".join(f"{n:>15}" for n in names),
     ]
     lines.append("-" * len(lines[-1]))
@@ -539,10 +583,15 @@ def quantized_table(results: dict[str, Any], bits_list: list[int]) -> str:
     for bits in bits_list:
         for system, float_name in (("mlxir", "mlxir f32"), ("mlx-lm", "mlx-lm f32")):
             quantized, reference = columns[f"{system} {bits}-bit"][0], columns[float_name][0]
-            if quantized["tokens"] is None or reference["tokens"] is None:
+            if not quantized.get("quality_tokens") or not reference.get("quality_tokens"):
                 continue
-            same = sum(a == b for a, b in zip(quantized["tokens"], reference["tokens"]))
-            lines.append(f"greedy tokens, {system} {bits}-bit = {system} f32: {same}/{len(reference['tokens'])}")
+            same = sum(a == b for a, b in zip(quantized["quality_tokens"], reference["quality_tokens"]))
+            error = logit_errors.get(f"{system} {bits}-bit")
+            lines.append(
+                f"quality, {system} {bits}-bit against {system} f32: greedy tokens "
+                f"{same}/{len(reference['quality_tokens'])} equal; prompt logits max error "
+                f"{fmt(error, 4)} (against mlxir f32; largest |logit| {fmt(logit_scale, 2)})"
+            )
         mlxir_q, mlxlm_q = columns[f"mlxir {bits}-bit"][0], columns[f"mlx-lm {bits}-bit"][0]
         f32 = columns["mlxir f32"]
         lines.append(
@@ -620,9 +669,9 @@ def main() -> None:
                 results[f"mlx-lm:q{bits}"] = (
                     run_worker("mlx-lm", folder, args, env, bits=bits) if has_mlxlm else None
                 )
-        report = table(name, params, results, pipelines, args.qwen3_hidden)
-        if quantized_bits:
-            report += "\n\n" + quantized_table(results, quantized_bits)
+            report = table(name, params, results, pipelines, args.qwen3_hidden)
+            if quantized_bits:
+                report += "\n\n" + quantized_table(results, quantized_bits, folder)
         reports.append(report)
     import torch
 

@@ -321,10 +321,16 @@ class Program:
         leaves = bind_inputs(self.signature, args, kwargs)
         return build_outputs(self.signature.outputs, self.call_flat(*(v for _, v in leaves)))
 
-    def call_flat(self, *inputs: Any) -> tuple[Any, ...]:
+    def call_flat(self, *inputs: Any, evaluate: bool = True) -> tuple[Any, ...]:
         """Runs the program on its flat inputs, in order (`inputs`), and returns its
         flat outputs as a tuple: the convention of the LLM helper, the ExecuTorch
-        delegates and `mlxir run`."""
+        delegates and `mlxir run`.
+
+        `evaluate=False` (MLX inputs only) returns the outputs as MLX's lazy arrays,
+        not yet computed, and commits the program's state the same way: a caller that
+        evaluates them with `mx.async_eval` can build its next call while MLX computes
+        this one (the LLM decode loop does). An error MLX raises while computing then
+        surfaces where they are evaluated."""
         arrays = self._check_inputs(inputs)
         kind = next((_kind_of(v) for v in inputs if _kind_of(v) != "other"), "mlx")
         with self._lock:
@@ -353,10 +359,11 @@ class Program:
                     for slot in step.free:
                         registers[slot] = None
                 outputs = [registers[s] for s in self.info.outputs]
-                try:
-                    mx.eval(*[v for v in (*outputs, *self._pending.values()) if isinstance(v, mx.array)])
-                except Exception as error:
-                    raise RuntimeError(f"mlx.eval failed: {error}") from error
+                if evaluate or kind != "mlx":
+                    try:
+                        mx.eval(*[v for v in (*outputs, *self._pending.values()) if isinstance(v, mx.array)])
+                    except Exception as error:
+                        raise RuntimeError(f"mlx.eval failed: {error}") from error
                 self._state = {**self._state, **self._pending}
             finally:
                 self._pending = {}

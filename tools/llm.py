@@ -392,15 +392,20 @@ class CompiledLLM:
         kv: Sequence[mx.array],
         attention_mask: mx.array | None = None,
         position_offset: mx.array | None = None,
+        *,
+        evaluate: bool = True,
     ) -> tuple[mx.array, list[mx.array]]:
         """One call: logits and the grown cache (all `mx.array`s). `position_offset[b]`
-        is the position of row b's first new token (see the module docstring)."""
+        is the position of row b's first new token (see the module docstring).
+        `evaluate=False` returns them lazy (`Program.call_flat`)."""
         if self.with_mask:
             if attention_mask is None or position_offset is None:
                 raise ValueError("this program takes attention_mask and position_offset")
-            outputs = self.program.call_flat(input_ids, attention_mask, position_offset, *kv)
+            outputs = self.program.call_flat(
+                input_ids, attention_mask, position_offset, *kv, evaluate=evaluate
+            )
         else:
-            outputs = self.program.call_flat(input_ids, *kv)
+            outputs = self.program.call_flat(input_ids, *kv, evaluate=evaluate)
         return outputs[0], list(outputs[1:])
 
 
@@ -537,22 +542,22 @@ def stream_tokens(
     kv = llm.empty_cache(batch)
     finished = mx.zeros((batch,), dtype=mx.bool_)
 
-    def run(tokens: mx.array, start: int, stop: int) -> mx.array:
+    def run(tokens: mx.array, start: int, stop: int, evaluate: bool = True) -> mx.array:
         nonlocal kv
         if llm.with_mask:
-            logits, kv = llm.step(tokens, kv, mask[:, :stop], start - pads)
+            logits, kv = llm.step(tokens, kv, mask[:, :stop], start - pads, evaluate=evaluate)
         else:
-            logits, kv = llm.step(tokens, kv)
+            logits, kv = llm.step(tokens, kv, evaluate=evaluate)
         return logits[:, -1, :]
 
-    chunk = prefill_chunk or length
-    for start in range(0, length, chunk):
-        stop = min(start + chunk, length)
-        last = run(ids[:, start:stop], start, stop)
-    for index in range(max_new_tokens):
-        key, sub = mx.random.split(key)
+    def choose(logits: mx.array) -> tuple[mx.array, mx.array]:
+        """The next tokens, and which rows have finished once they are out."""
+        nonlocal key, finished
+        sub = None
+        if do_sample:
+            key, sub = mx.random.split(key)
         token = sample_next(
-            last, do_sample=do_sample, temperature=temperature, top_k=top_k, top_p=top_p, key=sub
+            logits, do_sample=do_sample, temperature=temperature, top_k=top_k, top_p=top_p, key=sub
         )
         if eos:
             token = mx.where(finished, pad_token_id, token)
@@ -560,14 +565,31 @@ def stream_tokens(
             for t in eos:
                 is_eos = is_eos | (token == t)
             finished = finished | is_eos
+        return token, finished
+
+    chunk = prefill_chunk or length
+    for start in range(0, length, chunk):
+        stop = min(start + chunk, length)
+        last = run(ids[:, start:stop], start, stop)
+    # Pipelined as mlx-lm does: step n + 1's graph is built on step n's lazy token and
+    # handed to MLX (`async_eval`) before step n's token is waited for, so building a
+    # step overlaps computing the previous one.
+    token, done = choose(last)
+    mx.async_eval(token)
+    for index in range(max_new_tokens):
+        more = index + 1 < max_new_tokens
+        if more:
+            total = length + index + 1
+            if llm.with_mask:
+                mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
+            following_logits = run(token[:, None], total - 1, total, evaluate=False)
+            following, following_done = choose(following_logits)
+            mx.async_eval(following, *kv)
         mx.eval(token)
         yield token, last
-        if index + 1 == max_new_tokens or (eos and bool(mx.all(finished))):
+        if not more or (eos and bool(mx.all(done))):
             return
-        total = length + index + 1
-        if llm.with_mask:
-            mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
-        last = run(token[:, None], total - 1, total)
+        token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable]
 
 
 def generate(
