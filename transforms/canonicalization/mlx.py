@@ -23,6 +23,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerAttr,
@@ -658,9 +659,43 @@ def _arange_from_zero(value: SSAValue) -> bool:
     return arange_length(value) is not None
 
 
+def _nonnegative_index(value: SSAValue) -> bool:
+    """An `index` that cannot be negative: a dim size, a constant >= 0, or sums and
+    products of those."""
+    owner = value.owner
+    if isinstance(owner, mlx.DimOp):
+        return True
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data >= 0
+    if isinstance(owner, arith.AddiOp | arith.MuliOp):
+        return _nonnegative_index(owner.lhs) and _nonnegative_index(owner.rhs)
+    return False
+
+
+def _rows_from_zero_or_more(value: SSAValue) -> bool:
+    """`value` is an arange from 0, or one plus a non-negative index (the positions of
+    new queries after a KV cache of that length): every entry is >= 0."""
+    while isinstance(value.owner, mlx.ExpandDimsOp | mlx.AstypeOp | mlx.ReshapeOp):
+        value = value.owner.input
+    owner = value.owner
+    if isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.add":
+        for start, offset in ((owner.lhs, owner.rhs), (owner.rhs, owner.lhs)):
+            if (
+                _arange_from_zero(start)
+                and isinstance(offset.owner, mlx.FromIndexOp)
+                and _nonnegative_index(offset.owner.input)
+            ):
+                return True
+        return False
+    return _arange_from_zero(value)
+
+
 def _provably_nonempty_rows(mask: SSAValue) -> bool:
-    """A causal mask `cols <= rows` (or `rows >= cols`) over aranges from 0: every row
-    attends key 0."""
+    """A causal mask `cols <= rows` (or `rows >= cols`) with the key positions `cols` an
+    arange from 0 and the query positions `rows` never negative (an arange from 0, or
+    one offset by a cache length), possibly broadcast: every row attends key 0."""
+    while isinstance(mask.owner, mlx.BroadcastToOp):
+        mask = mask.owner.input
     owner = mask.owner
     if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.less_equal"):
         cols, rows = owner.lhs, owner.rhs
@@ -670,7 +705,7 @@ def _provably_nonempty_rows(mask: SSAValue) -> bool:
         return False
     return (
         _arange_from_zero(cols)
-        and _arange_from_zero(rows)
+        and _rows_from_zero_or_more(rows)
         and rank_of(cols) >= 1
         and shape_of(cols)[-1] != 1
     )
