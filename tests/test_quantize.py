@@ -140,6 +140,23 @@ def _dequantized_reference(model: Any, quantize: mlxir.Quantize) -> Any:
     return reference
 
 
+def _assert_generates_like(compiled: Any, reference: Any, seed: int) -> None:
+    """8 greedy tokens of the program equal the reference model's, and the first
+    step's logits agree within 1e-4, on a 12-token random prompt."""
+    from mlxir.tools import llm
+
+    ids = torch.randint(3, 256, (1, 12), generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        expected = reference.generate(ids, max_new_tokens=8, do_sample=False)[0, 12:].tolist()
+        first_logits = reference(ids).logits[0, -1].numpy()
+    tokens, logits = [], []
+    for token, step_logits in llm.stream_tokens(compiled, mx.array(ids.numpy()), max_new_tokens=8):
+        tokens.append(int(token[0]))
+        logits.append(np.array(step_logits[0]))
+    np.testing.assert_allclose(logits[0], first_logits, atol=1e-4)
+    assert tokens == expected
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_every_family_at_4_bits_matches_the_dequantized_reference(name: str) -> None:
     """Greedy tokens and the first step's logits (within 1e-4) of a 4-bit program of
@@ -155,16 +172,7 @@ def test_every_family_at_4_bits_matches_the_dequantized_reference(name: str) -> 
     ops = [ins.op for ins in compiled.program.info.instructions]
     assert "mlx.matmul" not in ops and "mlx.addmm" not in ops, ops
     reference = _dequantized_reference(model, quantize)
-    ids = torch.randint(3, 256, (1, 12), generator=torch.Generator().manual_seed(1))
-    with torch.no_grad():
-        expected = reference.generate(ids, max_new_tokens=8, do_sample=False)[0, 12:].tolist()
-        first_logits = reference(ids).logits[0, -1].numpy()
-    tokens, logits = [], []
-    for token, step_logits in llm.stream_tokens(compiled, mx.array(ids.numpy()), max_new_tokens=8):
-        tokens.append(int(token[0]))
-        logits.append(np.array(step_logits[0]))
-    np.testing.assert_allclose(logits[0], first_logits, atol=1e-4)
-    assert tokens == expected
+    _assert_generates_like(compiled, reference, seed=1)
 
 
 def test_cli_compile_quantizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -244,14 +252,5 @@ def test_quantized_embeddings_match_the_dequantized_reference(name: str) -> None
     with torch.no_grad():
         for weight in weights.values():  # a tied weight once
             weight.copy_(dequantized(weight, quantize))
-    ids = torch.randint(3, 256, (1, 12), generator=torch.Generator().manual_seed(2))
-    with torch.no_grad():
-        expected = reference.generate(ids, max_new_tokens=8, do_sample=False)[0, 12:].tolist()
-        first_logits = reference(ids).logits[0, -1].numpy()
-    tokens, logits = [], []
-    for token, step_logits in llm.stream_tokens(compiled, mx.array(ids.numpy()), max_new_tokens=8):
-        tokens.append(int(token[0]))
-        logits.append(np.array(step_logits[0]))
-    np.testing.assert_allclose(logits[0], first_logits, atol=1e-4)
-    assert tokens == expected
+    _assert_generates_like(compiled, reference, seed=2)
     assert "and 1 embedding tables" in (compiled.quantized or "")

@@ -52,6 +52,7 @@ from mlxir.transforms.constant_weights import (
     weight_matrix,
 )
 from mlxir.transforms.known_dims import KnownDims, known_dims
+from mlxir.transforms.quantize import matmul_operands, replace_by_quantized_product
 from mlxir.weights import array_of, dense_attr
 
 if TYPE_CHECKING:
@@ -1306,35 +1307,17 @@ class FoldDequantizeIntoMatmul(RewritePattern):
     each group as `mx.dequantize` does, inside the product."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, mlx.MatmulOp):
-            x, weight, bias = op.lhs, op.rhs, None
-        elif isinstance(op, mlx.AddmmOp) and op.alpha is None and op.beta is None:
-            x, weight, bias = op.a, op.b, op.c
-        else:
+        operands = matmul_operands(op)
+        if operands is None:
             return
+        x, weight, _ = operands
         found = _dequantized_matrix(weight)
         if found is None or dtype_of(x) != dtype_of(weight):
             return
         dequantize, transposed = found
-        result_type = op.results[0].type
-        product_type = TensorType(dtype_of(x), [*shape_of(x)[:-1], shape_of(weight)[1]])
-        product = mlx.QuantizedMatmulOp(
-            x,
-            dequantize.w,
-            dequantize.scales,
-            dequantize.biases,
-            dequantize.group_size.value.data,
-            dequantize.bits.value.data,
-            dequantize.mode.data,
-            transposed,
-            product_type if bias is not None else result_type,
-        )
-        new: list[Operation] = [product]
-        if bias is not None:
-            new.append(mlx.BINARY_OP_CLASSES["add"](bias, product.result, result_type))
-        for created in new:
-            created.location = op.location
-        rewriter.replace(op, new)
+        packed = (dequantize.w, dequantize.scales, dequantize.biases)
+        scheme = (dequantize.group_size.value.data, dequantize.bits.value.data, dequantize.mode.data)
+        replace_by_quantized_product(op, rewriter, packed, scheme, transposed)
         _erase_if_unused(weight, rewriter)
 
 

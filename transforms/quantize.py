@@ -26,7 +26,7 @@ from typing import Any, cast
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness, TensorType
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -91,6 +91,41 @@ class Quantize:
         return f"{self.mode}-{self.bits}bit-g{self.group_size}" + ("-embeddings" if self.embeddings else "")
 
 
+def matmul_operands(op: Operation) -> tuple[SSAValue, SSAValue, SSAValue | None] | None:
+    """`x`, the right operand and the bias of a `matmul` or a plain `addmm` (no alpha,
+    no beta): the products a quantized one can replace."""
+    if isinstance(op, mlx.MatmulOp):
+        return op.lhs, op.rhs, None
+    if isinstance(op, mlx.AddmmOp) and op.alpha is None and op.beta is None:
+        return op.a, op.b, op.c
+    return None
+
+
+def replace_by_quantized_product(
+    op: Operation,
+    rewriter: PatternRewriter,
+    packed: tuple[SSAValue, SSAValue, SSAValue | None],
+    scheme: tuple[int, int, str],
+    transpose: bool,
+) -> None:
+    """Replaces the `matmul`/`addmm` `op` by `quantized_matmul(x, w, scales, biases)` of
+    the `packed` weight in `scheme` (group size, bits, mode), plus the addmm's bias."""
+    found = matmul_operands(op)
+    assert found is not None
+    x, weight, bias = found
+    result_type = op.results[0].type
+    product_type = TensorType(dtype_of(x), [*shape_of(x)[:-1], shape_of(weight)[1]])
+    product = mlx.QuantizedMatmulOp(
+        x, *packed, *scheme, transpose, product_type if bias is not None else result_type
+    )
+    new: list[Operation] = [product]
+    if bias is not None:
+        new.append(mlx.BINARY_OP_CLASSES["add"](bias, product.result, result_type))
+    for created in new:
+        created.location = op.location
+    rewriter.replace(op, new)
+
+
 def _quantized_reads(anchor: Operation, source: mlx.GlobalOp, rows: Any, scheme: Quantize) -> list[mlx.WeightOp]:
     """Reads, before `anchor`, of `mx.quantize(rows)` (a float `[N, K]` matrix quantized
     along K): the packed global `<source>.q<bits>g<group>`, its `.scales` and, in affine
@@ -137,41 +172,22 @@ class QuantizeMatmulWeights(_QuantizeWeights):
     on the weight quantized at compile time (plus `c`, for addmm)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, mlx.MatmulOp):
-            x, weight, bias = op.lhs, op.rhs, None
-        elif isinstance(op, mlx.AddmmOp) and op.alpha is None and op.beta is None:
-            x, weight, bias = op.a, op.b, op.c
-        else:
+        found = matmul_operands(op)
+        if found is None:
             return
+        x, weight, _ = found
         matrix = weight_matrix(weight)
         dtype = dtype_of(x)
         if matrix is None or not is_float(dtype) or dtype_of(weight) != dtype:
             return
-        k, n = shape_of(weight)
-        if not self.fits(matrix.source, k):
+        if not self.fits(matrix.source, shape_of(weight)[0]):
             return
         stored = array_of_constant(matrix.read)
         w_nk = stored if matrix.transposed else stored.T  # torch's [N, K] layout
         reads = _quantized_reads(op, matrix.source, w_nk, self.quantize)
-        result_type = op.results[0].type
-        product_type = TensorType(dtype, [*shape_of(x)[:-1], n])
-        product = mlx.QuantizedMatmulOp(
-            x,
-            reads[0].result,
-            reads[1].result,
-            reads[2].result if len(reads) > 2 else None,
-            self.quantize.group_size,
-            self.quantize.bits,
-            self.quantize.mode,
-            True,
-            product_type if bias is not None else result_type,
-        )
-        new: list[Operation] = [product]
-        if bias is not None:
-            new.append(mlx.BINARY_OP_CLASSES["add"](bias, product.result, result_type))
-        for created in new:
-            created.location = op.location
-        rewriter.replace(op, new)
+        packed = (reads[0].result, reads[1].result, reads[2].result if len(reads) > 2 else None)
+        scheme = (self.quantize.group_size, self.quantize.bits, self.quantize.mode)
+        replace_by_quantized_product(op, rewriter, packed, scheme, True)
         drop_unread(weight, rewriter)
 
 
