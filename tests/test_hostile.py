@@ -767,3 +767,33 @@ def test_lying_quantization_metadata_is_a_program_error(
     program = mlxir.load(data, verify=False)
     with pytest.raises((RuntimeError, mlxir.ProgramError), match="quantized_matmul"):
         program(mx.zeros((2, 64)))
+
+
+QUANTIZED_TAKE = """
+    func.func @forward(%ids: tensor<3xi64>) -> tensor<3x64xf32> {{
+      %w = mlx.constant dense<0> : tensor<{packed}xui32>
+      %s = mlx.constant dense<1.0> : tensor<{groups}xf32>
+      %b = mlx.constant dense<0.0> : tensor<{groups}xf32>
+      %e = mlx.quantized_take %w, %s, %b indices %ids : tensor<3xi64> group_size {group} bits {bits} mode "affine" : tensor<{packed}xui32>, tensor<{groups}xf32>, tensor<{groups}xf32> -> tensor<3x64xf32>
+      func.return %e : tensor<3x64xf32>
+    }}"""
+
+
+@pytest.mark.parametrize(
+    ("packed", "groups", "group", "bits"),
+    [
+        ("16x4", "16x2", 32, 4),  # a packed shape that holds 32 values a row, not 64
+        ("16x8", "16x2", 32, 8),  # 8 bits claimed for a 4-bit payload
+        ("16x8", "16x2", 64, 4),  # a group size the scales do not have
+        ("16x8", "16x2", 48, 4),  # a group size MLX lacks
+    ],
+)
+def test_lying_quantized_embedding_metadata_is_a_program_error(packed: str, groups: str, group: int, bits: int) -> None:
+    """The same for a quantized embedding table (`mlx.quantized_take`): refused at load
+    naming the op; loaded unverified, a clean error at run time."""
+    data = program_of(QUANTIZED_TAKE.format(packed=packed, groups=groups, group=group, bits=bits))
+    with pytest.raises(mlxir.ProgramError, match=r"'mlx.quantized_take' op "):
+        mlxir.load(data)
+    program = mlxir.load(data, verify=False)
+    with pytest.raises((RuntimeError, mlxir.ProgramError), match="quantized_take"):
+        program(mx.array([0, 5, 15], dtype=mx.int64))
