@@ -88,13 +88,20 @@ class Matrix:
         return array.T if self.transposed else array
 
 
+def untransposed(value: SSAValue) -> tuple[SSAValue, bool]:
+    """The matrix `value` is the `[1, 0]` transpose of, and True; else `value`, False
+    (a `linear` weight reaches its matmul through such a transpose)."""
+    owner = value.owner
+    if isinstance(owner, mlx.TransposeOp) and list(ints(owner.axes)) == [1, 0]:
+        return owner.input, True
+    return value, False
+
+
 def weight_matrix(value: SSAValue) -> Matrix | None:
     """`value` as a 2-D constant: a weight read, or the transpose of one."""
     if rank_of(value) != 2:
         return None
-    owner = value.owner
-    transposed = isinstance(owner, mlx.TransposeOp) and list(ints(owner.axes)) == [1, 0]
-    read = owner.input if transposed and isinstance(owner, mlx.TransposeOp) else value
+    read, transposed = untransposed(value)
     found = weight_global(read)
     if found is None:
         return None

@@ -48,6 +48,7 @@ from mlxir.transforms.constant_weights import (
     drop_unread,
     evaluate,
     reads_of,
+    untransposed,
     weight_global,
     weight_matrix,
 )
@@ -1282,10 +1283,8 @@ class FoldConstantWeights(RewritePattern):
 def _dequantized_matrix(value: SSAValue) -> tuple[mlx.DequantizeOp, bool] | None:
     """The `mlx.dequantize` a matmul operand is (or is the transpose of), and whether
     it is transposed."""
-    owner = value.owner
-    transposed = isinstance(owner, mlx.TransposeOp) and list(ints(owner.axes)) == [1, 0]
-    if transposed and isinstance(owner, mlx.TransposeOp):
-        owner = owner.input.owner
+    matrix, transposed = untransposed(value)
+    owner = matrix.owner
     return (owner, transposed) if isinstance(owner, mlx.DequantizeOp) else None
 
 

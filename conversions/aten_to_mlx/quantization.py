@@ -48,7 +48,7 @@ from mlxir.conversions.aten_to_mlx.core import (
 )
 from mlxir.dialects import aten, mlx
 from mlxir.dialects.aten import blocked_shapes
-from mlxir.dialects.common import DYNAMIC, dtype_of, ints, is_float, shape_of
+from mlxir.dialects.common import DYNAMIC, dtype_of, ints, is_float, is_integer, shape_of
 from mlxir.transforms.constant_weights import (
     add_global,
     array_of_constant,
@@ -91,11 +91,7 @@ def _values(read: SSAValue) -> np.ndarray:
     array = array_of_constant(cast(Operation, read.owner))
     if array.dtype in (mx.float16, mx.bfloat16, mx.float32):
         return np.array(array.astype(mx.float32)).astype(np.float64)
-    return np.array(array).astype(np.int64 if is_integer_type(dtype_of(read)) else np.float64)
-
-
-def is_integer_type(dtype: Attribute) -> bool:
-    return isinstance(dtype, IntegerType) and dtype.width.data > 1
+    return np.array(array).astype(np.int64 if is_integer(dtype_of(read)) else np.float64)
 
 
 def _payload(values: np.ndarray, dtype: Attribute) -> np.ndarray:
