@@ -14,12 +14,19 @@ The pieces, each usable alone:
   quantize the matmul weights if asked (`quantize=mlxir.Quantize(bits=4)`), serialize
   and load.
 
-Attributes are imported lazily so `import mlxir` does not import torch or MLX.
+Attributes are imported lazily so `import mlxir` does not import torch or MLX. On
+Linux it loads the system OpenBLAS (or MKL, or `MLXIR_BLAS=<path>`) for MLX's CPU
+matmuls, before MLX is imported: see `mlxir.blas`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from mlxir.blas import select_blas
+
+# Before anything imports mlx.core: MLX binds its BLAS once, at that import (mlxir.blas).
+select_blas()
 
 if TYPE_CHECKING:
     from torch.export import ExportedProgram
