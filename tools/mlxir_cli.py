@@ -11,6 +11,8 @@
                                                  save_pretrained folder (compiled once, cached)
     mlxir generate --model llm.mlxfb --tokenizer DIR --prompt "text"
     mlxir generate llm.mlxfb --ids 1,15,27       token ids in and out
+    mlxir info                                   versions, MLX's device, the BLAS behind its
+                                                 CPU matmuls and why, thread settings
 
 Errors in the user's input are one line on stderr and exit status 1, never a traceback.
 """
@@ -406,6 +408,54 @@ def _describe_program(title: str, program: Any, indent: str) -> None:
 
 
 # ---------------------------------------------------------------------------
+# info
+# ---------------------------------------------------------------------------
+
+
+def info(args: argparse.Namespace) -> int:
+    """One fact per line: versions, MLX's default device, the library MLX's cblas_sgemm
+    is bound to and how mlxir chose it, the BLAS thread settings."""
+    import platform
+    from importlib import metadata, util
+
+    from mlxir import blas
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "unknown"
+
+    print(f"mlxir: {version('mlxir')}")
+    print(f"Python: {platform.python_version()} ({sys.executable})")
+    print(f"platform: {platform.platform()}")
+    try:
+        import mlx.core as mx
+    except ImportError as error:
+        raise CliError(f"mlx is not importable: {error}") from None
+    print(f"MLX: {version('mlx')}")
+    print(f"MLX default device: {mx.default_device()}")
+    in_use = blas.blas_in_use()
+    bundled = " (bundled with MLX)" if blas.is_bundled(in_use) else ""
+    print(f"BLAS (cblas_sgemm): {os.path.normpath(in_use)}{bundled}")
+    details = blas.library_details(in_use)
+    if details:
+        print(f"BLAS build: {details}")
+    choice = blas.selected()
+    print(f"BLAS choice: {choice.source}: {choice.reason}")
+    print(f"MLXIR_BLAS: {os.environ.get('MLXIR_BLAS', 'unset')}")
+    others = [path for path in blas.candidates() if path != in_use]
+    if others:
+        print(f"other BLAS found: {', '.join(others)}")
+    for name, value in blas.thread_settings().items():
+        print(f"{name}: {value}")
+    # The installed version, read without importing torch (seconds, and not needed here).
+    torch = version("torch") if util.find_spec("torch") is not None else "not installed"
+    print(f"torch: {torch}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
 # The command line
 # ---------------------------------------------------------------------------
 
@@ -439,6 +489,9 @@ def build_parser() -> argparse.ArgumentParser:
     inspect_parser = sub.add_parser("inspect", help="describe a program")
     inspect_parser.add_argument("program")
     inspect_parser.set_defaults(run=inspect)
+
+    info_parser = sub.add_parser("info", help="versions, device, the BLAS MLX uses, thread settings")
+    info_parser.set_defaults(run=info)
     add_generate_parser(sub)
     return parser
 
