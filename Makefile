@@ -4,9 +4,26 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv demo test ruff pytest lit lint bench clean fbs
+.PHONY: venv blas demo test ruff pytest lit lint bench clean fbs
 
-venv: $(STAMP)
+venv: blas $(STAMP)
+
+# Best effort, never an error: MLX's Linux wheel bundles a reference BLAS about 40x
+# slower than OpenBLAS, which `import mlxir` loads when it is installed (docs/blas.md).
+# sudo only when not root; without a terminal it may not ask for a password (-n).
+blas:
+	@if [ "$$(uname -s)" != Linux ]; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "blas: no apt-get here: install OpenBLAS with the system's package manager for fast CPU matmuls (docs/blas.md)"; exit 0; fi; \
+	if dpkg-query -W -f='$${Status}' libopenblas0-pthread 2>/dev/null | grep -q "ok installed"; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	elif ! command -v sudo >/dev/null 2>&1; then \
+		echo "blas: not root and no sudo: run 'apt-get install libopenblas0-pthread' as root for fast CPU matmuls (docs/blas.md)"; exit 0; \
+	elif [ -t 0 ]; then sudo="sudo"; else sudo="sudo -n"; fi; \
+	echo "blas: installing libopenblas0-pthread (MLX's bundled BLAS is slow; docs/blas.md)"; \
+	if $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	   $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas0-pthread >/dev/null; then :; \
+	else echo "blas: could not install libopenblas0-pthread (see above): MLX keeps its bundled BLAS"; fi
 
 # torch is pinned first: an unpinned torch pulls a multi-GB CUDA build.
 $(STAMP): pyproject.toml
