@@ -1,7 +1,7 @@
 """The BLAS behind MLX's CPU matmuls on Linux, chosen when `mlxir` is imported.
 
-MLX's Linux wheel bundles a reference BLAS (about 5 GFLOP/s on a 1024x1024 float32
-matmul, where OpenBLAS gives about 100). libmlx takes `cblas_sgemm` from the process's
+MLX's Linux wheel bundles a reference BLAS (under 5 GFLOP/s on a 1024x1024 float32
+matmul on two cores, where OpenBLAS gives over 100; docs/blas.md). libmlx takes `cblas_sgemm` from the process's
 global symbol scope before its own dependencies, and Python loads extension modules with
 RTLD_NOW, so the symbol is bound once, when `mlx.core` is imported: a library loaded
 with RTLD_GLOBAL before that import wins, one loaded after it never does.
@@ -428,7 +428,8 @@ def _relocation_slots(path: str, symbol: str) -> list[int]:
 
 
 def is_bundled(path: str) -> bool:
-    """Whether `path` is one of the libraries that came with the mlx wheel."""
+    """Whether `path` is one of the libraries that came with the mlx wheel (False while
+    mlx.core is not imported: where the wheel lies is read from it)."""
     module = sys.modules.get("mlx.core")
     if module is None or not module.__file__:
         return False
