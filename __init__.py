@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from mlxir.codegen.errors import ProgramError
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
-    from mlxir.runtime.program import InputError, Program, load
+    from mlxir.runtime.program import CompileMode, InputError, Program, load
     from mlxir.transforms.quantize import Quantize
     from mlxir.weights import weights_of
 
@@ -55,12 +55,17 @@ __all__ = [
 
 
 def compile(
-    ep: ExportedProgram, pipeline: str | None = None, *, quantize: Quantize | None = None
+    ep: ExportedProgram,
+    pipeline: str | None = None,
+    *,
+    quantize: Quantize | None = None,
+    compile: CompileMode = "auto",
 ) -> Program:
     """Compiles an ExportedProgram into a program that runs on MLX: import, lower
     (default pipeline `lower-to-mlx`), quantize the matmul weights if asked
     (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serialize to `.mlxfb` bytes and
-    load them."""
+    load them. `compile` says when the program runs as an `mx.compile`d function
+    (`"auto"`: once an input signature repeats; see `mlxir.runtime.program`)."""
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
@@ -71,7 +76,7 @@ def compile(
     lower(module, pipeline)
     if quantize is not None:
         quantize_weights(module, quantize)
-    return Program(serialize(module), verify=False)  # serialize verified it
+    return Program(serialize(module), verify=False, compile=compile)  # serialize verified it
 
 
 _LAZY = {

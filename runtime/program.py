@@ -23,6 +23,19 @@ operand and result slots, so a call does no per-op lookup. A call:
 3. evaluates the outputs and the new state with one `mx.eval`;
 4. commits the new state only then, so a call that fails leaves the state as it was.
 
+Native execution (`compile=`, on `Program`, `load` and `mlxir.compile`): where input
+shapes repeat, the same steps run as one `mx.compile`d function, traced once per
+input signature (shapes, dtypes and integer inputs) and kept in a bounded LRU
+(`max_traces`). The trace runs step 2's checks, so they are paid once per signature,
+and a program that lies still fails with the op named; MLX then runs the traced graph
+without Python in the loop and fuses elementwise chains. Outputs are identical either
+way (tested). `compile=True` traces every signature on its first call, `False` never,
+and `"auto"` (the default) once a signature has run `auto_compile_after` times, so a
+one-off call never pays for a trace. A program qualifies when all its outputs are
+tensors (`native_unavailable` says why one does not). On MLX's CPU backend each new
+fused kernel is built by the system C++ compiler the first time it is met (about
+1 s each, measured here; cached on disk under `/tmp/mlx` for the next processes).
+
 Failures: a program that cannot be loaded raises `ProgramError`; a call with wrong
 inputs raises `InputError` (naming the input); an op that fails raises `RuntimeError`
 whose message starts with the op's name and source location
@@ -45,10 +58,11 @@ from __future__ import annotations
 import ast
 import math
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import mlx.core as mx
 import numpy as np
@@ -59,7 +73,10 @@ from mlxir.runtime.dtypes import mx_dtype, to_mx, to_numpy, to_torch
 from mlxir.runtime.kernels import KERNELS, Kernel
 from mlxir.runtime.signature import InputError, bind_inputs, build_outputs
 
-__all__ = ["InputError", "InputSpec", "Program", "load"]
+__all__ = ["CompileMode", "InputError", "InputSpec", "Program", "load"]
+
+CompileMode: TypeAlias = Literal["auto"] | bool
+"""When a program runs natively as an `mx.compile`d function (see the module docstring)."""
 
 if TYPE_CHECKING:
     from mlxir.interop.executorch import PteProgram
@@ -167,13 +184,28 @@ class Program:
     """No step may produce a tensor bigger than this (MLX's memory limit by default):
     MLX does not survive a failed allocation. Read when a program loads."""
 
-    def __init__(self, data: bytes | bytearray | memoryview, *, verify: bool = True):
+    max_traces: int = 8
+    """How many input signatures keep their `mx.compile`d trace (least recently used
+    first out)."""
+
+    auto_compile_after: int = 2
+    """With `compile="auto"`, a signature is traced on its call after this many."""
+
+    def __init__(
+        self,
+        data: bytes | bytearray | memoryview,
+        *,
+        verify: bool = True,
+        compile: CompileMode = "auto",
+    ):
         """Loads `data`. With `verify` (the default) the program's IR is rebuilt and
         every op's verifier runs, so the kernels only see what the dialect allows
         (a program that lies about its types or holds a property MLX would crash on,
         such as a convolution with 0 groups, is a `ProgramError`); pass
         `verify=False` only for bytes `serialize` just wrote from verified IR
-        (`mlxir.compile` does), which saves about 0.2 ms per instruction."""
+        (`mlxir.compile` does), which saves about 0.2 ms per instruction. `compile`:
+        when to run natively (see the module docstring); `True` on a program that
+        cannot is a `ValueError` naming the reason."""
         try:
             self._data = bytes(memoryview(data))
         except TypeError:
@@ -202,6 +234,8 @@ class Program:
         }
         self._state = dict(self._initial_state)
         self._state_slots = dict(info.state)
+        self._call_state: Mapping[str, Any] = {}
+        self._pending: dict[str, Any] = {}
         self._limit = self.max_array_bytes
         self._steps: list[_Step] = []
         self._stores: list[tuple[int, str]] = []
@@ -220,6 +254,15 @@ class Program:
             else [f"output {i}" for i in range(len(info.outputs))]
         )
         self._lock = threading.Lock()
+        self.native_unavailable: str | None = self._why_not_native()
+        """Why this program cannot run as an `mx.compile`d function (None: it can)."""
+        if compile not in ("auto", True, False):
+            raise ValueError(f"compile must be 'auto', True or False, got {compile!r}")
+        if compile is True and self.native_unavailable is not None:
+            raise ValueError(f"this program cannot run compiled: {self.native_unavailable}")
+        self.compile: CompileMode = compile
+        self._traces: OrderedDict[tuple[Any, ...], _Trace] = OrderedDict()
+        self._calls_per_signature: dict[tuple[Any, ...], int] = {}
 
     # --- loading ---------------------------------------------------------------
 
@@ -282,7 +325,7 @@ class Program:
 
     def _load_state(self, name: str) -> Kernel:
         def load(operands: Sequence[Any]) -> Sequence[Any]:
-            return (self._pending.get(name, self._state[name]),)
+            return (self._pending.get(name, self._call_state[name]),)
 
         return load
 
@@ -334,40 +377,91 @@ class Program:
         arrays = self._check_inputs(inputs)
         kind = next((_kind_of(v) for v in inputs if _kind_of(v) != "other"), "mlx")
         with self._lock:
-            registers: list[Any] = [None] * len(self.info.slots)
-            for slot, value in self._constants.items():
-                registers[slot] = value
-            for slot, value in zip(self.info.inputs, arrays):
-                registers[slot] = value
-            self._pending: dict[str, Any] = {}
-            limit = self._limit
-            try:
-                for step in self._steps:
-                    try:
-                        results = step.run([registers[s] for s in step.operands])
-                    except Exception as error:
-                        raise RuntimeError(f"{step.where()} failed: {error}") from error
-                    if len(results) != len(step.checks) and step.checks:
-                        raise RuntimeError(
-                            f"{step.where()} failed: gave {len(results)} results, the program "
-                            f"declares {len(step.expected)}"
-                        )
-                    for slot, value, check in zip(step.results, results, step.checks):
-                        if not check(value):
-                            raise RuntimeError(_mismatch(step, step.results.index(slot), value, limit))
-                        registers[slot] = value
-                    for slot in step.free:
-                        registers[slot] = None
-                outputs = [registers[s] for s in self.info.outputs]
-                if evaluate or kind != "mlx":
-                    try:
-                        mx.eval(*[v for v in (*outputs, *self._pending.values()) if isinstance(v, mx.array)])
-                    except Exception as error:
-                        raise RuntimeError(f"mlx.eval failed: {error}") from error
-                self._state = {**self._state, **self._pending}
-            finally:
-                self._pending = {}
+            key, trace = self._trace_for(arrays)
+            if trace is None:
+                outputs, pending = self._interpret(arrays, self._state)
+            else:
+                outputs, pending = trace.run(arrays, self._state)
+                if key not in self._traces:  # kept once it traced: a failed trace is not
+                    self._traces[key] = trace
+                    if len(self._traces) > self.max_traces:
+                        self._traces.popitem(last=False)
+            if evaluate or kind != "mlx":
+                try:
+                    mx.eval(*[v for v in (*outputs, *pending.values()) if isinstance(v, mx.array)])
+                except Exception as error:
+                    raise RuntimeError(f"mlx.eval failed: {error}") from error
+            self._state = {**self._state, **pending}
         return tuple(_convert(v, kind) for v in outputs)
+
+    def _interpret(
+        self, arrays: Sequence[Any], state: Mapping[str, Any]
+    ) -> tuple[list[Any], dict[str, Any]]:
+        """Runs the prepared steps on checked inputs and the state they read: the
+        outputs (lazy) and the state values the program stores."""
+        registers: list[Any] = [None] * len(self.info.slots)
+        for slot, value in self._constants.items():
+            registers[slot] = value
+        for slot, value in zip(self.info.inputs, arrays):
+            registers[slot] = value
+        self._call_state = state
+        self._pending = {}
+        limit = self._limit
+        try:
+            for step in self._steps:
+                try:
+                    results = step.run([registers[s] for s in step.operands])
+                except Exception as error:
+                    raise RuntimeError(f"{step.where()} failed: {error}") from error
+                if len(results) != len(step.checks) and step.checks:
+                    raise RuntimeError(
+                        f"{step.where()} failed: gave {len(results)} results, the program "
+                        f"declares {len(step.expected)}"
+                    )
+                for slot, value, check in zip(step.results, results, step.checks):
+                    if not check(value):
+                        raise RuntimeError(_mismatch(step, step.results.index(slot), value, limit))
+                    registers[slot] = value
+                for slot in step.free:
+                    registers[slot] = None
+            return [registers[s] for s in self.info.outputs], self._pending
+        finally:
+            self._pending = {}
+            self._call_state = {}
+
+    # --- native execution ----------------------------------------------------------
+
+    def _why_not_native(self) -> str | None:
+        slots = self.info.slots
+        scalars = [self.output_names[i] for i, s in enumerate(self.info.outputs) if slots[s].scalar]
+        if scalars:
+            return f"output {scalars[0]!r} is an integer (mx.compile returns arrays only)"
+        return None
+
+    def _trace_for(self, arrays: Sequence[Any]) -> tuple[tuple[Any, ...], _Trace | None]:
+        """These inputs' signature and its compiled trace (a new one when `compile`
+        says so), or None to interpret."""
+        key = tuple((v.shape, v.dtype) if isinstance(v, mx.array) else v for v in arrays)
+        if self.compile is False or self.native_unavailable is not None:
+            return key, None
+        trace = self._traces.get(key)
+        if trace is not None:
+            self._traces.move_to_end(key)
+            return key, trace
+        if self.compile == "auto":
+            seen = self._calls_per_signature.get(key, 0)
+            if seen < self.auto_compile_after:
+                if len(self._calls_per_signature) > 4 * self.max_traces:
+                    self._calls_per_signature.clear()  # bounded: shapes that never repeat
+                self._calls_per_signature[key] = seen + 1
+                return key, None
+            self._calls_per_signature.pop(key, None)
+        return key, _Trace(self, arrays)
+
+    @property
+    def traces(self) -> int:
+        """How many input signatures have an `mx.compile`d trace now."""
+        return len(self._traces)
 
     def _check_inputs(self, inputs: Sequence[Any]) -> list[Any]:
         if len(inputs) != len(self.inputs):
@@ -461,6 +555,38 @@ class Program:
 
     def to_bytes(self) -> bytes:
         return self._data
+
+
+class _Trace:
+    """One input signature's `mx.compile`d run of a program's steps: the tensor
+    inputs and the state values in, the outputs and the stored state values out.
+    Integer inputs are part of the signature, so the trace holds them as constants."""
+
+    def __init__(self, program: Program, arrays: Sequence[Any]):
+        self.tensors = [i for i, v in enumerate(arrays) if isinstance(v, mx.array)]
+        self.integers = {i: v for i, v in enumerate(arrays) if not isinstance(v, mx.array)}
+        self.count = len(arrays)
+        self.state_names = tuple(program._state)
+        self.stored: tuple[str, ...] = ()
+        self.outputs = len(program.info.outputs)
+
+        def run(*flat: mx.array) -> tuple[mx.array, ...]:
+            inputs: list[Any] = [None] * self.count
+            for position, value in zip(self.tensors, flat):
+                inputs[position] = value
+            for position, value in self.integers.items():
+                inputs[position] = value
+            state = dict(zip(self.state_names, flat[len(self.tensors) :]))
+            outputs, pending = program._interpret(inputs, state)
+            self.stored = tuple(pending)
+            return (*outputs, *pending.values())
+
+        self.compiled = mx.compile(run)
+
+    def run(self, arrays: Sequence[Any], state: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        flat = [arrays[i] for i in self.tensors] + [state[name] for name in self.state_names]
+        results = self.compiled(*flat)
+        return list(results[: self.outputs]), dict(zip(self.stored, results[self.outputs :]))
 
 
 def _no_op(operands: Sequence[Any]) -> Sequence[Any]:
@@ -622,32 +748,38 @@ def _convert(value: Any, kind: str) -> Any:
 
 
 def load(
-    source: str | Path | bytes | bytearray | memoryview, *, verify: bool = True, method: str = "forward"
+    source: str | Path | bytes | bytearray | memoryview,
+    *,
+    verify: bool = True,
+    method: str = "forward",
+    compile: CompileMode = "auto",
 ) -> Program | PteProgram:
     """Loads a program from a path or from its bytes: an `.mlxfb` as a `Program` (see
-    it for `verify`), or method `method` of an ExecuTorch `.pte` that runs on mlxir
-    delegates as a `PteProgram` (needs the `executorch` extra). Every failure to load
-    is a `ProgramError`."""
+    it for `verify` and `compile`), or method `method` of an ExecuTorch `.pte` that
+    runs on mlxir delegates as a `PteProgram` (needs the `executorch` extra). Every
+    failure to load is a `ProgramError`."""
     if isinstance(source, str | Path):
         try:
             data = Path(source).read_bytes()
         except OSError as error:
             raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
         try:
-            return _load_bytes(data, verify, method)
+            return _load_bytes(data, verify, method, compile)
         except ProgramError as error:
             raise ProgramError(f"{source}: {error}") from None
-    return _load_bytes(source, verify, method)
+    return _load_bytes(source, verify, method, compile)
 
 
-def _load_bytes(data: bytes | bytearray | memoryview, verify: bool, method: str) -> Program | PteProgram:
+def _load_bytes(
+    data: bytes | bytearray | memoryview, verify: bool, method: str, compile: CompileMode
+) -> Program | PteProgram:
     if is_pte(data):
         try:
             from mlxir.interop.executorch import PteProgram
         except ImportError as error:
             raise ProgramError(f"an ExecuTorch .pte file: {error}") from None
         return PteProgram(data, method=method, verify=verify)
-    return Program(data, verify=verify)
+    return Program(data, verify=verify, compile=compile)
 
 
 def is_pte(data: Any) -> bool:

@@ -1,6 +1,27 @@
-"""Makes `tests/` importable so suites share helpers (`differential.harness`)."""
+"""Makes `tests/` importable so suites share helpers (`differential.harness`), and sets
+up each test process before any test module imports MLX:
 
+- `import mlxir` first, so MLX binds the system BLAS where there is one
+  (`mlxir.blas`), as it does for users who import mlxir before `mlx.core`;
+- one BLAS thread per process: `pytest -n 2` already runs a process per core;
+- a private temporary folder per xdist worker for the C++ kernels MLX's CPU backend
+  builds for `mx.compile`: two processes building the same kernel at once in one
+  folder can read each other's half-written library (MLX writes it in place).
+"""
+
+import os
 import sys
+import tempfile
 from pathlib import Path
 
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+_worker = os.environ.get("PYTEST_XDIST_WORKER")
+if _worker:
+    _private = Path(tempfile.gettempdir()) / f"mlxir-tests-{_worker}"
+    _private.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(_private)
+    tempfile.tempdir = None  # read TMPDIR again
+
 sys.path.insert(0, str(Path(__file__).parent))
+
+import mlxir  # noqa: E402,F401  (before mlx.core: see above)

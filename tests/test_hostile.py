@@ -275,13 +275,15 @@ def _fail_after_the_store(program: Program, monkeypatch: pytest.MonkeyPatch) -> 
 
     steps[stores[-1]] = dataclasses.replace(steps[stores[-1]], run=store_then_fail)
     monkeypatch.setattr(program, "_steps", steps)
+    monkeypatch.setattr(program, "_traces", type(program._traces)())  # traced afresh
 
 
+@pytest.mark.parametrize("native", [False, True], ids=["interpreted", "compiled"])
 def test_a_failed_call_leaves_the_state_as_it_was(
-    cache_program: tuple[StaticCache, bytes], monkeypatch: pytest.MonkeyPatch
+    cache_program: tuple[StaticCache, bytes], monkeypatch: pytest.MonkeyPatch, native: bool
 ) -> None:
     model, data = cache_program
-    program = mlxir.load(data)
+    program = mlxir.load(data, compile=native)
     reference = StaticCache().eval()
     reference.load_state_dict(model.state_dict())
     with torch.no_grad():
