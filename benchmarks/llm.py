@@ -46,7 +46,7 @@ model too; the mlxir run process only loads the program).
 Instructions per decoder layer: the same config is built with L and L/2 layers (random
 weights; nothing is run), each compiled with `mlxir.tools.llm.compile_llm` per pipeline,
 for two programs: the default one (`compile_llm(model)`: `attention_mask=True`, logits
-of all positions) and the benchmark's own (`attention_mask=False`, `logits="last"`).
+of all positions) and the benchmark's own (`logits="last"`; both with the fixed cache).
 The figure is `(count(L) - count(L/2)) / (L/2)` with `count` the program's
 `len(program.info.instructions)`: what one more layer costs, without the embedding,
 final norm and LM head. One process does all of these compiles.
@@ -59,9 +59,15 @@ run: decode, prefill, program bytes, peak RSS, and quality against float32: gree
 agreement over 64 tokens with its own float32 tokens, and the largest error of the
 prompt's last logits against mlxir's float32 logits.
 
-The mlxir program is `mlxir.tools.llm.export_llm(model, attention_mask=False,
-logits="last")`: one program for prefill and decode with the KV cache as explicit
-inputs and outputs; generation keeps the cache as `mx.array`s. mlx-lm runs its own loop
+The mlxir program is `mlxir.tools.llm.export_llm(model, logits="last",
+cache=--cache)`: one program for prefill and decode with the KV cache as explicit
+inputs and outputs; generation keeps the cache as `mx.array`s. With `--cache fixed`
+(the default) the cache has a fixed capacity (256 slots here) and the decode steps
+repeat one input signature, so the program runs them as one `mx.compile`d trace
+(built during the untimed warm-up run; on a machine that has never built MLX's CPU
+kernels, that warm-up also compiles them, seconds, cached under `/tmp/mlx`). `--cache
+growing` is the previous program, whose cache grows by a concatenation every step
+(new shapes every step: interpreted). mlx-lm runs its own loop
 (`mlx_lm.generate.generate_step`, greedy). Torch runs the HF model with a DynamicCache
 and `logits_to_keep=1`. A benchmark, not a test: nothing asserts a time.
 """
@@ -98,9 +104,7 @@ PIPELINES: dict[str, str | None] = {
 # the one this benchmark runs.
 PROGRAM_KINDS: dict[str, dict[str, Any]] = {
     "default": {},
-    "bench": {
-        "attention_mask": False, "logits": "last", "max_batch": 8, "max_seq": MAX_SEQ, "max_past": MAX_SEQ,
-    },
+    "bench": {"logits": "last", "max_batch": 8, "max_seq": MAX_SEQ, "max_past": MAX_SEQ},
 }
 
 
@@ -271,7 +275,7 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
 
     torch.set_num_threads(1)
     model = load_torch_model(folder)
-    exported = llm.export_llm(model, **PROGRAM_KINDS["bench"])
+    exported = llm.export_llm(model, **PROGRAM_KINDS["bench"], cache=args.cache)
     aten_nodes = sum(1 for n in exported.ep.graph.nodes if n.op == "call_function")
     start = time.perf_counter()
     module = import_program(exported.ep)
@@ -417,7 +421,7 @@ def run_worker(
     command = [sys.executable, __file__, "--worker", kind, "--folder", str(folder),
                "--runs", str(args.runs), "--steps", str(args.steps), "--model", args.model,
                "--qwen3-hidden", str(args.qwen3_hidden), "--pipeline", pipeline,
-               "--pipelines", args.pipelines, "--bits", str(bits)]
+               "--pipelines", args.pipelines, "--bits", str(bits), "--cache", args.cache]
     label = f"{kind} ({pipeline})" if kind.startswith("mlxir-") and kind != "mlxir-layers" else kind
     label += f" {bits}-bit" if bits and not kind.startswith("mlxir-") else ""
     print(f"  {label} ...", end="", flush=True, file=sys.stderr)
@@ -522,7 +526,7 @@ def table(name: str, params: int, results: dict[str, Any], pipelines: list[str],
     full, half = sizes
     lines.append(
         f"per layer = (count(L) - count(L/2)) / (L/2), the config with L = {full} and {half} layers "
-        f"(random weights); this program: attention_mask=False, logits last; compile_llm default: "
+        f"(random weights); this program: logits last; compile_llm default: "
         f"attention_mask=True, all logits. Counts (L / L/2):"
     )
     for kind, label in (("bench", "this program"), ("default", "compile_llm default")):
@@ -616,6 +620,10 @@ def main() -> None:
         "--quantize", default="",
         help="comma-separated bits (e.g. 4,8): also run mlxir's and mlx-lm's own quantization "
         f"(group {QUANT_GROUP}) of the same weights",
+    )
+    parser.add_argument(
+        "--cache", choices=["fixed", "growing"], default="fixed",
+        help="the mlxir program's KV cache (default fixed: decode runs compiled)",
     )
     parser.add_argument("--bits", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)

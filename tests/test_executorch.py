@@ -216,7 +216,7 @@ def test_dynamic_cache_llm_goes_through_to_edge_and_runs_from_a_pte(tmp_path: Pa
     from mlxir.tools.llm import export_llm
 
     model = build_llama(seed=2)
-    exported = export_llm(model, logits="last", max_seq=64, max_past=64)
+    exported = export_llm(model, logits="last", max_seq=64, max_past=64, cache="growing")
     assert not [n for n in exported.ep.graph.nodes if n.target in (torch.sym_min, torch.sym_max)]
     partitioner = MlxirPartitioner()
     program = mlxir.load(_to_pte(exported.ep, tmp_path, partitioner, "llm"))

@@ -152,7 +152,7 @@ def llama() -> tuple[Any, ModuleOp, ModuleOp]:
 
     from mlxir.tools import llm
 
-    exported = llm.export_llm(build_model("llama"))
+    exported = llm.export_llm(build_model("llama"), cache="growing")
     return (exported, *_lowered(exported.ep))
 
 

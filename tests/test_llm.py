@@ -51,9 +51,11 @@ def model_for(name: str, dtype: torch.dtype) -> Any:
 
 
 @functools.cache
-def compiled_for(name: str, dtype: torch.dtype, with_mask: bool = True) -> llm.CompiledLLM:
+def compiled_for(
+    name: str, dtype: torch.dtype, with_mask: bool = True, cache: str | None = None
+) -> llm.CompiledLLM:
     return llm.compile_llm(
-        model_for(name, dtype), attention_mask=with_mask, max_seq=64, max_past=64, max_batch=4
+        model_for(name, dtype), attention_mask=with_mask, max_seq=64, max_past=64, max_batch=4, cache=cache
     )
 
 
@@ -121,16 +123,26 @@ def check_teacher_forced(
     dtype: torch.dtype,
 ) -> None:
     """Prefill, then one decode step per transformers token; every step's logits match
-    and its argmax is transformers' token (bf16: unless the reference margin is a tie)."""
+    and its argmax is transformers' token (bf16: unless the reference margin is a tie).
+    A fixed cache gets every slot at once (capacity prompt + new tokens) and the whole
+    mask; a growing one gets the mask so far."""
     batch = ids.shape[0]
     tol = tolerance(dtype, prefill_ref)
     full_mask = torch.cat([mask, torch.ones(batch, NEW_TOKENS, dtype=torch.long)], dim=1)
-    logits, kv = compiled.step(
-        mx.array(ids.numpy()),
-        compiled.empty_cache(batch),
-        mx.array(mask.numpy()),
-        offsets_of(mask, 0),
-    )
+    fixed = compiled.cache == "fixed"
+
+    def call(tokens: torch.Tensor, kv: list[mx.array], start: int) -> tuple[mx.array, list[mx.array]]:
+        stop = start + tokens.shape[1]
+        if fixed:
+            return compiled.step(
+                mx.array(tokens.numpy()), kv, mx.array(full_mask.numpy()),
+                offsets_of(full_mask, start), mx.array(start, dtype=mx.int64),
+            )
+        return compiled.step(
+            mx.array(tokens.numpy()), kv, mx.array(full_mask[:, :stop].numpy()), offsets_of(full_mask, start)
+        )
+
+    logits, kv = call(ids, compiled.empty_cache(batch, full_mask.shape[1] if fixed else 0), 0)
     got = to_torch(logits)
     real = mask.bool()
     error = float((got - prefill_ref.float())[real].abs().max())
@@ -149,13 +161,7 @@ def check_teacher_forced(
             assert torch.equal(ours, tokens[:, step]), f"step {step}: greedy tokens differ"
         if step + 1 == NEW_TOKENS:
             break
-        stop = ids.shape[1] + step + 1
-        logits, kv = compiled.step(
-            mx.array(tokens[:, step : step + 1].numpy()),
-            kv,
-            mx.array(full_mask[:, :stop].numpy()),
-            offsets_of(full_mask, stop - 1),
-        )
+        logits, kv = call(tokens[:, step : step + 1], kv, ids.shape[1] + step)
         step_logits = to_torch(logits)[:, -1]
 
 
@@ -190,8 +196,20 @@ def check_free_running(
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
 @pytest.mark.parametrize("name", MODELS)
 def test_prefill_and_greedy_decode(name: str, dtype: torch.dtype) -> None:
+    """The default program: the fixed-capacity cache, decode steps compiled."""
+    check_prefill_and_greedy_decode(name, dtype, compiled_for(name, dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+@pytest.mark.parametrize("name", ["llama", "gemma3"])
+def test_growing_cache(name: str, dtype: torch.dtype) -> None:
+    compiled = compiled_for(name, dtype, cache="growing")
+    assert compiled.cache == "growing"
+    check_prefill_and_greedy_decode(name, dtype, compiled)
+
+
+def check_prefill_and_greedy_decode(name: str, dtype: torch.dtype, compiled: llm.CompiledLLM) -> None:
     model = model_for(name, dtype)
-    compiled = compiled_for(name, dtype)
     for batch in (1, 3):
         ids, mask = prompts(batch)
         prefill_ref, generated = eager_reference(model, ids, mask)
@@ -250,11 +268,12 @@ def test_inputs_stay_mlx() -> None:
     ids, mask = prompts(1)
     out = llm.generate(compiled, mx.array(ids.numpy()), mx.array(mask.numpy()), max_new_tokens=4)
     assert isinstance(out, mx.array) and out.shape == (1, 11)
+    capacity = mx.concatenate([mx.array(mask.numpy()), mx.ones((1, 3), dtype=mx.int64)], axis=1)
     logits, kv = compiled.step(
-        mx.array(ids.numpy()), compiled.empty_cache(1), mx.array(mask.numpy()), offsets_of(mask, 0)
+        mx.array(ids.numpy()), compiled.empty_cache(1, 10), capacity, offsets_of(mask, 0), mx.array(0)
     )
     assert isinstance(logits, mx.array) and all(isinstance(t, mx.array) for t in kv)
-    assert kv[0].shape == (1, 2, 7, 16)
+    assert kv[0].shape == (1, 2, 10, 16)
 
 
 def test_sampling() -> None:

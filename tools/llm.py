@@ -20,6 +20,21 @@ as transformers does, and the program returns the grown cache. `attention_mask=F
 exports the variant without `attention_mask`/`position_offset` (unpadded batches; the
 positions are `P .. P+S-1`).
 
+That is the growing cache (`cache="growing"`): every decode step has new shapes. The
+default with the mask is the fixed-capacity cache (`cache="fixed"`), as mlx-lm keeps:
+
+    step(input_ids[B, S], attention_mask[B, C], position_offset[B], past_length[],
+         kv_0 ... kv_2L-1) -> (logits[B, S or 1, V], written_kv_0 ... written_kv_2L-1)
+
+with `kv_i` `[B, kv_heads, C, head_dim]`, C the capacity. The new keys/values are
+written at slots `past_length .. past_length+S-1` (`index_copy`, out of place; MLX
+reuses the buffer when the old cache is not referenced any more) and attention runs
+over all C slots: transformers' mask hides the slots after each query's own (not yet
+written) and the padding the mask marks. The capacity grows by `CACHE_CHUNK` slots
+when full, so decode steps repeat one input signature per chunk: the program runs
+them as one `mx.compile`d trace (`Program(compile=...)`), and the first trace on a
+machine builds MLX's CPU kernels (seconds, once; see `mlxir.runtime.program`).
+
 Positions are `position_offset[b] + t` for the new tokens `t < S` of row `b`: the
 model's `position_ids`, built inside the program, so that they provably count up by
 one and the rotary embedding fuses into `mx.fast.rope` with a per-row start
@@ -74,7 +89,7 @@ if TYPE_CHECKING:
     import torch
     from torch.export import ExportedProgram
 
-    from mlxir.runtime.program import Program
+    from mlxir.runtime.program import CompileMode, Program
     from mlxir.tools.tokenizer import TextTokenizer
     from mlxir.transforms.quantize import Quantize
 
@@ -97,8 +112,12 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-STEP_SIGNATURE = "input_ids, attention_mask, position_offset, kv"
+STEP_SIGNATURE = "input_ids, attention_mask, position_offset, past_length, kv (fixed)"
 """The step program's inputs (part of the compiled-program cache key)."""
+
+CacheKind = Literal["growing", "fixed"]
+"""How a step program keeps the KV cache: grown by the program's concatenation at
+every call, or a fixed capacity written in place (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +148,7 @@ class ExportedLLM:
     logits: Literal["all", "last"]
     export_s: float = 0.0
     limits: dict[str, tuple[int, int]] = field(default_factory=dict)
+    cache: CacheKind = "growing"
 
 
 def cache_layout(model: Any) -> CacheLayout:
@@ -150,10 +170,48 @@ def cache_layout(model: Any) -> CacheLayout:
 
 
 @cache
-def _step_classes() -> tuple[type, type]:
-    """The exported modules (with and without the mask): classes of torch's `Module`,
-    built on first use so that generating from a cached program never imports torch."""
+def _step_classes() -> tuple[type, type, type]:
+    """The exported modules (with and without the mask, and with the fixed-capacity
+    cache): classes of torch's `Module`, built on first use so that generating from a
+    cached program never imports torch."""
     import torch
+    from transformers.cache_utils import Cache, CacheLayerMixin
+
+    class _FixedLayer(CacheLayerMixin):
+        """One layer of the fixed-capacity cache: keys and values `[B, H, C, D]` with
+        the first `past_length` slots written; `update` writes the new ones after them
+        (out of place: the program returns the written cache) and attends over all C
+        slots, the unwritten ones masked by causality (slot > query position)."""
+
+        is_compileable = False
+        is_sliding = False
+
+        def __init__(self, keys: torch.Tensor, values: torch.Tensor, past_length: torch.Tensor):
+            super().__init__()
+            self.keys, self.values, self.past_length = keys, values, past_length
+            self.is_initialized = True
+
+        def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+            pass
+
+        def update(
+            self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
+        ) -> tuple[torch.Tensor, torch.Tensor]:
+            assert self.keys is not None and self.values is not None
+            slots = self.past_length + torch.arange(key_states.shape[-2])
+            self.keys = self.keys.index_copy(2, slots, key_states)
+            self.values = self.values.index_copy(2, slots, value_states)
+            return self.keys, self.values
+
+        def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
+            return self.get_max_length(), 0
+
+        def get_seq_length(self) -> Any:
+            return self.past_length
+
+        def get_max_length(self) -> int:
+            assert self.keys is not None
+            return self.keys.shape[-2]
 
     class _Step(torch.nn.Module):
         """The exported function: one forward over new tokens with an explicit cache."""
@@ -171,11 +229,18 @@ def _step_classes() -> tuple[type, type]:
             attention_mask: torch.Tensor | None,
             position_ids: torch.Tensor | None,
             kv: Sequence[torch.Tensor],
+            past_length: torch.Tensor | None = None,
         ) -> tuple[torch.Tensor, ...]:
             from transformers import DynamicCache
 
-            # No config: every layer is a plain DynamicLayer (see the module docstring).
-            cache = DynamicCache([(kv[2 * i], kv[2 * i + 1]) for i in range(self.layers)])
+            cache: Cache
+            if past_length is not None:
+                cache = Cache(
+                    layers=[_FixedLayer(kv[2 * i], kv[2 * i + 1], past_length) for i in range(self.layers)]
+                )
+            else:
+                # No config: every layer is a plain DynamicLayer (see the module docstring).
+                cache = DynamicCache([(kv[2 * i], kv[2 * i + 1]) for i in range(self.layers)])
             out = self.model(
                 input_ids=input_ids,
                 attention_mask=attention_mask,
@@ -202,7 +267,19 @@ def _step_classes() -> tuple[type, type]:
         def forward(self, input_ids: torch.Tensor, kv: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
             return self._run(input_ids, None, None, kv)
 
-    return _StepWithMask, _StepNoMask
+    class _StepFixed(_Step):
+        def forward(
+            self,
+            input_ids: torch.Tensor,
+            attention_mask: torch.Tensor,
+            position_offset: torch.Tensor,
+            past_length: torch.Tensor,
+            kv: list[torch.Tensor],
+        ) -> tuple[torch.Tensor, ...]:
+            steps = torch.arange(input_ids.shape[1], dtype=position_offset.dtype)
+            return self._run(input_ids, attention_mask, position_offset[:, None] + steps, kv, past_length)
+
+    return _StepWithMask, _StepNoMask, _StepFixed
 
 
 def export_llm(
@@ -213,10 +290,17 @@ def export_llm(
     max_batch: int = 64,
     max_seq: int | None = None,
     max_past: int | None = None,
+    cache: CacheKind | None = None,
 ) -> ExportedLLM:
     """Exports `model` (a transformers causal LM with `attn_implementation="sdpa"`) as
     one program for prefill and decode (see the module docstring). `max_seq` and
-    `max_past` default to the config's `max_position_embeddings`."""
+    `max_past` default to the config's `max_position_embeddings`. `cache`: the
+    fixed-capacity cache (the default with the attention mask) or the growing one (the
+    only one without it); the fixed cache's capacity is at most `max_seq + max_past`."""
+    if cache is None:
+        cache = "fixed" if attention_mask else "growing"
+    if cache == "fixed" and not attention_mask:
+        raise ValueError("the fixed-capacity cache takes the attention mask: attention_mask=True")
     config = model.config
     limit = int(getattr(config, "max_position_embeddings", 4096) or 4096)
     max_seq = max_seq or limit
@@ -225,10 +309,9 @@ def export_llm(
     import torch
     from torch.export import Dim, export
 
-    with_mask, no_mask = _step_classes()
-    step = (with_mask if attention_mask else no_mask)(
-        model, layout.layers, attention_mask, logits == "last"
-    )
+    with_mask, no_mask, fixed = _step_classes()
+    step_class = fixed if cache == "fixed" else with_mask if attention_mask else no_mask
+    step = step_class(model, layout.layers, attention_mask, logits == "last")
 
     batch, seq, past = 2, 3, 5  # example sizes: none 0 or 1, all different
     ids = torch.randint(0, int(config.get_text_config().vocab_size), (batch, seq))
@@ -240,11 +323,26 @@ def export_llm(
     s = Dim("seq", min=1, max=max_seq)
     p = Dim("past", min=0, max=max_past)
     kv_shapes = [{0: b, 2: p} for _ in kv]
-    if attention_mask:
+    args: tuple[Any, ...]
+    shapes: dict[str, Any]
+    if cache == "fixed":
+        capacity = Dim("capacity", min=1, max=max_past + max_seq)
+        kv = layout.empty(batch, past + seq + 2)  # two slots never written
+        mask = torch.ones(batch, past + seq + 2, dtype=torch.long)
+        offsets = torch.full((batch,), past, dtype=torch.long)
+        args = (ids, mask, offsets, torch.tensor(past), kv)
+        shapes = {
+            "input_ids": {0: b, 1: s},
+            "attention_mask": {0: b, 1: capacity},
+            "position_offset": {0: b},
+            "past_length": None,
+            "kv": [{0: b, 2: capacity} for _ in kv],
+        }
+    elif attention_mask:
         mask = torch.ones(batch, past + seq, dtype=torch.long)
         offsets = torch.full((batch,), past, dtype=torch.long)
-        args: tuple[Any, ...] = (ids, mask, offsets, kv)
-        shapes: dict[str, Any] = {
+        args = (ids, mask, offsets, kv)
+        shapes = {
             "input_ids": {0: b, 1: s},
             "attention_mask": {0: b, 1: Dim.AUTO},
             "position_offset": {0: b},
@@ -258,12 +356,13 @@ def export_llm(
     with torch.no_grad(), _grouped_query_sdpa():
         ep = export(step, args, dynamic_shapes=shapes, prefer_deferred_runtime_asserts_over_guards=True)
     seconds = time.perf_counter() - start
-    if attention_mask:
+    if attention_mask and cache != "fixed":
         _set_range(ep, "attention_mask", 1, 1, max_seq + max_past)
     _set_range(ep, "input_ids", 0, 1, max_batch)
     return ExportedLLM(
         ep, layout, attention_mask, logits, seconds,
         {"batch": (1, max_batch), "seq": (1, max_seq), "past": (0, max_past)},
+        cache,
     )
 
 
@@ -355,6 +454,7 @@ class CompiledLLM:
     timings: dict[str, float] = field(default_factory=dict)
     quantized: str | None = None
     """What `compile_llm(..., quantize=...)` quantized, in one line."""
+    cache: CacheKind = "growing"
 
     @classmethod
     def from_program(cls, program: Program) -> CompiledLLM:
@@ -367,7 +467,8 @@ class CompiledLLM:
                 f"this LLM step program takes {names[2:3]} where mlxir now passes "
                 "position_offset: it was compiled by an older mlxir; compile it again"
             )
-        kv = program.inputs[3 if with_mask else 1 :]
+        fixed = with_mask and names[3:4] == ["past_length"]
+        kv = program.inputs[(4 if fixed else 3) if with_mask else 1 :]
         if not kv or len(kv) % 2:
             raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
         shapes = []
@@ -376,15 +477,25 @@ class CompiledLLM:
             if len(spec.shape) != 4 or heads is None or head_dim is None:
                 raise ValueError(f"cache input '{spec.name}' is not [batch, heads, past, head_dim]")
             shapes.append((heads, head_dim))
-        return cls(program, with_mask, tuple(shapes), kv[0].dtype)
+        return cls(program, with_mask, tuple(shapes), kv[0].dtype, cache="fixed" if fixed else "growing")
 
-    def empty_cache(self, batch: int) -> list[mx.array]:
+    @property
+    def max_capacity(self) -> int | None:
+        """The most slots the program's fixed cache may have (None: no bound)."""
+        spec = self.program.inputs[1]
+        symbol = spec.dims[1] if len(spec.dims) > 1 else ""
+        _, upper = self.program.info.symbol_ranges.get(symbol, (0, -1))
+        return upper if upper >= 0 else None
+
+    def empty_cache(self, batch: int, capacity: int = 0) -> list[mx.array]:
+        """The cache before the first token: no slots (growing), or `capacity` zeroed
+        slots (fixed)."""
         import mlx.core as mx
 
         from mlxir.runtime.dtypes import mx_dtype
 
         dtype = mx_dtype(self.kv_dtype)
-        return [mx.zeros((batch, h, 0, d), dtype=dtype) for h, d in self.kv_shapes]
+        return [mx.zeros((batch, h, capacity, d), dtype=dtype) for h, d in self.kv_shapes]
 
     def step(
         self,
@@ -392,13 +503,22 @@ class CompiledLLM:
         kv: Sequence[mx.array],
         attention_mask: mx.array | None = None,
         position_offset: mx.array | None = None,
+        past_length: mx.array | None = None,
         *,
         evaluate: bool = True,
     ) -> tuple[mx.array, list[mx.array]]:
-        """One call: logits and the grown cache (all `mx.array`s). `position_offset[b]`
-        is the position of row b's first new token (see the module docstring).
-        `evaluate=False` returns them lazy (`Program.call_flat`)."""
-        if self.with_mask:
+        """One call: logits and the grown (or written) cache, all `mx.array`s.
+        `position_offset[b]` is the position of row b's first new token (see the module
+        docstring); a fixed cache also takes `past_length`, the slots already written
+        (0-d int64), and its `attention_mask` covers every slot. `evaluate=False`
+        returns them lazy (`Program.call_flat`)."""
+        if self.cache == "fixed":
+            if attention_mask is None or position_offset is None or past_length is None:
+                raise ValueError("this program takes attention_mask, position_offset and past_length")
+            outputs = self.program.call_flat(
+                input_ids, attention_mask, position_offset, past_length, *kv, evaluate=evaluate
+            )
+        elif self.with_mask:
             if attention_mask is None or position_offset is None:
                 raise ValueError("this program takes attention_mask and position_offset")
             outputs = self.program.call_flat(
@@ -414,6 +534,7 @@ def compile_llm(
     *,
     pipeline: str | None = None,
     quantize: Quantize | None = None,
+    compile: CompileMode = "auto",
     **export_options: Any,
 ) -> CompiledLLM:
     """Exports (unless given an `ExportedLLM`), imports, lowers, quantizes the matmul
@@ -438,7 +559,7 @@ def compile_llm(
     lowered = time.perf_counter()
     data = serialize(module)
     serialized = time.perf_counter()
-    program = Program(data)
+    program = Program(data, compile=compile)
     loaded = time.perf_counter()
     compiled = CompiledLLM.from_program(program)
     compiled.quantized = quantized
@@ -539,12 +660,26 @@ def stream_tokens(
         else {int(eos_token_id)} if isinstance(eos_token_id, int) else {int(t) for t in eos_token_id}
     )
     key = mx.random.key(seed)
-    kv = llm.empty_cache(batch)
+    fixed = llm.cache == "fixed"
+    limit = llm.max_capacity if fixed else None
+    capacity = _capacity_for(length, limit) if fixed else 0
+    kv = llm.empty_cache(batch, capacity)
+    if fixed:  # slots past the prompt: ones, masked by causality until written
+        mask = mx.concatenate([mask, mx.ones((batch, capacity - length), dtype=mx.int64)], axis=1)
     finished = mx.zeros((batch,), dtype=mx.bool_)
 
     def run(tokens: mx.array, start: int, stop: int, evaluate: bool = True) -> mx.array:
-        nonlocal kv
-        if llm.with_mask:
+        nonlocal kv, mask, capacity
+        if fixed:
+            if stop > capacity:
+                grown = _capacity_for(stop, limit)
+                kv = [mx.pad(t, [(0, 0), (0, 0), (0, grown - capacity), (0, 0)]) for t in kv]
+                mask = mx.concatenate([mask, mx.ones((batch, grown - capacity), dtype=mx.int64)], axis=1)
+                capacity = grown
+            logits, kv = llm.step(
+                tokens, kv, mask, start - pads, mx.array(start, dtype=mx.int64), evaluate=evaluate
+            )
+        elif llm.with_mask:
             logits, kv = llm.step(tokens, kv, mask[:, :stop], start - pads, evaluate=evaluate)
         else:
             logits, kv = llm.step(tokens, kv, evaluate=evaluate)
@@ -580,7 +715,7 @@ def stream_tokens(
         more = index + 1 < max_new_tokens
         if more:
             total = length + index + 1
-            if llm.with_mask:
+            if llm.with_mask and not fixed:
                 mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
             following_logits = run(token[:, None], total - 1, total, evaluate=False)
             following, following_done = choose(following_logits)
@@ -590,6 +725,17 @@ def stream_tokens(
         if not more or (eos and bool(mx.all(done))):
             return
         token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable]
+
+
+CACHE_CHUNK = 256
+"""A fixed cache grows by this many slots at a time (mlx-lm's step): its shape, and
+with it the decode step's input signature, changes once per chunk."""
+
+
+def _capacity_for(tokens: int, limit: int | None) -> int:
+    """Slots for `tokens` tokens: whole chunks, within the program's `limit`."""
+    capacity = -(-tokens // CACHE_CHUNK) * CACHE_CHUNK
+    return capacity if limit is None else max(tokens, min(capacity, limit))
 
 
 def generate(
