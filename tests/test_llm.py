@@ -270,7 +270,7 @@ def test_inputs_stay_mlx() -> None:
     assert isinstance(out, mx.array) and out.shape == (1, 11)
     capacity = mx.concatenate([mx.array(mask.numpy()), mx.ones((1, 3), dtype=mx.int64)], axis=1)
     logits, kv = compiled.step(
-        mx.array(ids.numpy()), compiled.empty_cache(1, 10), capacity, offsets_of(mask, 0), mx.array(0)
+        mx.array(ids.numpy()), compiled.empty_cache(1, 10), capacity, offsets_of(mask, 0), mx.array(0, dtype=mx.int64)
     )
     assert isinstance(logits, mx.array) and all(isinstance(t, mx.array) for t in kv)
     assert kv[0].shape == (1, 2, 10, 16)
