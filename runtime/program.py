@@ -30,8 +30,9 @@ input signature (shapes, dtypes and integer inputs) and kept in a bounded LRU
 and a program that lies still fails with the op named; MLX then runs the traced graph
 without Python in the loop and fuses elementwise chains. Outputs are identical either
 way (tested). `compile=True` traces every signature on its first call, `False` never,
-and `"auto"` (the default) once a signature has run `auto_compile_after` times, so a
-one-off call never pays for a trace. A program qualifies when all its outputs are
+and `"auto"` (the default) once a signature has run `auto_compile_after` times in a
+row, so neither a one-off call nor shapes that change at every call (a growing KV
+cache) pay for a trace. A program qualifies when all its outputs are
 tensors (`native_unavailable` says why one does not). On MLX's CPU backend each new
 fused kernel is built by the system C++ compiler the first time it is met (about
 1 s each, measured here; cached on disk under `/tmp/mlx` for the next processes).
@@ -189,7 +190,9 @@ class Program:
     first out)."""
 
     auto_compile_after: int = 2
-    """With `compile="auto"`, a signature is traced on its call after this many."""
+    """With `compile="auto"`, a signature is traced on the call that follows this many
+    calls in a row with it: shapes that change from call to call (a cache that grows
+    every step) are never traced, so traces are not built only to be evicted."""
 
     def __init__(
         self,
@@ -262,7 +265,8 @@ class Program:
             raise ValueError(f"this program cannot run compiled: {self.native_unavailable}")
         self.compile: CompileMode = compile
         self._traces: OrderedDict[tuple[Any, ...], _Trace] = OrderedDict()
-        self._calls_per_signature: dict[tuple[Any, ...], int] = {}
+        self._last_signature: tuple[Any, ...] | None = None
+        self._calls_in_a_row = 0
 
     # --- loading ---------------------------------------------------------------
 
@@ -449,13 +453,12 @@ class Program:
             self._traces.move_to_end(key)
             return key, trace
         if self.compile == "auto":
-            seen = self._calls_per_signature.get(key, 0)
-            if seen < self.auto_compile_after:
-                if len(self._calls_per_signature) > 4 * self.max_traces:
-                    self._calls_per_signature.clear()  # bounded: shapes that never repeat
-                self._calls_per_signature[key] = seen + 1
+            if key == self._last_signature:
+                self._calls_in_a_row += 1
+            else:
+                self._last_signature, self._calls_in_a_row = key, 1
+            if self._calls_in_a_row <= self.auto_compile_after:
                 return key, None
-            self._calls_per_signature.pop(key, None)
         return key, _Trace(self, arrays)
 
     @property
