@@ -2,13 +2,18 @@
 turns in one process: an A/B of the optimizer without process-to-process noise.
 
     .venv/bin/python benchmarks/decode_ab.py [--model tiny] [--vocab 32000] [--rounds 10]
-        [--steps 20] [--pipelines baseline,default]
+        [--steps 20] [--pipelines baseline,default] [--caches growing,fixed]
 
 The model is `benchmarks/llm.py`'s (`tiny`: the small Llama, hidden 256, 4 layers;
 `llama`: the 56M one), random weights, float32, with `--vocab` overriding its
 vocabulary (the LM head's product dominates a small model's step at vocab 32000). One
 `mlxir.tools.llm.export_llm(model, attention_mask=False, logits="last")` export is
-lowered by each pipeline of `llm.py`'s table and serialized; each round runs every
+lowered by each pipeline of `llm.py`'s table and serialized. With `--caches`, one
+export per cache kind instead (`export_llm(model, logits="last", cache=kind)`, with the
+attention mask), each lowered by each pipeline: `growing` programs run interpreted
+(their shapes change every step), `fixed` ones compiled (`compile="auto"`; the untimed
+warm-up round builds the traces, and on a machine's first run MLX's CPU kernels, with
+them). Each round runs every
 program (in an order that alternates between rounds) on the same 128-token prompt for
 `--steps` greedy decode steps and keeps the median step; the figure is the median of
 the rounds' medians. One thread; the system OpenBLAS is preloaded as `llm.py` does
@@ -45,15 +50,21 @@ def compiled_programs(args: argparse.Namespace) -> dict[str, Any]:
     config = bench.model_config(args.model, 1024)
     config.vocab_size = args.vocab
     model = transformers.AutoModelForCausalLM.from_config(config).eval()
-    exported = llm.export_llm(model, attention_mask=False, logits="last")
+    exports = (
+        {kind: llm.export_llm(model, logits="last", cache=kind) for kind in args.caches.split(",")}
+        if args.caches
+        else {"": llm.export_llm(model, attention_mask=False, logits="last")}
+    )
     programs = {}
-    for name in args.pipelines.split(","):
-        module = import_program(exported.ep)
-        start = time.perf_counter()
-        lower(module, bench.PIPELINES[name])
-        print(f"{name}: lowered in {time.perf_counter() - start:.2f} s", flush=True)
-        program = mlxir.Program(serialize(module))
-        programs[name] = llm.CompiledLLM.from_program(program)
+    for kind, exported in exports.items():
+        for name in args.pipelines.split(","):
+            module = import_program(exported.ep)
+            start = time.perf_counter()
+            lower(module, bench.PIPELINES[name])
+            label = f"{name}/{kind}" if kind else name
+            print(f"{label}: lowered in {time.perf_counter() - start:.2f} s", flush=True)
+            program = mlxir.Program(serialize(module))
+            programs[label] = llm.CompiledLLM.from_program(program)
     return programs
 
 
@@ -80,12 +91,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--pipelines", default="baseline,default")
+    parser.add_argument("--caches", default="", help="e.g. growing,fixed (see above)")
     args = parser.parse_args()
     env, blas = bench.blas_env()
     if env.get("LD_PRELOAD") and os.environ.get("LD_PRELOAD") != env["LD_PRELOAD"]:
         os.execve(sys.executable, [sys.executable, *sys.argv], env)
     programs = compiled_programs(args)
     names = list(programs)
+    for name in names:  # untimed warm-up: traces (and MLX's CPU kernels) are built here
+        decode_median(programs[name], args.steps)
     rounds: dict[str, list[float]] = {name: [] for name in names}
     for index in range(args.rounds):
         for name in names if index % 2 == 0 else reversed(names):
@@ -95,7 +109,7 @@ def main() -> None:
     for name in names:
         median = statistics.median(rounds[name])
         per_round = ", ".join(f"{t:.2f}" for t in rounds[name])
-        print(f"{name:10s} {median:7.2f} ms/token ({median / first:.2f}x {names[0]})  rounds: {per_round}")
+        print(f"{name:16s} {median:7.2f} ms/token ({median / first:.2f}x {names[0]})  rounds: {per_round}")
 
 
 if __name__ == "__main__":
