@@ -19,7 +19,8 @@ operand and result slots, so a call does no per-op lookup. A call:
    static dims, at most `max_array_bytes` big; an integer inside int64), so a program
    that lies about its types fails with the op named instead of feeding MLX arrays
    it never agreed to (or asking it for more memory than exists, which MLX answers
-   with a crash);
+   with a crash). Every result's type follows from the input signature alone, so
+   once a signature's call passed the checks, later calls with it skip them;
 3. evaluates the outputs and the new state with one `mx.eval`;
 4. commits the new state only then, so a call that fails leaves the state as it was.
 
@@ -265,6 +266,8 @@ class Program:
             raise ValueError(f"this program cannot run compiled: {self.native_unavailable}")
         self.compile: CompileMode = compile
         self._traces: OrderedDict[tuple[Any, ...], _Trace] = OrderedDict()
+        self._checked: set[tuple[Any, ...]] = set()
+        """Signatures whose interpreted call passed every result check."""
         self._last_signature: tuple[Any, ...] | None = None
         self._calls_in_a_row = 0
 
@@ -383,7 +386,12 @@ class Program:
         with self._lock:
             key, trace = self._trace_for(arrays)
             if trace is None:
-                outputs, pending = self._interpret(arrays, self._state)
+                checked = key in self._checked
+                outputs, pending = self._interpret(arrays, self._state, check=not checked)
+                if not checked:
+                    if len(self._checked) >= 4 * self.max_traces:
+                        self._checked.clear()
+                    self._checked.add(key)
             else:
                 outputs, pending = trace.run(arrays, self._state)
                 if key not in self._traces:  # kept once it traced: a failed trace is not
@@ -399,10 +407,13 @@ class Program:
         return tuple(_convert(v, kind) for v in outputs)
 
     def _interpret(
-        self, arrays: Sequence[Any], state: Mapping[str, Any]
+        self, arrays: Sequence[Any], state: Mapping[str, Any], *, check: bool = True
     ) -> tuple[list[Any], dict[str, Any]]:
         """Runs the prepared steps on checked inputs and the state they read: the
-        outputs (lazy) and the state values the program stores."""
+        outputs (lazy) and the state values the program stores. `check=False` skips
+        the results' checks, for a signature whose call already passed them: every
+        result's dtype and shape follow from the input signature alone (MLX has no
+        data-dependent shapes), so they would pass again."""
         registers: list[Any] = [None] * len(self.info.slots)
         for slot, value in self._constants.items():
             registers[slot] = value
@@ -417,14 +428,16 @@ class Program:
                     results = step.run([registers[s] for s in step.operands])
                 except Exception as error:
                     raise RuntimeError(f"{step.where()} failed: {error}") from error
-                if len(results) != len(step.checks) and step.checks:
-                    raise RuntimeError(
-                        f"{step.where()} failed: gave {len(results)} results, the program "
-                        f"declares {len(step.expected)}"
-                    )
-                for slot, value, check in zip(step.results, results, step.checks):
-                    if not check(value):
-                        raise RuntimeError(_mismatch(step, step.results.index(slot), value, limit))
+                if check:
+                    if len(results) != len(step.checks) and step.checks:
+                        raise RuntimeError(
+                            f"{step.where()} failed: gave {len(results)} results, the program "
+                            f"declares {len(step.expected)}"
+                        )
+                    for index, (value, valid) in enumerate(zip(results, step.checks)):
+                        if not valid(value):
+                            raise RuntimeError(_mismatch(step, index, value, limit))
+                for slot, value in zip(step.results, results):
                     registers[slot] = value
                 for slot in step.free:
                     registers[slot] = None

@@ -228,3 +228,22 @@ def _load(data: bytes, **options: Any) -> Program:
     program = mlxir.load(data, **options)
     assert isinstance(program, Program)
     return program
+
+
+def test_interpreted_checks_run_until_a_signature_passed_them() -> None:
+    """The interpreter checks results until a signature's call passed: a lying
+    program fails at every call, an honest one is checked once per signature."""
+    lying = _load(_program_of("""
+        func.func @forward(%x: tensor<2xf32>) -> tensor<3xf32> {
+          %y = mlx.exp %x : tensor<2xf32> -> tensor<3xf32> loc("m.py":4:2)
+          func.return %y : tensor<3xf32>
+        }"""), verify=False, compile=False)
+    for _ in range(3):
+        with pytest.raises(RuntimeError, match=r"^mlx.exp \(m.py:4:2\) failed"):
+            lying(mx.zeros(2))
+    assert not lying._checked
+    _, data = program_for("mlp", torch.float32)
+    honest = Program(data, compile=False)
+    x = mx.ones((3, 16))
+    first, second = honest(x), honest(x)
+    assert len(honest._checked) == 1 and mx.array_equal(first, second).item()
