@@ -36,7 +36,8 @@ first (default/baseline: < 1 means the default is faster or smaller).
 
 Figures: export s (torch.export of the step program); import+lower+serialize s;
 instructions (and the aten-level op count they came from); instructions per decoder
-layer (below); program bytes; load s (`mlxir.load` of the `.mlxfb`); prefill ms for a
+layer (below); program bytes; load s (`mlxir.load` of the `.mlxfb`, against `mx.load` of
+the folder's `.safetensors` in a process of its own, with its peak RSS); prefill ms for a
 128-token prompt (time to the first token: forward over the prompt, last-position
 logits, argmax; median of `--runs`); decode ms/token (greedy, median over `--steps` >=
 32 steps of each of `--runs` runs; the median of the runs' medians); peak RSS
@@ -391,7 +392,24 @@ def worker_mlxlm(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def worker_mx_load(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """MLX's own loader on the same weights (the folder's `.safetensors`), evaluated:
+    the floor a load of the program's weights is measured against."""
+    import mlx.core as mx
+
+    start = time.perf_counter()
+    arrays: dict[str, mx.array] = {}
+    for path in sorted(folder.glob("*.safetensors")):
+        loaded = mx.load(str(path))
+        assert isinstance(loaded, dict)  # a .safetensors file: its named arrays
+        arrays.update(loaded)
+    mx.eval(list(arrays.values()))
+    load_s = time.perf_counter() - start
+    return {"load_s": load_s, "rss_mb": peak_rss_mb(), "bytes": sum(a.nbytes for a in arrays.values())}
+
+
 WORKERS = {
+    "mx-load": worker_mx_load,
     "torch": worker_torch,
     "mlxir-compile": worker_mlxir_compile,
     "mlxir-run": worker_mlxir_run,
@@ -507,6 +525,13 @@ def table(name: str, params: int, results: dict[str, Any], pipelines: list[str],
         ratios=False)
     row("program bytes", None, None, each(c, "bytes"), ratios=False)
     row("load s", None, m["load_s"], each(r, "load_s"))
+    floor = results["mx-load"]
+    lines.append(
+        f"{'  mx.load of the .safetensors':38} {floor['load_s']:.2f} s, peak RSS {floor['rss_mb']:.0f} MB "
+        f"({floor['bytes'] / 1e6:.0f} MB of weights); mlxir load / mx.load: "
+        + ", ".join(f"{p} {r[p]['load_s'] / floor['load_s']:.2f}x s, {r[p]['rss_mb'] / floor['rss_mb']:.2f}x RSS"
+                    for p in pipelines)
+    )
     row(f"prefill ms ({PROMPT} tokens)", t["prefill_ms"], m["prefill_ms"], each(r, "prefill_ms"), 1)
     row("decode ms/token", t["decode_ms"], m["decode_ms"], each(r, "decode_ms"))
     row("peak RSS MB (run)", t["rss_mb"], m["rss_mb"], each(r, "rss_mb"), 0)
@@ -665,7 +690,10 @@ def main() -> None:
             folder = Path(tmp)
             print(f"{name}: writing random weights to {folder}", file=sys.stderr)
             params = save_weights(name, args.qwen3_hidden, folder)
-            results: dict[str, Any] = {"torch": run_worker("torch", folder, args, env)}
+            results: dict[str, Any] = {
+                "mx-load": run_worker("mx-load", folder, args, env),
+                "torch": run_worker("torch", folder, args, env),
+            }
             for pipeline in pipelines:
                 for kind in ("mlxir-compile", "mlxir-run"):
                     results[f"{kind}:{pipeline}"] = run_worker(kind, folder, args, env, pipeline)
