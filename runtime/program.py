@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import ast
 import math
+import mmap
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -90,6 +91,7 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 _NUMPY_BITS = {"bfloat16": np.uint16}
+_PAGE = mmap.PAGESIZE
 
 
 def _constant_array(payload: np.ndarray, dtype: str) -> mx.array:
@@ -197,7 +199,7 @@ class Program:
 
     def __init__(
         self,
-        data: bytes | bytearray | memoryview,
+        data: bytes | bytearray | memoryview | mmap.mmap,
         *,
         verify: bool = True,
         compile: CompileMode = "auto",
@@ -211,9 +213,13 @@ class Program:
         when to run natively (see the module docstring); `True` on a program that
         cannot is a `ValueError` naming the reason."""
         try:
-            self._data = bytes(memoryview(data))
+            view = memoryview(data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
         except TypeError:
             raise ProgramError(f"expected the program's bytes, got {type(data).__name__}") from None
+        # Immutable bytes and read-only maps are used in place; a buffer the caller may
+        # still write to is copied once, so the program cannot change under its views.
+        self._data: bytes | memoryview = data if isinstance(data, bytes) else view if view.readonly else bytes(view)
+        self._mapping = data if isinstance(data, mmap.mmap) else None
         self.info: ProgramInfo = read_program(self._data)
         info = self.info
         if verify:
@@ -231,9 +237,9 @@ class Program:
         self._constants: dict[int, mx.array] = {}
         for slot, payload in info.constants.items():
             if info.slots[slot].kind == "constant":
-                self._constants[slot] = _constant_array(payload, info.slots[slot].dtype)
+                self._constants[slot] = self._bind_payload(payload, info.slots[slot].dtype)
         self._initial_state = {
-            name: _constant_array(info.constants[slot], info.slots[slot].dtype)
+            name: self._bind_payload(info.constants[slot], info.slots[slot].dtype)
             for name, slot in info.state.items()
         }
         self._state = dict(self._initial_state)
@@ -272,6 +278,20 @@ class Program:
         self._calls_in_a_row = 0
 
     # --- loading ---------------------------------------------------------------
+
+    def _bind_payload(self, payload: np.ndarray, dtype: str) -> mx.array:
+        """The payload as an `mx.array`. From a mapped file, the payload's pages are then
+        dropped from this process (they stay in the OS's page cache): MLX holds the one
+        copy of the weights, and a load's peak is that copy and one payload more."""
+        array = _constant_array(payload, dtype)
+        if self._mapping is not None and payload.nbytes >= _PAGE:
+            mx.eval(array)
+            base = np.frombuffer(self._mapping, dtype=np.uint8).__array_interface__["data"][0]
+            start = payload.__array_interface__["data"][0] - base
+            first, last = -(-start // _PAGE) * _PAGE, (start + payload.nbytes) // _PAGE * _PAGE
+            if last > first and hasattr(self._mapping, "madvise"):
+                self._mapping.madvise(mmap.MADV_DONTNEED, first, last - first)
+        return array
 
     def _size_expression(self, position: int, axis: int, expr: str) -> Any:
         try:
@@ -570,7 +590,7 @@ class Program:
         Path(path).write_bytes(self._data)
 
     def to_bytes(self) -> bytes:
-        return self._data
+        return self._data if isinstance(self._data, bytes) else bytes(self._data)
 
 
 class _Trace:
@@ -776,7 +796,7 @@ def load(
     failure to load is a `ProgramError`."""
     if isinstance(source, str | Path):
         try:
-            data = Path(source).read_bytes()
+            data = _map(Path(source))
         except OSError as error:
             raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
         try:
@@ -786,15 +806,25 @@ def load(
     return _load_bytes(source, verify, method, compile)
 
 
+def _map(path: Path) -> bytes | mmap.mmap:
+    """The file's bytes, mapped read-only (not read into memory: constants are copied
+    into MLX straight from the page cache). The file must not be truncated while the
+    program lives, as for any mapped file."""
+    with path.open("rb") as file:
+        if path.stat().st_size == 0:
+            return b""  # an empty file cannot be mapped (and is no program)
+        return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+
+
 def _load_bytes(
-    data: bytes | bytearray | memoryview, verify: bool, method: str, compile: CompileMode
+    data: bytes | bytearray | memoryview | mmap.mmap, verify: bool, method: str, compile: CompileMode
 ) -> Program | PteProgram:
     if is_pte(data):
         try:
             from mlxir.interop.executorch import PteProgram
         except ImportError as error:
             raise ProgramError(f"an ExecuTorch .pte file: {error}") from None
-        return PteProgram(data, method=method, verify=verify)
+        return PteProgram(bytes(data) if isinstance(data, mmap.mmap) else data, method=method, verify=verify)
     return Program(data, verify=verify, compile=compile)
 
 
