@@ -21,6 +21,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 import torch
+from small_models import Mlp
 from stateful_models import StaticCache
 from torch import nn
 from torch.export import Dim, export
@@ -35,16 +36,6 @@ from mlxir.runtime.program import InputError, Program
 from mlxir.tools.mlxir_cli import main_with
 
 TOLERANCE = 1e-5
-
-
-class Mlp(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.up = nn.Linear(16, 32)
-        self.down = nn.Linear(32, 8)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.tanh(self.down(nn.functional.silu(self.up(x))))
 
 
 class Gated(nn.Module):

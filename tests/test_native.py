@@ -16,6 +16,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 import torch
+from small_models import Mlp
 from stateful_models import StaticCache
 from torch import nn
 from torch.export import Dim, export
@@ -29,19 +30,6 @@ from mlxir.runtime.program import Program
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 2e-2, torch.bfloat16: 6e-2}
 """Against eager torch, absolute and relative (half precision rounds differently in
 MLX's kernels and in torch's CPU kernels)."""
-
-MX_DTYPE = {torch.float32: mx.float32, torch.float16: mx.float16, torch.bfloat16: mx.bfloat16}
-
-
-class Mlp(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.up = nn.Linear(16, 32)
-        self.down = nn.Linear(32, 8)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = nn.functional.silu(self.up(x)) * 1.5 + 0.25
-        return torch.tanh(nn.functional.gelu(self.down(h)))
 
 
 class ConvNet(nn.Module):

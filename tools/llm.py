@@ -252,6 +252,11 @@ def _step_classes() -> tuple[type, type, type]:
             new = out.cache if hasattr(out, "cache") else out.past_key_values
             return (out.logits, *[t for layer in new.layers for t in (layer.keys, layer.values)])
 
+    def _positions(input_ids: torch.Tensor, position_offset: torch.Tensor) -> torch.Tensor:
+        """Row b's new tokens sit at `position_offset[b], +1, ...` (module docstring)."""
+        steps = torch.arange(input_ids.shape[1], dtype=position_offset.dtype)
+        return position_offset[:, None] + steps
+
     class _StepWithMask(_Step):
         def forward(
             self,
@@ -260,8 +265,7 @@ def _step_classes() -> tuple[type, type, type]:
             position_offset: torch.Tensor,
             kv: list[torch.Tensor],
         ) -> tuple[torch.Tensor, ...]:
-            steps = torch.arange(input_ids.shape[1], dtype=position_offset.dtype)
-            return self._run(input_ids, attention_mask, position_offset[:, None] + steps, kv)
+            return self._run(input_ids, attention_mask, _positions(input_ids, position_offset), kv)
 
     class _StepNoMask(_Step):
         def forward(self, input_ids: torch.Tensor, kv: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
@@ -276,8 +280,8 @@ def _step_classes() -> tuple[type, type, type]:
             past_length: torch.Tensor,
             kv: list[torch.Tensor],
         ) -> tuple[torch.Tensor, ...]:
-            steps = torch.arange(input_ids.shape[1], dtype=position_offset.dtype)
-            return self._run(input_ids, attention_mask, position_offset[:, None] + steps, kv, past_length)
+            positions = _positions(input_ids, position_offset)
+            return self._run(input_ids, attention_mask, positions, kv, past_length)
 
     return _StepWithMask, _StepNoMask, _StepFixed
 

@@ -1,0 +1,18 @@
+"""Small modules several suites export (shared so each is written once)."""
+
+import torch
+from torch import nn
+
+
+class Mlp(nn.Module):
+    """Two linears around SiLU, an affine step, GELU and tanh: a chain of elementwise
+    ops for MLX's compiler to fuse."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.up = nn.Linear(16, 32)
+        self.down = nn.Linear(32, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = nn.functional.silu(self.up(x)) * 1.5 + 0.25
+        return torch.tanh(nn.functional.gelu(self.down(h)))
