@@ -63,7 +63,7 @@ prompt's last logits against mlxir's float32 logits.
 The mlxir program is `mlxir.tools.llm.export_llm(model, logits="last",
 cache=--cache)`: one program for prefill and decode with the KV cache as explicit
 inputs and outputs; generation keeps the cache as `mx.array`s. With `--cache fixed`
-(the default) the cache has a fixed capacity (256 slots here) and the decode steps
+(the default) the cache has a fixed capacity (grown 32 slots at a time) and the decode steps
 repeat one input signature, so the program runs them as one `mx.compile`d trace
 (built during the untimed warm-up run; on a machine that has never built MLX's CPU
 kernels, that warm-up also compiles them, seconds, cached under `/tmp/mlx`). `--cache

@@ -262,6 +262,22 @@ def test_one_program_serves_every_length() -> None:
         assert float(mx.max(mx.abs(x - y))) <= 1e-5
 
 
+def test_the_fixed_cache_grows_by_chunks() -> None:
+    """A generation that outgrows the first chunk of slots: the cache is padded by
+    another chunk (a new signature, traced again) and the tokens stay transformers'."""
+    model = model_for("llama", torch.float32)
+    compiled = compiled_for("llama", torch.float32)
+    assert compiled.cache == "fixed"
+    length = llm.CACHE_CHUNK - 3
+    ids = torch.randint(3, 256, (2, length), generator=torch.Generator().manual_seed(5))
+    mask = torch.ones_like(ids)
+    mask[1, :4] = 0  # a left-padded row
+    ids[1, :4] = 0
+    with torch.no_grad():
+        reference = model.generate(ids, attention_mask=mask, max_new_tokens=10, do_sample=False)
+    assert torch.equal(llm.generate(compiled, ids, mask, max_new_tokens=10), reference)
+
+
 def test_inputs_stay_mlx() -> None:
     """MLX inputs give MLX outputs: the cache never leaves MLX."""
     compiled = compiled_for("llama", torch.float32)

@@ -731,9 +731,14 @@ def stream_tokens(
         token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable]
 
 
-CACHE_CHUNK = 256
-"""A fixed cache grows by this many slots at a time (mlx-lm's step): its shape, and
-with it the decode step's input signature, changes once per chunk."""
+CACHE_CHUNK = 32
+"""A fixed cache grows by this many slots at a time: its shape, and with it the decode
+step's input signature, changes once per chunk (a new trace). Attention runs over every
+slot, so a smaller chunk wastes less work on empty ones: over 64 greedy steps after a
+128-token prompt, 32 against 256 took 28.5 against 31.9 ms/token on the 56M Llama
+(f32, median of 5 rounds in one process) and 4.2 against 5.5 on the small one at vocab
+512. mlx-lm allocates 256 at a time but attends only to the filled slots, which a
+program with static shapes cannot."""
 
 
 def _capacity_for(tokens: int, limit: int | None) -> int:
