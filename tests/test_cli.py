@@ -166,3 +166,17 @@ warnings.warn("still mine", FutureWarning)
     assert result.returncode == 0, result.stderr
     for message in ("UserWarning: mine", "DeprecationWarning: deprecated by me", "FutureWarning: still mine"):
         assert message in result.stderr
+
+
+def test_a_closed_pipe_is_not_an_error() -> None:
+    """`mlxir info | head -0`: the reader is gone before mlxir writes; mlxir stops
+    quietly with the SIGPIPE status, as shell tools do."""
+    code = "import sys; from mlxir.tools.mlxir_cli import main; sys.argv[0] = 'mlxir'; main()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "info"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # long before the child has imported anything
+    err = process.stderr.read()
+    assert process.wait(timeout=120) == 141, err
+    assert err == ""

@@ -598,6 +598,11 @@ def main_with(argv: Sequence[str] | None = None) -> int:
 
     try:
         return args.run(args)
+    except BrokenPipeError:
+        # The reader went away (`mlxir inspect m.mlxfb | head`): not an error of ours.
+        # Point stdout at /dev/null so Python's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell tool killed by the signal reports
     except (CliError, ProgramError, InputError) as error:
         return _fail(str(error))
     except Exception as error:
