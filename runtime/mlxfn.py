@@ -115,19 +115,12 @@ def export_mlxfn(
         _check_writable(state_file)
 
     integers: dict[int, int] = {}
-    tensors = [i for i, spec in enumerate(program.inputs) if spec.dtype != "index"]
 
     def run(*flat: mx.array) -> tuple[mx.array, ...]:
-        inputs: list[Any] = [None] * len(program.inputs)
-        for position, value in zip(tensors, flat):
-            inputs[position] = value
-        for position, value in integers.items():
-            inputs[position] = value
-        given = flat[len(tensors) :]
-        outputs, pending = program._interpret(inputs, dict(zip(state_names, given)))
+        outputs, given, pending = program._run_traceable(flat, integers)
         # Every state value comes back, stored or not, so the convention does not
         # depend on which values a program happens to write.
-        return (*outputs, *(pending.get(name, value) for name, value in zip(state_names, given)))
+        return (*outputs, *(pending.get(name, value) for name, value in given.items()))
 
     # MLX writes the file as it traces: a failed trace must not leave half a file at
     # `path`, so the file is written next to it and moved there once complete. MLX

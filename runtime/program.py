@@ -220,6 +220,11 @@ class Program:
         # still write to is copied once, so the program cannot change under its views.
         self._data: bytes | memoryview = data if isinstance(data, bytes) else view if view.readonly else bytes(view)
         self._mapping = data if isinstance(data, mmap.mmap) else None
+        self._mapping_address = (
+            np.frombuffer(self._mapping, dtype=np.uint8).__array_interface__["data"][0]
+            if self._mapping is not None
+            else 0
+        )
         self.info: ProgramInfo = read_program(self._data)
         info = self.info
         if verify:
@@ -286,8 +291,7 @@ class Program:
         array = _constant_array(payload, dtype)
         if self._mapping is not None and payload.nbytes >= _PAGE:
             mx.eval(array)
-            base = np.frombuffer(self._mapping, dtype=np.uint8).__array_interface__["data"][0]
-            start = payload.__array_interface__["data"][0] - base
+            start = payload.__array_interface__["data"][0] - self._mapping_address
             first, last = -(-start // _PAGE) * _PAGE, (start + payload.nbytes) // _PAGE * _PAGE
             if last > first and hasattr(self._mapping, "madvise"):
                 self._mapping.madvise(mmap.MADV_DONTNEED, first, last - first)
@@ -468,6 +472,19 @@ class Program:
 
     # --- native execution ----------------------------------------------------------
 
+    def _run_traceable(
+        self, flat: Sequence[mx.array], integers: Mapping[int, Any]
+    ) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+        """The steps as a function of arrays only, for `mx.compile` and MLX's exporter:
+        `flat` holds the tensor inputs in input order (the integer inputs, held in
+        `integers` by position, left out), then every state value in `self.state`'s
+        order. Returns the outputs, the state given, and the state values stored."""
+        tensors = iter(flat)
+        inputs = [integers[i] if i in integers else next(tensors) for i in range(len(self.inputs))]
+        state = dict(zip(self._state, tensors))
+        outputs, pending = self._interpret(inputs, state)
+        return outputs, state, pending
+
     def _why_not_native(self) -> str | None:
         slots = self.info.slots
         scalars = [self.output_names[i] for i, s in enumerate(self.info.outputs) if slots[s].scalar]
@@ -600,20 +617,13 @@ class _Trace:
 
     def __init__(self, program: Program, arrays: Sequence[Any]):
         self.tensors = [i for i, v in enumerate(arrays) if isinstance(v, mx.array)]
-        self.integers = {i: v for i, v in enumerate(arrays) if not isinstance(v, mx.array)}
-        self.count = len(arrays)
+        integers = {i: v for i, v in enumerate(arrays) if not isinstance(v, mx.array)}
         self.state_names = tuple(program._state)
         self.stored: tuple[str, ...] = ()
         self.outputs = len(program.info.outputs)
 
         def run(*flat: mx.array) -> tuple[mx.array, ...]:
-            inputs: list[Any] = [None] * self.count
-            for position, value in zip(self.tensors, flat):
-                inputs[position] = value
-            for position, value in self.integers.items():
-                inputs[position] = value
-            state = dict(zip(self.state_names, flat[len(self.tensors) :]))
-            outputs, pending = program._interpret(inputs, state)
+            outputs, _, pending = program._run_traceable(flat, integers)
             self.stored = tuple(pending)
             return (*outputs, *pending.values())
 
