@@ -278,6 +278,17 @@ def test_the_fixed_cache_grows_by_chunks() -> None:
     assert torch.equal(llm.generate(compiled, ids, mask, max_new_tokens=10), reference)
 
 
+def test_a_prompt_longer_than_a_chunk_prefilled_in_pieces() -> None:
+    """Chunked prefill of a prompt longer than one chunk of cache slots: the cache is
+    sized for the whole prompt at the first piece."""
+    model = model_for("llama", torch.float32)
+    compiled = compiled_for("llama", torch.float32)
+    ids = torch.randint(3, 256, (1, llm.CACHE_CHUNK + 8), generator=torch.Generator().manual_seed(6))
+    with torch.no_grad():
+        reference = model.generate(ids, max_new_tokens=6, do_sample=False)
+    assert torch.equal(llm.generate(compiled, ids, max_new_tokens=6, prefill_chunk=5), reference)
+
+
 def test_inputs_stay_mlx() -> None:
     """MLX inputs give MLX outputs: the cache never leaves MLX."""
     compiled = compiled_for("llama", torch.float32)

@@ -666,20 +666,17 @@ def stream_tokens(
     key = mx.random.key(seed)
     fixed = llm.cache == "fixed"
     limit = llm.max_capacity if fixed else None
-    capacity = _capacity_for(length, limit) if fixed else 0
-    kv = llm.empty_cache(batch, capacity)
-    if fixed:  # slots past the prompt: ones, masked by causality until written
-        mask = mx.concatenate([mask, mx.ones((batch, capacity - length), dtype=mx.int64)], axis=1)
+    kv = llm.empty_cache(batch)
     finished = mx.zeros((batch,), dtype=mx.bool_)
 
     def run(tokens: mx.array, start: int, stop: int, evaluate: bool = True) -> mx.array:
-        nonlocal kv, mask, capacity
+        nonlocal kv, mask
         if fixed:
-            if stop > capacity:
-                grown = _capacity_for(stop, limit)
-                kv = [mx.pad(t, [(0, 0), (0, 0), (0, grown - capacity), (0, 0)]) for t in kv]
-                mask = mx.concatenate([mask, mx.ones((batch, grown - capacity), dtype=mx.int64)], axis=1)
-                capacity = grown
+            if stop > kv[0].shape[2]:  # whole chunks of slots; the mask covers them all
+                slots = _capacity_for(max(stop, mask.shape[1]), limit)
+                kv = [mx.pad(t, [(0, 0), (0, 0), (0, slots - t.shape[2]), (0, 0)]) for t in kv]
+                # Slots past the prompt: ones, masked by causality until written.
+                mask = mx.concatenate([mask, mx.ones((batch, slots - mask.shape[1]), dtype=mx.int64)], axis=1)
             logits, kv = llm.step(
                 tokens, kv, mask, start - pads, mx.array(start, dtype=mx.int64), evaluate=evaluate
             )
