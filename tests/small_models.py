@@ -16,3 +16,19 @@ class Mlp(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = nn.functional.silu(self.up(x)) * 1.5 + 0.25
         return torch.tanh(nn.functional.gelu(self.down(h)))
+
+
+LYING_PROGRAM = """
+    func.func @forward(%x: tensor<2xf32>) -> tensor<3xf32> {
+      %y = mlx.exp %x : tensor<2xf32> -> tensor<3xf32> loc("m.py":4:2)
+      func.return %y : tensor<3xf32>
+    }"""
+"""mlx IR whose `mlx.exp` declares a result shape it does not give (a lying program)."""
+
+INTEGER_OUTPUT_PROGRAM = """
+    func.func @forward(%n: index) -> index {
+      %c = arith.constant 3 : index
+      %m = arith.addi %n, %c : index
+      func.return %m : index
+    }"""
+"""mlx IR returning an integer: `n + 3`."""

@@ -18,6 +18,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 import torch
+from small_models import LYING_PROGRAM
 from stateful_models import StaticCache
 from torch import nn
 from torch.export import Dim, export
@@ -40,11 +41,7 @@ def program_of(text: str, payloads: dict | None = None) -> bytes:
 
 
 def test_a_result_type_that_lies_fails_naming_the_op() -> None:
-    data = program_of("""
-        func.func @forward(%x: tensor<2xf32>) -> tensor<3xf32> {
-          %y = mlx.exp %x : tensor<2xf32> -> tensor<3xf32> loc("m.py":4:2)
-          func.return %y : tensor<3xf32>
-        }""")
+    data = program_of(LYING_PROGRAM)
     with pytest.raises(mlxir.ProgramError, match=r"not valid mlx IR: 'mlx.exp' op result shape \[3\]"):
         mlxir.load(data)
     # Unverified (trusted bytes only), the runtime's own check still catches the lie.

@@ -21,7 +21,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 import torch
-from small_models import Mlp
+from small_models import INTEGER_OUTPUT_PROGRAM, Mlp
 from stateful_models import StaticCache
 from torch import nn
 from torch.export import Dim, export
@@ -245,12 +245,7 @@ def test_integer_inputs_are_held_constant(tmp_path: Path) -> None:
 
 
 def test_integer_outputs_cannot_be_exported(tmp_path: Path) -> None:
-    program = _program_of("""
-        func.func @forward(%n: index) -> index {
-          %c = arith.constant 3 : index
-          %m = arith.addi %n, %c : index
-          func.return %m : index
-        }""")
+    program = _program_of(INTEGER_OUTPUT_PROGRAM)
     with pytest.raises(ExportError, match="cannot be exported: output 'output 0' is an integer"):
         export_mlxfn(program, tmp_path / "f.mlxfn", [[4]])
 

@@ -16,7 +16,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 import torch
-from small_models import Mlp
+from small_models import INTEGER_OUTPUT_PROGRAM, LYING_PROGRAM, Mlp
 from stateful_models import StaticCache
 from torch import nn
 from torch.export import Dim, export
@@ -163,12 +163,7 @@ def test_integer_inputs_are_part_of_the_signature() -> None:
 
 
 def test_programs_with_integer_outputs_are_interpreted() -> None:
-    data = _program_of("""
-        func.func @forward(%n: index) -> index {
-          %c = arith.constant 3 : index
-          %m = arith.addi %n, %c : index
-          func.return %m : index
-        }""")
+    data = _program_of(INTEGER_OUTPUT_PROGRAM)
     program = _load(data)
     assert program.native_unavailable is not None and "integer" in program.native_unavailable
     assert [program(4) for _ in range(4)] == [7] * 4
@@ -180,11 +175,7 @@ def test_programs_with_integer_outputs_are_interpreted() -> None:
 
 
 def test_a_lying_program_still_fails_naming_the_op() -> None:
-    data = _program_of("""
-        func.func @forward(%x: tensor<2xf32>) -> tensor<3xf32> {
-          %y = mlx.exp %x : tensor<2xf32> -> tensor<3xf32> loc("m.py":4:2)
-          func.return %y : tensor<3xf32>
-        }""")
+    data = _program_of(LYING_PROGRAM)
     program = _load(data, verify=False, compile=True)
     for _ in range(2):
         with pytest.raises(RuntimeError, match=r"^mlx.exp \(m.py:4:2\) failed: gave float32\[2\]"):
@@ -221,11 +212,7 @@ def _load(data: bytes, **options: Any) -> Program:
 def test_interpreted_checks_run_until_a_signature_passed_them() -> None:
     """The interpreter checks results until a signature's call passed: a lying
     program fails at every call, an honest one is checked once per signature."""
-    lying = _load(_program_of("""
-        func.func @forward(%x: tensor<2xf32>) -> tensor<3xf32> {
-          %y = mlx.exp %x : tensor<2xf32> -> tensor<3xf32> loc("m.py":4:2)
-          func.return %y : tensor<3xf32>
-        }"""), verify=False, compile=False)
+    lying = _load(_program_of(LYING_PROGRAM), verify=False, compile=False)
     for _ in range(3):
         with pytest.raises(RuntimeError, match=r"^mlx.exp \(m.py:4:2\) failed"):
             lying(mx.zeros(2))
