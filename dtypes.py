@@ -9,23 +9,15 @@ patterns, the program format and the runtime all read it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    Signedness,
-)
-from xdsl.ir import Attribute
 
 if TYPE_CHECKING:
     import mlx.core as mx
     import torch
+    from xdsl.ir import Attribute
 
 
 @dataclass(frozen=True)
@@ -40,8 +32,14 @@ class DType:
     numpy: np.dtype
     """How a payload's elements read in NumPy (little-endian): `bfloat16` reads as its
     raw `uint16` bits, `bool` as one byte per element, `index` as `int64`."""
-    ir: Attribute
-    """The builtin type."""
+    ir_spelling: str
+    """The builtin type in MLIR syntax (`ir` builds it)."""
+
+    @property
+    def ir(self) -> Attribute:
+        """The builtin type (built on first use, so the runtime, which reads names,
+        never imports xDSL)."""
+        return _ir_types()[self.name]
 
     @property
     def itemsize(self) -> int:
@@ -68,25 +66,25 @@ class DType:
         return self.name in FLOAT_NAMES
 
 
-def _dtype(code: int, name: str, numpy: str, ir: Attribute) -> DType:
-    return DType(code, name, np.dtype(numpy).newbyteorder("<"), ir)
+def _dtype(code: int, name: str, numpy: str, ir_spelling: str) -> DType:
+    return DType(code, name, np.dtype(numpy).newbyteorder("<"), ir_spelling)
 
 
 DTYPES: tuple[DType, ...] = (
-    _dtype(1, "bool", "bool", IntegerType(1)),
-    _dtype(2, "uint8", "u1", IntegerType(8, Signedness.UNSIGNED)),
-    _dtype(3, "uint16", "u2", IntegerType(16, Signedness.UNSIGNED)),
-    _dtype(4, "uint32", "u4", IntegerType(32, Signedness.UNSIGNED)),
-    _dtype(5, "uint64", "u8", IntegerType(64, Signedness.UNSIGNED)),
-    _dtype(6, "int8", "i1", IntegerType(8)),
-    _dtype(7, "int16", "i2", IntegerType(16)),
-    _dtype(8, "int32", "i4", IntegerType(32)),
-    _dtype(9, "int64", "i8", IntegerType(64)),
-    _dtype(10, "float16", "f2", Float16Type()),
-    _dtype(11, "bfloat16", "u2", BFloat16Type()),
-    _dtype(12, "float32", "f4", Float32Type()),
-    _dtype(13, "float64", "f8", Float64Type()),
-    _dtype(14, "index", "i8", IndexType()),
+    _dtype(1, "bool", "bool", "i1"),
+    _dtype(2, "uint8", "u1", "ui8"),
+    _dtype(3, "uint16", "u2", "ui16"),
+    _dtype(4, "uint32", "u4", "ui32"),
+    _dtype(5, "uint64", "u8", "ui64"),
+    _dtype(6, "int8", "i1", "i8"),
+    _dtype(7, "int16", "i2", "i16"),
+    _dtype(8, "int32", "i4", "i32"),
+    _dtype(9, "int64", "i8", "i64"),
+    _dtype(10, "float16", "f2", "f16"),
+    _dtype(11, "bfloat16", "u2", "bf16"),
+    _dtype(12, "float32", "f4", "f32"),
+    _dtype(13, "float64", "f8", "f64"),
+    _dtype(14, "index", "i8", "index"),
 )
 
 FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
@@ -94,7 +92,6 @@ FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
 
 BY_CODE: dict[int, DType] = {d.code: d for d in DTYPES}
 BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}
-BY_IR: dict[Attribute, DType] = {d.ir: d for d in DTYPES}
 
 SCALAR_DTYPES = frozenset({"index", "int64", "bool"})
 """Element types of a scalar (integer value) slot: `index`, `i64` and `i1` values."""
@@ -103,8 +100,40 @@ TENSOR_DTYPES = frozenset(d.name for d in DTYPES if d.name != "index")
 """Element types of a tensor slot or payload."""
 
 
+@cache
+def _ir_types() -> dict[str, Attribute]:
+    from xdsl.dialects.builtin import (
+        BFloat16Type,
+        Float16Type,
+        Float32Type,
+        Float64Type,
+        IndexType,
+        IntegerType,
+        Signedness,
+    )
+
+    def integer(spelling: str) -> Attribute:
+        unsigned = spelling.startswith("u")
+        width = int(spelling.removeprefix("ui" if unsigned else "i"))
+        return IntegerType(width, Signedness.UNSIGNED) if unsigned else IntegerType(width)
+
+    special: dict[str, Attribute] = {
+        "f16": Float16Type(),
+        "bf16": BFloat16Type(),
+        "f32": Float32Type(),
+        "f64": Float64Type(),
+        "index": IndexType(),
+    }
+    return {d.name: special.get(d.ir_spelling) or integer(d.ir_spelling) for d in DTYPES}
+
+
+@cache
+def _by_ir() -> dict[Attribute, DType]:
+    return {d.ir: d for d in DTYPES}
+
+
 def of_ir(type_: Attribute) -> DType | None:
-    return BY_IR.get(type_)
+    return _by_ir().get(type_)
 
 
 def of_torch(dtype: torch.dtype) -> DType | None:

@@ -2,17 +2,43 @@
 bindings (`fb/`), the serializer (mlx IR → bytes), the validating reader the runtime
 loads with (`read_program`) and the deserializer (bytes → mlx IR)."""
 
-from mlxir.codegen.deserializer import deserialize
-from mlxir.codegen.errors import ProgramError
-from mlxir.codegen.ops import SCHEMA_VERSION
-from mlxir.codegen.program import (
-    GlobalInfo,
-    Instruction,
-    ProgramInfo,
-    SlotInfo,
-    read_program,
-)
-from mlxir.codegen.serializer import serialize
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mlxir.codegen.deserializer import deserialize
+    from mlxir.codegen.errors import ProgramError
+    from mlxir.codegen.ops import SCHEMA_VERSION
+    from mlxir.codegen.program import (
+        GlobalInfo,
+        Instruction,
+        ProgramInfo,
+        SlotInfo,
+        read_program,
+    )
+    from mlxir.codegen.serializer import serialize
+
+# Imported on first use: the runtime reads programs (`read_program`) without the
+# serializer's and deserializer's xDSL.
+_HOMES = {
+    "deserialize": "deserializer",
+    "ProgramError": "errors",
+    "SCHEMA_VERSION": "ops",
+    "GlobalInfo": "program",
+    "Instruction": "program",
+    "ProgramInfo": "program",
+    "SlotInfo": "program",
+    "read_program": "program",
+    "serialize": "serializer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -32,24 +32,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 from flatbuffers.builder import Builder
-from xdsl.context import Context
-from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    SymbolRefAttr,
-    TensorType,
-    UnitAttr,
-)
-from xdsl.ir import Attribute
-from xdsl.parser import Parser
 
 from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
@@ -67,9 +53,14 @@ from mlxir.codegen.fb import (
 )
 from mlxir.codegen.fb.AttrValue import AttrValue
 from mlxir.codegen.flatbuffer import Table
-from mlxir.weights import dense_attr, dense_data
 
-PropValue = int | float | str | bool | tuple[int, ...] | tuple[float, ...] | np.ndarray | Attribute
+# xDSL is imported where an attribute is written or rebuilt, never on the runtime's
+# path (decoding), so loading a program does not import it.
+if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.ir import Attribute
+
+PropValue: TypeAlias = "int | float | str | bool | tuple[int, ...] | tuple[float, ...] | np.ndarray | Attribute"
 """What an instruction's property looks like to the runtime."""
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -195,8 +186,13 @@ def _dtype_field(
     return dtype
 
 
+def _is_integer_type(d: dtypes.DType) -> bool:
+    """An `IntegerType` (bool is `i1`), not `index`."""
+    return d.name == "bool" or d.name.startswith(("int", "uint"))
+
+
 def _is_int(d: dtypes.DType) -> bool:
-    return isinstance(d.ir, IntegerType) or d.name == "index"
+    return _is_integer_type(d) or d.name == "index"
 
 
 def _is_float(d: dtypes.DType) -> bool:
@@ -207,6 +203,8 @@ def _is_float(d: dtypes.DType) -> bool:
 
 
 def _encode_int(w: Writer, attr: Attribute) -> int | None:
+    from xdsl.dialects.builtin import IntegerAttr
+
     if not isinstance(attr, IntegerAttr):
         return None
     dtype = dtypes.of_ir(attr.type)
@@ -230,6 +228,8 @@ def _decode_int(t: Table, segment: memoryview) -> AttrRecord:
 
 
 def _encode_float(w: Writer, attr: Attribute) -> int | None:
+    from xdsl.dialects.builtin import FloatAttr
+
     if not isinstance(attr, FloatAttr):
         return None
     dtype = dtypes.of_ir(attr.type)
@@ -252,6 +252,8 @@ def _decode_float(t: Table, segment: memoryview) -> AttrRecord:
 
 
 def _encode_string(w: Writer, attr: Attribute) -> int | None:
+    from xdsl.dialects.builtin import StringAttr
+
     if not isinstance(attr, StringAttr):
         return None
     text = w.string(attr.data)
@@ -266,6 +268,8 @@ def _decode_string(t: Table, segment: memoryview) -> AttrRecord:
 
 
 def _encode_unit(w: Writer, attr: Attribute) -> int | None:
+    from xdsl.dialects.builtin import UnitAttr
+
     if not isinstance(attr, UnitAttr):
         return None
     UnitValue.Start(w.builder)
@@ -274,6 +278,18 @@ def _encode_unit(w: Writer, attr: Attribute) -> int | None:
 
 def _decode_unit(t: Table, segment: memoryview) -> AttrRecord:
     return AttrRecord("UnitValue", True, True)
+
+
+def _rebuild_string(record: AttrRecord, ctx: Context) -> Attribute:
+    from xdsl.dialects.builtin import StringAttr
+
+    return StringAttr(record.value)
+
+
+def _rebuild_unit(record: AttrRecord, ctx: Context) -> Attribute:
+    from xdsl.dialects.builtin import UnitAttr
+
+    return UnitAttr()
 
 
 def _encode_text(w: Writer, attr: Attribute) -> int | None:
@@ -294,6 +310,8 @@ def _decode_text(t: Table, segment: memoryview) -> AttrRecord:
 
 @cache
 def _text_context() -> Context:
+    from xdsl.context import Context
+
     from mlxir import xdsl_fixes
     from mlxir.context import register_dialects
 
@@ -306,6 +324,8 @@ def _text_context() -> Context:
 @lru_cache(maxsize=4096)
 def parse_attribute(text: str) -> Attribute:
     """The attribute written as `text` (MLIR syntax); raises `ProgramError`."""
+    from xdsl.parser import Parser
+
     try:
         parser = Parser(_text_context(), text, "<attribute>")
         attr = parser.parse_attribute()
@@ -323,6 +343,8 @@ def parse_attribute(text: str) -> Attribute:
 
 
 def _encode_int_array(w: Writer, attr: Attribute) -> int | None:
+    from xdsl.dialects.builtin import DenseArrayBase, IntegerType
+
     if not isinstance(attr, DenseArrayBase) or not isinstance(attr.elt_type, IntegerType):
         return None
     dtype = dtypes.of_ir(attr.elt_type)
@@ -337,12 +359,14 @@ def _encode_int_array(w: Writer, attr: Attribute) -> int | None:
 
 
 def _decode_int_array(t: Table, segment: memoryview) -> AttrRecord:
-    dtype = _dtype_field(t, lambda d: isinstance(d.ir, IntegerType))
+    dtype = _dtype_field(t, _is_integer_type)
     values = t.ints("values")
     return AttrRecord("IntArray", values, values, dtype.name)
 
 
 def _encode_float_array(w: Writer, attr: Attribute) -> int | None:
+    from xdsl.dialects.builtin import DenseArrayBase, IntegerType
+
     if not isinstance(attr, DenseArrayBase) or isinstance(attr.elt_type, IntegerType):
         return None
     dtype = dtypes.of_ir(attr.elt_type)
@@ -362,6 +386,8 @@ def _decode_float_array(t: Table, segment: memoryview) -> AttrRecord:
 
 
 def _rebuild_array(record: AttrRecord, ctx: Context) -> Attribute:
+    from xdsl.dialects.builtin import DenseArrayBase
+
     element: Any = dtypes.BY_NAME[record.dtype or ""].ir
     return DenseArrayBase.from_list(element, record.value)
 
@@ -370,6 +396,8 @@ def _rebuild_array(record: AttrRecord, ctx: Context) -> Attribute:
 
 
 def _encode_symbol(w: Writer, attr: Attribute) -> int | None:
+    from xdsl.dialects.builtin import SymbolRefAttr
+
     if not isinstance(attr, SymbolRefAttr):
         return None
     root = w.string(attr.root_reference.data)
@@ -388,6 +416,8 @@ def _decode_symbol(t: Table, segment: memoryview) -> AttrRecord:
 
 
 def _rebuild_symbol(record: AttrRecord, ctx: Context) -> Attribute:
+    from xdsl.dialects.builtin import SymbolRefAttr
+
     return SymbolRefAttr(record.value[0], list(record.value[1:]))
 
 
@@ -395,6 +425,10 @@ def _rebuild_symbol(record: AttrRecord, ctx: Context) -> Attribute:
 
 
 def _encode_dense(w: Writer, attr: Attribute) -> int | None:
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+
+    from mlxir.weights import dense_data
+
     if not isinstance(attr, DenseIntOrFPElementsAttr) or not isinstance(attr.type, TensorType):
         return None
     dtype = dtypes.of_ir(attr.get_element_type())
@@ -427,11 +461,15 @@ def _decode_dense(t: Table, segment: memoryview) -> AttrRecord:
 
 
 def _rebuild_dense(record: AttrRecord, ctx: Context) -> Attribute:
+    from mlxir.weights import dense_attr
+
     dtype = dtypes.BY_NAME[record.dtype or ""]
     return dense_attr(record.value, dtype, tuple(record.value.shape))
 
 
 def _rebuild_scalar(record: AttrRecord, ctx: Context) -> Attribute:
+    from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+
     ir = dtypes.BY_NAME[record.dtype or ""].ir
     if record.kind == "IntValue":
         return IntegerAttr(record.value, ir)  # type: ignore[arg-type]
@@ -441,8 +479,8 @@ def _rebuild_scalar(record: AttrRecord, ctx: Context) -> Attribute:
 CODECS: tuple[Codec, ...] = (
     Codec("IntValue", _encode_int, _decode_int, _rebuild_scalar),
     Codec("FloatValue", _encode_float, _decode_float, _rebuild_scalar),
-    Codec("StringValue", _encode_string, _decode_string, lambda r, c: StringAttr(r.value)),
-    Codec("UnitValue", _encode_unit, _decode_unit, lambda r, c: UnitAttr()),
+    Codec("StringValue", _encode_string, _decode_string, _rebuild_string),
+    Codec("UnitValue", _encode_unit, _decode_unit, _rebuild_unit),
     Codec("IntArray", _encode_int_array, _decode_int_array, _rebuild_array),
     Codec("FloatArray", _encode_float_array, _decode_float_array, _rebuild_array),
     Codec("SymbolValue", _encode_symbol, _decode_symbol, _rebuild_symbol),

@@ -119,6 +119,10 @@ class GlobalInfo:
     kind: str
     """ "parameter", "buffer", "constant" or "state"."""
     slot: int
+    offset: int = 0
+    """Where its payload starts, in bytes from the payload segment's start."""
+    length: int = 0
+    """The payload's size in bytes."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,9 @@ class ProgramInfo:
     signature: Signature | None = None
     """How the exported module's arguments and results nest around `inputs` and
     `outputs`; None for a program called flat."""
+    segment_start: int = 0
+    """Where the payload segment starts in the program's bytes (the FlatBuffer and its
+    padding come before)."""
 
     def global_slot(self, name: str) -> int:
         """The slot of global `name`."""
@@ -221,7 +228,7 @@ def _read(data: Any) -> ProgramInfo:
             f"bytes of FlatBuffer and padding, {segment_size} of payload) but is {size}: "
             "truncated or with trailing bytes"
         )
-    return _Reader(program, mv[segment_start:]).read(version)
+    return _Reader(program, mv[segment_start:]).read(version, segment_start)
 
 
 class _Reader:
@@ -229,7 +236,7 @@ class _Reader:
         self.program = program
         self.segment = segment
 
-    def read(self, version: int) -> ProgramInfo:
+    def read(self, version: int, segment_start: int) -> ProgramInfo:
         p = self.program
         slots = self._slots()
         nslots = len(slots)
@@ -279,6 +286,7 @@ class _Reader:
             input_dims=self._input_dims(inputs, slots),
             op_names=op_names,
             signature=self._signature(len(inputs), len(outputs)),
+            segment_start=segment_start,
         )
 
     # -- tables ------------------------------------------------------------------
@@ -341,15 +349,11 @@ class _Reader:
             if None in info.shape:
                 raise ProgramError(f"{what}: a global's slot must have a static shape")
             shape = tuple(d for d in info.shape if d is not None)
+            offset, length = t.int("offset"), t.int("length")
             constants[slot] = payload_array(
-                self.segment,
-                t.int("offset"),
-                t.int("length"),
-                dtypes.BY_NAME[info.dtype],
-                shape,
-                what,
+                self.segment, offset, length, dtypes.BY_NAME[info.dtype], shape, what
             )
-            globals_.append(GlobalInfo(name, kind, slot))
+            globals_.append(GlobalInfo(name, kind, slot, offset, length))
         return tuple(globals_), constants
 
     def _state(

@@ -51,6 +51,7 @@ from mlxir.codegen.ops import (
     is_program_op,
 )
 from mlxir.codegen.signature import SIGNATURE_ATTR, Signature
+from mlxir.codegen.verification import program_key, record_verified
 from mlxir.dialects.mlx import GlobalOp
 from mlxir.weights import WeightError, checked_array, dense_data, element_bytes
 
@@ -82,7 +83,8 @@ def serialize(
     error). The function's body may hold `mlx` ops, the `arith` ops of
     `PROGRAM_ARITH_OPS` on `index`/`i64`/`i1` values and `func.return`. The same module
     and payloads always give the same bytes. Raises `ProgramError` for IR the format
-    cannot hold."""
+    cannot hold. With `verify`, the program's key is recorded as verified, so loading
+    these bytes does not verify them again (`codegen/verification.py`)."""
     if verify:
         try:
             module.verify()
@@ -108,7 +110,11 @@ def serialize(
         raise ProgramError(
             f"@{func.sym_name.data}: a program function has one block, not {len(func.body.blocks)}"
         )
-    return _Serializer(globals_, func, payloads).run()
+    serializer = _Serializer(globals_, func, payloads)
+    data = serializer.run()
+    if verify:  # its IR verified: a later load need not rebuild it (codegen/verification.py)
+        record_verified(program_key(data, serializer.segment_start, serializer.payload_ranges))
+    return data
 
 
 class _Serializer:
@@ -118,6 +124,10 @@ class _Serializer:
         self.payloads = payloads
         self.writer = Writer(Builder(1 << 16))
         self.b = self.writer.builder
+        self.segment_start = 0
+        """Where the payload segment starts in the bytes `run` returns."""
+        self.payload_ranges: list[tuple[int, int]] = []
+        """Each global's payload: (offset from the segment start, length)."""
 
     # -- IR walk ---------------------------------------------------------------
 
@@ -238,6 +248,8 @@ class _Serializer:
         b.FinishSizePrefixed(program, FILE_IDENTIFIER.encode())
         flatbuffer = b.Output()
         padding = bytes(-len(flatbuffer) % PAYLOAD_ALIGNMENT)
+        self.segment_start = len(flatbuffer) + len(padding)
+        self.payload_ranges = [(offset, length) for _, _, _, offset, length in global_records]
         return b"".join([flatbuffer, padding, *w.segment])
 
     # -- pieces ------------------------------------------------------------------

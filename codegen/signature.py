@@ -34,20 +34,12 @@ import keyword
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-)
-from xdsl.ir import Attribute
+from typing import TYPE_CHECKING, Any, Literal
 
 from mlxir.codegen.errors import ProgramError
+
+if TYPE_CHECKING:  # the runtime reads the JSON form; only the compiler builds attributes
+    from xdsl.ir import Attribute
 
 SIGNATURE_ATTR = "mlxir.signature"
 """The function attribute that holds the signature in the IR."""
@@ -329,11 +321,17 @@ def _check_namedtuple(type_name: str, keys: tuple[Key, ...], where: str) -> None
 
 # -- JSON-shaped data <-> builtin attributes ---------------------------------------
 
-_I64 = IntegerType(64)
-_I1 = IntegerType(1)
-
-
 def _attr_of(data: Any) -> Attribute:
+    from xdsl.dialects.builtin import (
+        ArrayAttr,
+        DictionaryAttr,
+        Float64Type,
+        FloatAttr,
+        IntegerAttr,
+        IntegerType,
+        StringAttr,
+    )
+
     if isinstance(data, dict):
         return DictionaryAttr({k: _attr_of(v) for k, v in data.items()})
     if isinstance(data, list):
@@ -341,15 +339,24 @@ def _attr_of(data: Any) -> Attribute:
     if isinstance(data, str):
         return StringAttr(data)
     if isinstance(data, bool):
-        return IntegerAttr(int(data), _I1)
+        return IntegerAttr(int(data), IntegerType(1))
     if isinstance(data, int):
-        return IntegerAttr(data, _I64)
+        return IntegerAttr(data, IntegerType(64))
     if isinstance(data, float):
         return FloatAttr(data, Float64Type())
     raise TypeError(f"no attribute for {type(data).__name__}")
 
 
 def _data_of(attr: Attribute, where: str, depth: int) -> Any:
+    from xdsl.dialects.builtin import (
+        ArrayAttr,
+        DictionaryAttr,
+        FloatAttr,
+        IntegerAttr,
+        IntegerType,
+        StringAttr,
+    )
+
     if depth > 2 * MAX_DEPTH + 4:
         raise ProgramError(f"{where}: nested too deeply")
     if isinstance(attr, DictionaryAttr):
@@ -360,7 +367,7 @@ def _data_of(attr: Attribute, where: str, depth: int) -> Any:
         return attr.data
     if isinstance(attr, IntegerAttr):
         value = attr.value.data
-        return bool(value) if attr.type == _I1 else value
+        return bool(value) if attr.type == IntegerType(1) else value
     if isinstance(attr, FloatAttr):
         value = attr.value.data
         return float(value) if math.isfinite(value) else value

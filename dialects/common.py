@@ -40,6 +40,10 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
+from mlxir import xdsl_fixes
+
+xdsl_fixes.apply()
+
 DYNAMIC = DYNAMIC_INDEX
 """Marks an entry of a static list whose value is the next `index` operand."""
 

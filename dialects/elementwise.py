@@ -132,6 +132,25 @@ def mlx_kinds(rows: tuple[Elementwise, ...]) -> dict[str, ElementwiseKind]:
     return {row.mlx: row.kind for row in rows if row.mlx is not None and row.kind is not None}
 
 
+MLX_UNARY_OPS: dict[str, ElementwiseKind] = mlx_kinds(UNARY)
+"""Unary elementwise MLX ops (`mx.<name>`) and their dtype contract."""
+
+MLX_BINARY_OPS: dict[str, ElementwiseKind] = mlx_kinds(BINARY)
+"""Binary elementwise MLX ops (`mx.<name>`), broadcasting NumPy-style."""
+
+MLX_REDUCTION_OPS: dict[str, ElementwiseKind] = {
+    "sum": ElementwiseKind.SAME,
+    "prod": ElementwiseKind.SAME,
+    "max": ElementwiseKind.SAME,
+    "min": ElementwiseKind.SAME,
+    "mean": ElementwiseKind.FLOAT,
+    "logsumexp": ElementwiseKind.FLOAT,
+    "any": ElementwiseKind.PREDICATE,
+    "all": ElementwiseKind.PREDICATE,
+}
+"""Reductions (`mx.<name>(x, axes, keepdims)`) and the dtype contract of their result."""
+
+
 def direct_lowerings(rows: tuple[Elementwise, ...]) -> dict[str, str]:
     """aten op → the mlx op computing it in the result's dtype."""
     return {row.aten: row.mlx for row in rows if row.mlx is not None and row.direct}

@@ -88,7 +88,12 @@ from mlxir.dialects.common import (
     verify_shape_matches,
     verify_size_list,
 )
-from mlxir.dialects.elementwise import BINARY, UNARY, ElementwiseKind, mlx_kinds
+from mlxir.dialects.elementwise import (
+    MLX_BINARY_OPS,
+    MLX_REDUCTION_OPS,
+    MLX_UNARY_OPS,
+    ElementwiseKind,
+)
 
 I64Attr = IntegerAttr.constr(type=i64)
 F64Attr = FloatAttr[Float64Type]
@@ -127,11 +132,9 @@ def _verify_result_dtype(input: SSAValue, result: SSAValue) -> None:
 # ---------------------------------------------------------------------------
 
 
-UNARY_OPS: dict[str, ElementwiseKind] = mlx_kinds(UNARY)
-"""Unary elementwise MLX ops (`mx.<name>`) and their dtype contract."""
-
-BINARY_OPS: dict[str, ElementwiseKind] = mlx_kinds(BINARY)
-"""Binary elementwise MLX ops (`mx.<name>`), broadcasting NumPy-style."""
+# The tables live beside the rows they come from, which the runtime reads without xDSL.
+UNARY_OPS = MLX_UNARY_OPS
+BINARY_OPS = MLX_BINARY_OPS
 
 
 def verify_elementwise_kind(
@@ -1602,17 +1605,7 @@ class ReductionOp(MlxirOp):
             verify_dtype(self.result, "float", "result")
 
 
-REDUCTION_OPS: dict[str, ElementwiseKind] = {
-    "sum": ElementwiseKind.SAME,
-    "prod": ElementwiseKind.SAME,
-    "max": ElementwiseKind.SAME,
-    "min": ElementwiseKind.SAME,
-    "mean": ElementwiseKind.FLOAT,
-    "logsumexp": ElementwiseKind.FLOAT,
-    "any": ElementwiseKind.PREDICATE,
-    "all": ElementwiseKind.PREDICATE,
-}
-"""Reductions (`mx.<name>(x, axes, keepdims)`) and the dtype contract of their result."""
+REDUCTION_OPS = MLX_REDUCTION_OPS
 
 REDUCTION_OP_CLASSES: dict[str, type[ReductionOp]] = {
     name: cast(type[ReductionOp], _define(ReductionOp, name, f"`mx.{name}` over axes: {kind.value}."))

@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import mlx.core as mx
 import numpy as np
-from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute
 
 from mlxir import dtypes
 
 if TYPE_CHECKING:
     import torch
+    from xdsl.ir import Attribute
 
 MX_DTYPES: dict[str, mx.Dtype] = {name: dtypes.BY_NAME[name].mlx for name in sorted(dtypes.TENSOR_DTYPES)}
 """Every dtype name the runtime knows, with its MLX dtype."""
@@ -52,9 +51,9 @@ def is_integer(name: str) -> bool:
 def element_type_name(element_type: Attribute) -> str:
     """The dtype name of a builtin element type (`i1` is "bool"; signless integers are
     signed; `index` in a tensor is "int64")."""
-    if isinstance(element_type, IndexType):
-        return "int64"
     dtype = dtypes.of_ir(element_type)
+    if dtype is not None and dtype.name == "index":
+        return "int64"
     if dtype is None:
         raise ValueError(f"element type {element_type} has no MLX dtype")
     return dtype.name

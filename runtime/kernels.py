@@ -43,8 +43,7 @@ from typing import Any, cast
 import mlx.core as mx
 import numpy as np
 
-from mlxir.dialects import mlx as mlx_dialect
-from mlxir.dialects.common import DYNAMIC
+from mlxir.dialects.elementwise import MLX_BINARY_OPS, MLX_REDUCTION_OPS, MLX_UNARY_OPS
 from mlxir.runtime.dtypes import to_mx
 
 Value = mx.array | int
@@ -56,6 +55,11 @@ Kernel = Callable[[Sequence[Any]], Sequence[Any]]
 KernelFactory = Callable[[Props, ResultDtypes], Kernel]
 
 KERNELS: dict[str, KernelFactory] = {}
+
+DYNAMIC = -(2**63)
+"""A static list's entry that takes the next `index` operand: xDSL's `DYNAMIC_INDEX`
+(`dialects.common.DYNAMIC`, which a test checks this equals), spelled out so that the
+runtime does not import xDSL."""
 
 NOT_KERNELS = ("mlx.global", "mlx.weight", "mlx.load_state", "mlx.store_state")
 """Symbol ops: the program loader binds them (weights, state), no kernel runs them."""
@@ -166,9 +170,9 @@ def _reduction(fn: Callable[..., mx.array]) -> KernelFactory:
     return factory
 
 
-KERNELS.update({f"mlx.{n}": _elementwise(getattr(mx, n)) for n in mlx_dialect.UNARY_OPS})
-KERNELS.update({f"mlx.{n}": _elementwise(getattr(mx, n)) for n in mlx_dialect.BINARY_OPS})
-KERNELS.update({f"mlx.{n}": _reduction(getattr(mx, n)) for n in mlx_dialect.REDUCTION_OPS})
+KERNELS.update({f"mlx.{n}": _elementwise(getattr(mx, n)) for n in MLX_UNARY_OPS})
+KERNELS.update({f"mlx.{n}": _elementwise(getattr(mx, n)) for n in MLX_BINARY_OPS})
+KERNELS.update({f"mlx.{n}": _reduction(getattr(mx, n)) for n in MLX_REDUCTION_OPS})
 KERNELS.update({"mlx.var": _reduction(mx.var), "mlx.std": _reduction(mx.std)})
 
 

@@ -8,7 +8,9 @@ inputs in order and returns a flat tuple (the LLM helper, ExecuTorch delegates a
 `mlxir run` call it so); a program without a signature is called flat.
 
 Loading validates the `.mlxfb` (`read_program`: structure, bounds, slots), verifies its
-IR (every op's verifier, unless `verify=False`), binds the constants, and resolves the
+IR (every op's verifier, unless `verify=False`; once per machine: a program whose key
+this machine recorded as verified is not rebuilt, `codegen/verification.py`), reads
+the weights into MLX through `mx.load` (`runtime/payloads.py`), and resolves the
 instruction list once: every instruction becomes a prepared kernel closure with its
 operand and result slots, so a call does no per-op lookup. A call:
 
@@ -60,20 +62,23 @@ from __future__ import annotations
 import ast
 import math
 import mmap
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeAlias
 
 import mlx.core as mx
 import numpy as np
 
-from mlxir.codegen import ProgramError, ProgramInfo, read_program
-from mlxir.codegen.deserializer import module_of
+from mlxir.codegen.errors import ProgramError
+from mlxir.codegen.program import ProgramInfo, read_program
+from mlxir.codegen.verification import is_verified, key_of, record_verified
 from mlxir.runtime.dtypes import mx_dtype, to_mx, to_numpy, to_torch
 from mlxir.runtime.kernels import KERNELS, Kernel
+from mlxir.runtime.payloads import bind_payloads
 from mlxir.runtime.signature import InputError, bind_inputs, build_outputs
 
 __all__ = ["CompileMode", "InputError", "InputSpec", "Program", "load"]
@@ -91,16 +96,6 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 _NUMPY_BITS = {"bfloat16": np.uint16}
-_PAGE = mmap.PAGESIZE
-
-
-def _constant_array(payload: np.ndarray, dtype: str) -> mx.array:
-    """The payload as an `mx.array` (MLX copies it: it cannot wrap foreign memory)."""
-    if dtype == "bfloat16":
-        return mx.array(payload.view(np.uint16)).view(mx.bfloat16)
-    if dtype == "bool":
-        payload = payload.astype(np.bool_, copy=False)
-    return mx.array(payload)
 
 
 @dataclass(frozen=True)
@@ -203,15 +198,19 @@ class Program:
         *,
         verify: bool = True,
         compile: CompileMode = "auto",
+        _file: BinaryIO | None = None,
     ):
         """Loads `data`. With `verify` (the default) the program's IR is rebuilt and
         every op's verifier runs, so the kernels only see what the dialect allows
         (a program that lies about its types or holds a property MLX would crash on,
-        such as a convolution with 0 groups, is a `ProgramError`); pass
-        `verify=False` only for bytes `serialize` just wrote from verified IR
-        (`mlxir.compile` does), which saves about 0.2 ms per instruction. `compile`:
+        such as a convolution with 0 groups, is a `ProgramError`), unless this
+        machine verified the same program before (`codegen/verification.py`: the
+        loader computes the key; `serialize` records the programs it writes from
+        verified IR); pass `verify=False` only for bytes `serialize` just wrote
+        (`mlxir.compile` does). `compile`:
         when to run natively (see the module docstring); `True` on a program that
-        cannot is a `ValueError` naming the reason."""
+        cannot is a `ValueError` naming the reason. (`_file`, from `load`: the open
+        file `data` maps, which the weights are read from.)"""
         try:
             view = memoryview(data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
         except TypeError:
@@ -219,16 +218,15 @@ class Program:
         # Immutable bytes and read-only maps are used in place; a buffer the caller may
         # still write to is copied once, so the program cannot change under its views.
         self._data: bytes | memoryview = data if isinstance(data, bytes) else view if view.readonly else bytes(view)
-        self._mapping = data if isinstance(data, mmap.mmap) else None
-        self._mapping_address = (
-            np.frombuffer(self._mapping, dtype=np.uint8).__array_interface__["data"][0]
-            if self._mapping is not None
-            else 0
-        )
         self.info: ProgramInfo = read_program(self._data)
         info = self.info
         if verify:
-            module_of(info)
+            key = key_of(info, _bytes_view(self._data))
+            if not is_verified(key):
+                from mlxir.codegen.deserializer import module_of
+
+                module_of(info)
+                record_verified(key)
         for slot in info.slots:
             if any(d is not None and d > MAX_DIM for d in slot.shape):
                 raise ProgramError(
@@ -239,14 +237,12 @@ class Program:
             {axis: self._size_expression(i, axis, e) for axis, e in enumerate(dims) if e and not e.isidentifier()}
             for i, dims in enumerate(info.input_dims)
         ]
-        self._constants: dict[int, mx.array] = {}
-        for slot, payload in info.constants.items():
-            if info.slots[slot].kind == "constant":
-                self._constants[slot] = self._bind_payload(payload, info.slots[slot].dtype)
-        self._initial_state = {
-            name: self._bind_payload(info.constants[slot], info.slots[slot].dtype)
-            for name, slot in info.state.items()
+        payloads = bind_payloads(info, _bytes_view(self._data), _file.fileno() if _file is not None else None)
+        self._file = _file
+        self._constants: dict[int, mx.array] = {
+            slot: array for slot, array in payloads.items() if info.slots[slot].kind == "constant"
         }
+        self._initial_state = {name: payloads[slot] for name, slot in info.state.items()}
         self._state = dict(self._initial_state)
         self._state_slots = dict(info.state)
         self._call_state: Mapping[str, Any] = {}
@@ -281,21 +277,12 @@ class Program:
         """Signatures whose interpreted call passed every result check."""
         self._last_signature: tuple[Any, ...] | None = None
         self._calls_in_a_row = 0
+        if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            # The kernel may map whole large folios around each page the loader read, so
+            # drop them: the weights live in MLX, and what is read later faults back in.
+            data.madvise(mmap.MADV_DONTNEED)
 
     # --- loading ---------------------------------------------------------------
-
-    def _bind_payload(self, payload: np.ndarray, dtype: str) -> mx.array:
-        """The payload as an `mx.array`. From a mapped file, the payload's pages are then
-        dropped from this process (they stay in the OS's page cache): MLX holds the one
-        copy of the weights, and a load's peak is that copy and one payload more."""
-        array = _constant_array(payload, dtype)
-        if self._mapping is not None and payload.nbytes >= _PAGE:
-            mx.eval(array)
-            start = payload.__array_interface__["data"][0] - self._mapping_address
-            first, last = -(-start // _PAGE) * _PAGE, (start + payload.nbytes) // _PAGE * _PAGE
-            if last > first and hasattr(self._mapping, "madvise"):
-                self._mapping.madvise(mmap.MADV_DONTNEED, first, last - first)
-        return array
 
     def _size_expression(self, position: int, axis: int, expr: str) -> Any:
         try:
@@ -806,36 +793,54 @@ def load(
     failure to load is a `ProgramError`."""
     if isinstance(source, str | Path):
         try:
-            data = _map(Path(source))
+            file = Path(source).open("rb")
         except OSError as error:
             raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
         try:
-            return _load_bytes(data, verify, method, compile)
+            return _load_bytes(_map(file), verify, method, compile, file)
+        except OSError as error:
+            file.close()
+            raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
         except ProgramError as error:
+            file.close()
             raise ProgramError(f"{source}: {error}") from None
-    return _load_bytes(source, verify, method, compile)
+        except BaseException:
+            file.close()
+            raise
+    return _load_bytes(source, verify, method, compile, None)
 
 
-def _map(path: Path) -> bytes | mmap.mmap:
-    """The file's bytes, mapped read-only (not read into memory: constants are copied
-    into MLX straight from the page cache). The file must not be truncated while the
-    program lives, as for any mapped file."""
-    with path.open("rb") as file:
-        if path.stat().st_size == 0:
-            return b""  # an empty file cannot be mapped (and is no program)
-        return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+def _map(file: BinaryIO) -> bytes | mmap.mmap:
+    """The file's bytes, mapped read-only (not read into memory: the FlatBuffer's pages
+    are read where the reader looks, and the weights are read from the file into MLX,
+    `runtime/payloads.py`). The file must not be truncated while the program lives,
+    as for any mapped file."""
+    if os.fstat(file.fileno()).st_size == 0:
+        return b""  # an empty file cannot be mapped (and is no program)
+    return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def _bytes_view(data: bytes | memoryview | mmap.mmap) -> memoryview:
+    view = memoryview(data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
+    return view if view.format == "B" and view.ndim == 1 else view.cast("B")
 
 
 def _load_bytes(
-    data: bytes | bytearray | memoryview | mmap.mmap, verify: bool, method: str, compile: CompileMode
+    data: bytes | bytearray | memoryview | mmap.mmap,
+    verify: bool,
+    method: str,
+    compile: CompileMode,
+    file: BinaryIO | None,
 ) -> Program | PteProgram:
     if is_pte(data):
+        if file is not None:
+            file.close()
         try:
             from mlxir.interop.executorch import PteProgram
         except ImportError as error:
             raise ProgramError(f"an ExecuTorch .pte file: {error}") from None
         return PteProgram(bytes(data) if isinstance(data, mmap.mmap) else data, method=method, verify=verify)
-    return Program(data, verify=verify, compile=compile)
+    return Program(data, verify=verify, compile=compile, _file=file)
 
 
 def is_pte(data: Any) -> bool:

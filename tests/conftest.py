@@ -6,7 +6,9 @@ up each test process before any test module imports MLX:
 - one BLAS thread per process: `pytest -n 2` already runs a process per core;
 - a private temporary folder per xdist worker for the C++ kernels MLX's CPU backend
   builds for `mx.compile`: two processes building the same kernel at once in one
-  folder can read each other's half-written library (MLX writes it in place).
+  folder can read each other's half-written library (MLX writes it in place);
+- a fresh verification cache per test process (`codegen/verification.py`), so no
+  verdict from an earlier run or from the user's own cache decides a test.
 """
 
 import os
@@ -21,6 +23,8 @@ if _worker:
     _private.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(_private)
     tempfile.tempdir = None  # read TMPDIR again
+
+os.environ["MLXIR_CACHE_DIR"] = tempfile.mkdtemp(prefix="mlxir-cache-")
 
 sys.path.insert(0, str(Path(__file__).parent))
 

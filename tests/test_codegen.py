@@ -328,7 +328,9 @@ def cse(module: ModuleOp) -> ModuleOp:
 def _np_dtype(g: GlobalOp) -> np.dtype:
     from mlxir import dtypes
 
-    return dtypes.BY_IR[g.type.get_element_type()].numpy  # type: ignore[union-attr]
+    dtype = dtypes.of_ir(g.type.get_element_type())  # type: ignore[union-attr]
+    assert dtype is not None
+    return dtype.numpy
 
 
 # --------------------------------------------------------------------------- the view
@@ -863,3 +865,20 @@ def test_dtype_codes_are_the_schemas() -> None:
     schema = {name: value for name, value in vars(FbDType).items() if not name.startswith("_")}
     by_name = {name.lower(): value for name, value in schema.items() if name != "Invalid"}
     assert {d.name: d.code for d in dtypes.DTYPES} == by_name
+
+
+def test_the_op_rules_table_is_current() -> None:
+    """The runtime reads `codegen/op_rules.py` instead of the dialects (no xDSL on the
+    load path): it must say what the IRDL definitions say."""
+    from mlxir.codegen.ops import OP_RULES_FILE, render_op_rules
+
+    assert OP_RULES_FILE.read_text() == render_op_rules(), (
+        "codegen/op_rules.py is stale: run `python -m mlxir.codegen.ops`"
+    )
+
+
+def test_the_runtime_spells_dynamic_as_xdsl_does() -> None:
+    from mlxir.dialects.common import DYNAMIC
+    from mlxir.runtime.kernels import DYNAMIC as RUNTIME_DYNAMIC
+
+    assert RUNTIME_DYNAMIC == DYNAMIC

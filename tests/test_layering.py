@@ -43,3 +43,19 @@ def test_core_modules_import_no_library_at_module_level() -> None:
         if imported.startswith(libraries)
     ]
     assert not offending, "\n".join(offending)
+
+
+def test_the_runtime_imports_no_xdsl() -> None:
+    """Loading and running a program needs neither xDSL nor the dialects (half a second
+    of imports): `codegen/ops.py` reads its generated rule table, and a program this
+    machine verified before is not rebuilt (`codegen/verification.py`)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, mlxir.runtime.program, mlxir.runtime.kernels, mlxir.runtime.payloads\n"
+        "print(sorted(m for m in sys.modules if m == 'xdsl' or m.startswith(('xdsl.', 'mlxir.dialects.mlx'))))"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]", run.stdout

@@ -1,9 +1,13 @@
-"""Loading: a program read from a path is mapped, its constants copied once into MLX
-and their pages dropped from the process, so the weights are held once; bytes are used
-in place and a writable buffer is copied. Every way in gives the same program."""
+"""Loading: a program read from a path is mapped, its weights read from the file into
+MLX by `mx.load` (`runtime/payloads.py`) and the mapping's pages dropped, so the
+weights are held once; bytes are used in place and a writable buffer is copied. Every
+way in gives the same program. A program verified once on this machine is not
+verified again, and loading it does not import xDSL (`codegen/verification.py`)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +19,11 @@ from torch import nn
 from torch.export import export
 
 import mlxir
+from mlxir import dtypes
+from mlxir.codegen import serialize
+from mlxir.codegen.program import read_program
+from mlxir.codegen.verification import cache_dir, is_verified, key_of
+from mlxir.context import make_context
 from mlxir.runtime.program import Program
 
 
@@ -77,3 +86,138 @@ def _resident_kb(path: Path) -> int | None:
         elif inside and fields and fields[0] == "Rss:":
             total = (total or 0) + int(fields[1])
     return total
+
+
+# -- the weights come in through mx.load ---------------------------------------------
+
+_IR_TYPES = {d.name: d.ir_spelling for d in dtypes.DTYPES if d.name != "index"}
+_SHAPES = {"scalar": (), "empty": (0, 4), "matrix": (3, 5)}
+
+
+def _every_dtype_program() -> tuple[bytes, dict[str, np.ndarray]]:
+    """A program returning one global per element type and shape (float64 is read
+    through NumPy: MLX's safetensors reader lacks it), with its payloads."""
+    from xdsl.parser import Parser
+
+    rng = np.random.default_rng(0)
+    payloads: dict[str, np.ndarray] = {}
+    lines, reads, types = [], [], []
+    for name, spelling in _IR_TYPES.items():
+        for label, shape in _SHAPES.items():
+            global_name = f"{name}_{label}"
+            type_ = f"tensor<{''.join(f'{d}x' for d in shape)}{spelling}>"
+            values = rng.standard_normal(shape) * 50
+            if name == "bool":
+                array = np.asarray(values > 0)
+            elif name == "bfloat16":
+                array = torch.from_numpy(np.asarray(values, dtype=np.float32)).to(torch.bfloat16)
+            else:
+                array = np.asarray(values).astype(dtypes.BY_NAME[name].numpy.newbyteorder("="))
+            payloads[global_name] = array  # type: ignore[assignment]
+            lines.append(f'mlx.global @{global_name} "parameter" : {type_}')
+            reads.append(f"  %{global_name} = mlx.weight @{global_name} : {type_}")
+            types.append(type_)
+    returns = ", ".join(f"%{n}" for n in payloads)
+    text = "\n".join(
+        [*lines, f"func.func @forward() -> ({', '.join(types)}) {{", *reads,
+         f"  func.return {returns} : {', '.join(types)}", "}"]
+    )
+    module = Parser(make_context(), text).parse_module()
+    return serialize(module, payloads), payloads  # type: ignore[arg-type]
+
+
+def _as_mx(value: object) -> mx.array:
+    if isinstance(value, torch.Tensor):  # bfloat16: its bits, viewed as MLX's bfloat16
+        return mx.array(value.view(torch.int16).numpy()).view(mx.bfloat16)
+    array = np.asarray(value)
+    return mx.array(array, dtype=getattr(mx, "bool_" if array.dtype == np.bool_ else str(array.dtype)))
+
+
+def test_every_dtype_and_shape_loads_exactly(tmp_path: Path) -> None:
+    data, payloads = _every_dtype_program()
+    (tmp_path / "all.mlxfb").write_bytes(data)
+    for source in (tmp_path / "all.mlxfb", data, bytearray(data)):
+        outputs = _load(source).call_flat()
+        assert len(outputs) == len(payloads)
+        for (name, expected), got in zip(payloads.items(), outputs, strict=True):
+            want = _as_mx(expected)
+            assert got.dtype == want.dtype and got.shape == want.shape, name
+            assert mx.array_equal(got, want).item(), f"{name} from {type(source).__name__}"
+
+
+# -- verification verdicts ------------------------------------------------------------
+
+_CHILD = """
+import sys
+import mlx.core as mx
+import mlxir
+program = mlxir.load(sys.argv[1])
+x = mx.array([[float(i % 7) - 3 for i in range(256)]] * 2)
+print(float(mx.sum(program(x)).item()))
+print(any(name == "xdsl" or name.startswith("xdsl.") for name in sys.modules))
+"""
+
+
+def _load_in_child(path: Path, cache: Path | str) -> tuple[float, bool]:
+    env = dict(os.environ, MLXIR_CACHE_DIR=str(cache))
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path)], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    total, imported = run.stdout.split()
+    return float(total), imported == "True"
+
+
+def test_a_verified_program_loads_without_xdsl(program_file: tuple[Path, bytes], tmp_path: Path) -> None:
+    """Verified on first load (xDSL imported, the verdict recorded), then loaded by
+    later processes without rebuilding the IR or importing xDSL, with the same
+    results; with the cache off, every load verifies."""
+    path, data = program_file
+    cache = tmp_path / "cache"
+    first, imported_first = _load_in_child(path, cache)
+    assert imported_first, "an unknown program is verified"
+    key = key_of(read_program(data), data)
+    assert (cache / "verified" / key[:2] / key).is_file()
+    second, imported_second = _load_in_child(path, cache)
+    assert not imported_second, "a program verified here is not verified again"
+    assert second == first
+    _, imported_uncached = _load_in_child(path, "none")
+    assert imported_uncached
+
+
+def test_serialize_records_its_verdict(program_file: tuple[Path, bytes]) -> None:
+    _, data = program_file  # compiled in this process: serialize verified its IR
+    assert cache_dir() is not None and is_verified(key_of(read_program(data), data))
+
+
+def test_a_verdict_covers_the_structure_not_the_weights(program_file: tuple[Path, bytes]) -> None:
+    _, data = program_file
+    info = read_program(data)
+    key = key_of(info, data)
+    weight = next(g for g in info.globals if g.length)
+    changed_weight = bytearray(data)
+    changed_weight[info.segment_start + weight.offset] ^= 0xFF
+    assert key_of(read_program(bytes(changed_weight)), bytes(changed_weight)) == key
+    name = info.globals[0].name.encode()
+    position = data.index(name)
+    renamed = bytearray(data)
+    renamed[position] = ord("Z")
+    assert key_of(read_program(bytes(renamed)), bytes(renamed)) != key
+
+
+def test_a_lying_program_is_still_caught(tmp_path: Path) -> None:
+    """A program whose IR does not verify was never recorded, so loading it verifies
+    and fails, naming the op."""
+    from xdsl.parser import Parser
+
+    text = """
+func.func @forward(%x: tensor<4xf32>) -> tensor<4xf16> {
+  %y = mlx.exp %x : tensor<4xf32> -> tensor<4xf16>
+  func.return %y : tensor<4xf16>
+}"""
+    module = Parser(make_context(), text).parse_module()
+    data = serialize(module, verify=False)
+    assert not is_verified(key_of(read_program(data), data))
+    (tmp_path / "lie.mlxfb").write_bytes(data)
+    with pytest.raises(mlxir.ProgramError, match="mlx.exp"):
+        mlxir.load(tmp_path / "lie.mlxfb")

@@ -180,7 +180,8 @@ def _mlx_suite_programs() -> Iterator[tuple[str, bytes]]:
             if sum(np.prod(g.type.get_shape()) for g in globals_) > MAX_PROGRAM_BYTES:  # type: ignore[union-attr]
                 continue
             for g in (g for g in globals_ if not isinstance(g.value, DenseIntOrFPElementsAttr)):
-                dtype = dtypes.BY_IR[g.type.get_element_type()]  # type: ignore[union-attr]
+                dtype = dtypes.of_ir(g.type.get_element_type())  # type: ignore[union-attr]
+                assert dtype is not None
                 shape = tuple(g.type.get_shape())  # type: ignore[union-attr]
                 values = rng.standard_normal(shape) if shape else rng.standard_normal()
                 if dtype.name == "bool":

@@ -1,0 +1,171 @@
+"""A program's weights into MLX through MLX's own loader (`mx.load`).
+
+The payload segment of an `.mlxfb` (`codegen/schema.fbs`) holds every global's bytes,
+raw and little-endian, at 64-byte aligned offsets: the same bytes a `.safetensors`
+file holds after its header. So the loader presents the program to `mx.load` as a
+safetensors file that exists only as a stream (`SafetensorsView`): a header built in
+memory from the validated globals (`read_program` checked each payload's bounds,
+dtype and shape), followed by the segment, read in place. MLX then reads each weight
+straight into its own buffer, one copy, as it does for a real `.safetensors` file;
+from a file the bytes come with `pread` and never enter this process any other way
+(no NumPy views touched, no page of a mapping made resident).
+
+This keeps the program one file and its format unchanged: the segment already is
+the data section MLX reads, only the header is virtual. (A sidecar `.safetensors`
+would make a program two files that must travel together.)
+
+Element types MLX's safetensors reader lacks (float64) go through NumPy instead.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import mlx.core as mx
+
+from mlxir.codegen.program import ProgramInfo
+from mlxir.runtime.dtypes import mx_dtype
+
+SAFETENSORS_DTYPES: dict[str, str] = {
+    "bool": "BOOL",
+    "uint8": "U8",
+    "uint16": "U16",
+    "uint32": "U32",
+    "uint64": "U64",
+    "int8": "I8",
+    "int16": "I16",
+    "int32": "I32",
+    "int64": "I64",
+    "float16": "F16",
+    "bfloat16": "BF16",
+    "float32": "F32",
+}
+"""The element types MLX's safetensors reader takes, by mlxir's dtype name."""
+
+ReadAt = Callable[[memoryview, int], int]
+"""Fills the view from the segment at an offset; returns how many bytes it filled."""
+
+
+class SafetensorsView(io.RawIOBase):
+    """A read-only safetensors stream: `header`, then the segment through `read_at`."""
+
+    def __init__(self, header: bytes, segment_size: int, read_at: ReadAt):
+        super().__init__()
+        self._header = header
+        self._size = len(header) + segment_size
+        self._read_at = read_at
+        self._position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
+        view = memoryview(buffer).cast("B")
+        filled = 0
+        header_size = len(self._header)
+        if self._position < header_size:
+            filled = min(len(view), header_size - self._position)
+            view[:filled] = self._header[self._position : self._position + filled]
+        while filled < len(view) and self._position + filled < self._size:
+            count = self._read_at(view[filled:], self._position + filled - header_size)
+            if count <= 0:
+                break
+            filled += count
+        self._position += filled
+        return filled
+
+
+def safetensors_header(info: ProgramInfo, slots: list[int]) -> bytes:
+    """The header of a safetensors file whose data section is the payload segment,
+    naming each of `slots` (constant and state slots) by its number."""
+    offsets = {g.slot: (g.offset, g.length) for g in info.globals}
+    entries = {
+        str(slot): {
+            "dtype": SAFETENSORS_DTYPES[info.slots[slot].dtype],
+            "shape": [int(d or 0) for d in info.slots[slot].shape],
+            "data_offsets": [offsets[slot][0], offsets[slot][0] + offsets[slot][1]],
+        }
+        for slot in slots
+    }
+    text = json.dumps(entries, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the data section starts 8-aligned, as safetensors writes it
+    return struct.pack("<Q", len(text)) + text
+
+
+READ_CHUNK = 1 << 20
+"""Reads of a weight this big or bigger are split over threads (`pread` releases the
+GIL), as MLX's own file reader splits its reads: one thread alone is slow to fault in
+MLX's fresh pages. Measured here on a 225 MB program (5 processes each): 0.11-0.13 s
+for the payloads with 8 MB pieces, 0.09-0.10 s with 1 MB, against 0.08-0.10 s for
+`mx.load` of the same weights as a `.safetensors` file."""
+
+
+def _parallel_pread(fd: int, start: int, segment_size: int, pool: ThreadPoolExecutor, workers: int) -> ReadAt:
+    def read_at(view: memoryview, offset: int) -> int:
+        view = view[: max(0, segment_size - offset)]
+        if workers == 1 or len(view) < READ_CHUNK:
+            return os.preadv(fd, [view], start + offset)
+        step = -(-len(view) // workers)
+        parts = [(view[i : i + step], start + offset + i) for i in range(0, len(view), step)]
+        counts = list(pool.map(lambda part: os.preadv(fd, [part[0]], part[1]), parts))
+        done = 0
+        for count, (part, _) in zip(counts, parts, strict=True):
+            done += count
+            if count < len(part):  # a short read: the caller asks again from there
+                break
+        return done
+
+    return read_at
+
+
+def _copy_from(buffer: memoryview, start: int, segment_size: int) -> ReadAt:
+    def read_at(view: memoryview, offset: int) -> int:
+        count = max(0, min(len(view), segment_size - offset))
+        view[:count] = buffer[start + offset : start + offset + count]
+        return count
+
+    return read_at
+
+
+def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) -> dict[int, mx.array]:
+    """Every global's payload as an `mx.array`, by slot. `buffer` holds the program's
+    bytes; with `fd` (the program's open file), the payloads are read from the file
+    instead, and the buffer's payload pages are never touched."""
+    start = info.segment_start
+    segment_size = len(buffer) - start
+    through_mlx = [s for s in sorted(info.constants) if info.slots[s].dtype in SAFETENSORS_DTYPES]
+    arrays: dict[int, mx.array] = {}
+    if through_mlx:
+        workers = max(1, min(4, os.cpu_count() or 1))
+        pool = ThreadPoolExecutor(workers)
+        read_at = (
+            _parallel_pread(fd, start, segment_size, pool, workers)
+            if fd is not None
+            else _copy_from(buffer, start, segment_size)
+        )
+        stream = SafetensorsView(safetensors_header(info, through_mlx), segment_size, read_at)
+        with pool:
+            loaded = mx.load(stream, format="safetensors")  # pyright: ignore[reportArgumentType]
+        assert isinstance(loaded, dict)
+        arrays = {int(name): array for name, array in loaded.items()}
+    for slot in sorted(set(info.constants) - set(through_mlx)):
+        # The dtype is explicit: MLX makes float64 NumPy arrays float32 by default.
+        arrays[slot] = mx.array(info.constants[slot], dtype=mx_dtype(info.slots[slot].dtype))
+    mx.eval(list(arrays.values()))
+    return arrays
