@@ -14,7 +14,8 @@ This keeps the program one file and its format unchanged: the segment already is
 the data section MLX reads, only the header is virtual. (A sidecar `.safetensors`
 would make a program two files that must travel together.)
 
-Element types MLX's safetensors reader lacks (float64) go through NumPy instead.
+Element types MLX's safetensors reader lacks (float64), and the payloads of small
+programs (`THROUGH_MLX_FROM`), go through NumPy instead.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ import os
 import struct
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 
 import mlx.core as mx
+import numpy as np
 
 from mlxir.codegen.program import ProgramInfo
 from mlxir.runtime.dtypes import mx_dtype
@@ -116,11 +119,20 @@ for the payloads with 8 MB pieces, 0.09-0.10 s with 1 MB, against 0.08-0.10 s fo
 `mx.load` of the same weights as a `.safetensors` file."""
 
 
-def _parallel_pread(fd: int, start: int, segment_size: int, pool: ThreadPoolExecutor, workers: int) -> ReadAt:
+@cache
+def _pool() -> tuple[ThreadPoolExecutor, int] | None:
+    """The readers' threads, shared by every load of the process (None: one core)."""
+    workers = min(4, os.cpu_count() or 1)
+    return (ThreadPoolExecutor(workers, thread_name_prefix="mlxir-load"), workers) if workers > 1 else None
+
+
+def _parallel_pread(fd: int, start: int, segment_size: int) -> ReadAt:
     def read_at(view: memoryview, offset: int) -> int:
         view = view[: max(0, segment_size - offset)]
-        if workers == 1 or len(view) < READ_CHUNK:
+        threads = _pool() if len(view) >= READ_CHUNK else None
+        if threads is None:
             return os.preadv(fd, [view], start + offset)
+        pool, workers = threads
         step = -(-len(view) // workers)
         parts = [(view[i : i + step], start + offset + i) for i in range(0, len(view), step)]
         counts = list(pool.map(lambda part: os.preadv(fd, [part[0]], part[1]), parts))
@@ -134,6 +146,12 @@ def _parallel_pread(fd: int, start: int, segment_size: int, pool: ThreadPoolExec
     return read_at
 
 
+THROUGH_MLX_FROM = 1 << 20
+"""Programs with fewer payload bytes than this copy their payloads from NumPy views
+(`mx.array`): `mx.load` costs about 0.5 ms more per load, which only pays off for
+weights worth reading in place."""
+
+
 def _copy_from(buffer: memoryview, start: int, segment_size: int) -> ReadAt:
     def read_at(view: memoryview, offset: int) -> int:
         count = max(0, min(len(view), segment_size - offset))
@@ -143,29 +161,38 @@ def _copy_from(buffer: memoryview, start: int, segment_size: int) -> ReadAt:
     return read_at
 
 
+def _from_numpy(payload: np.ndarray, dtype: str) -> mx.array:
+    """A payload as an `mx.array`: a bfloat16 payload holds its raw bits (`uint16`),
+    and the dtype is explicit because MLX makes float64 NumPy arrays float32."""
+    if dtype == "bfloat16":
+        return mx.array(payload).view(mx.bfloat16)
+    return mx.array(payload, dtype=mx_dtype(dtype))
+
+
 def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) -> dict[int, mx.array]:
     """Every global's payload as an `mx.array`, by slot. `buffer` holds the program's
     bytes; with `fd` (the program's open file), the payloads are read from the file
     instead, and the buffer's payload pages are never touched."""
     start = info.segment_start
     segment_size = len(buffer) - start
-    through_mlx = [s for s in sorted(info.constants) if info.slots[s].dtype in SAFETENSORS_DTYPES]
+    total = sum(g.length for g in info.globals)
+    through_mlx = (
+        [s for s in sorted(info.constants) if info.slots[s].dtype in SAFETENSORS_DTYPES]
+        if total >= THROUGH_MLX_FROM
+        else []
+    )
     arrays: dict[int, mx.array] = {}
     if through_mlx:
-        workers = max(1, min(4, os.cpu_count() or 1))
-        pool = ThreadPoolExecutor(workers)
         read_at = (
-            _parallel_pread(fd, start, segment_size, pool, workers)
+            _parallel_pread(fd, start, segment_size)
             if fd is not None
             else _copy_from(buffer, start, segment_size)
         )
         stream = SafetensorsView(safetensors_header(info, through_mlx), segment_size, read_at)
-        with pool:
-            loaded = mx.load(stream, format="safetensors")  # pyright: ignore[reportArgumentType]
+        loaded = mx.load(stream, format="safetensors")  # pyright: ignore[reportArgumentType]
         assert isinstance(loaded, dict)
         arrays = {int(name): array for name, array in loaded.items()}
     for slot in sorted(set(info.constants) - set(through_mlx)):
-        # The dtype is explicit: MLX makes float64 NumPy arrays float32 by default.
-        arrays[slot] = mx.array(info.constants[slot], dtype=mx_dtype(info.slots[slot].dtype))
+        arrays[slot] = _from_numpy(info.constants[slot], info.slots[slot].dtype)
     mx.eval(list(arrays.values()))
     return arrays

@@ -133,7 +133,11 @@ def _as_mx(value: object) -> mx.array:
     return mx.array(array, dtype=getattr(mx, "bool_" if array.dtype == np.bool_ else str(array.dtype)))
 
 
-def test_every_dtype_and_shape_loads_exactly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("through", ["mx.load", "numpy"])
+def test_every_dtype_and_shape_loads_exactly(through: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlxir.runtime import payloads as payloads_module
+
+    monkeypatch.setattr(payloads_module, "THROUGH_MLX_FROM", 0 if through == "mx.load" else 2**62)
     data, payloads = _every_dtype_program()
     (tmp_path / "all.mlxfb").write_bytes(data)
     for source in (tmp_path / "all.mlxfb", data, bytearray(data)):
