@@ -3,6 +3,7 @@ turns in one process: an A/B of the optimizer without process-to-process noise.
 
     .venv/bin/python benchmarks/decode_ab.py [--model tiny] [--vocab 32000] [--rounds 10]
         [--steps 20] [--pipelines baseline,default] [--caches growing,fixed]
+        [--quantize 4] [--mlx-lm]
 
 The model is `benchmarks/llm.py`'s (`tiny`: the small Llama, hidden 256, 4 layers;
 `llama`: the 56M one), random weights, float32, with `--vocab` overriding its
@@ -16,7 +17,12 @@ warm-up round builds the traces, and on a machine's first run MLX's CPU kernels,
 them). Each round runs every
 program (in an order that alternates between rounds) on the same 128-token prompt for
 `--steps` greedy decode steps and keeps the median step; the figure is the median of
-the rounds' medians. One thread; the system OpenBLAS is preloaded as `llm.py` does
+the rounds' medians. `--quantize BITS` adds each program with its weights quantized
+(`mlxir.Quantize(BITS, group_size=64, embeddings=True)`, as `llm.py --quantize`);
+`--mlx-lm` adds mlx-lm on the same weights (`save_pretrained` to a temporary folder,
+`mlx_lm.utils.load_model`; with `--quantize`, also `mlx.nn.quantize`d, group 64),
+timed the same way in the same rounds: machines whose memory bandwidth drifts from
+minute to minute (shared hosts) then still give a fair ratio. One thread; the system OpenBLAS is preloaded as `llm.py` does
 (the process re-executes itself to set `LD_PRELOAD`). A benchmark, not a test.
 """
 
@@ -65,7 +71,43 @@ def compiled_programs(args: argparse.Namespace) -> dict[str, Any]:
             print(f"{label}: lowered in {time.perf_counter() - start:.2f} s", flush=True)
             program = mlxir.Program(serialize(module))
             programs[label] = llm.CompiledLLM.from_program(program)
+            if args.quantize:
+                from mlxir.transforms.quantize import quantize_weights
+
+                quantize_weights(module, mlxir.Quantize(bits=args.quantize, group_size=64, embeddings=True))
+                quantized = mlxir.Program(serialize(module))
+                programs[f"{label}/q{args.quantize}"] = llm.CompiledLLM.from_program(quantized)
+    if args.mlx_lm:
+        programs.update(mlx_lm_models(model, args))
     return programs
+
+
+class MlxLm:
+    """An mlx-lm model, decoded by `mlx_lm.generate.generate_step`."""
+
+    def __init__(self, model: Any):
+        self.model = model
+
+
+def mlx_lm_models(model: Any, args: argparse.Namespace) -> dict[str, Any]:
+    import tempfile
+
+    import mlx.core as mx
+    import mlx.nn as nn
+
+    # mlx-lm is a comparison installed beside mlxir, not a dependency.
+    from mlx_lm.utils import load_model  # pyright: ignore[reportMissingImports]
+
+    models: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="mlxir-ab-") as folder:
+        model.save_pretrained(folder)
+        models["mlx-lm"] = MlxLm(load_model(Path(folder))[0])
+        if args.quantize:
+            quantized, _ = load_model(Path(folder))
+            nn.quantize(quantized, group_size=64, bits=args.quantize)
+            mx.eval(quantized.parameters())
+            models[f"mlx-lm/q{args.quantize}"] = MlxLm(quantized)
+    return models
 
 
 def decode_median(compiled: Any, steps: int) -> float:
@@ -73,11 +115,19 @@ def decode_median(compiled: Any, steps: int) -> float:
 
     from mlxir.tools import llm
 
-    ids = mx.array([[(7 * i) % 1000 + 1 for i in range(128)]], dtype=mx.int64)
+    prompt = [(7 * i) % 1000 + 1 for i in range(128)]
+    if isinstance(compiled, MlxLm):
+        from mlx_lm.generate import generate_step  # pyright: ignore[reportMissingImports]
+
+        tokens: Any = (t for t, _ in generate_step(mx.array(prompt), compiled.model, max_tokens=steps + 1))
+    else:
+        ids = mx.array([prompt], dtype=mx.int64)
+        tokens = (t for t, _ in llm.stream_tokens(compiled, ids, max_new_tokens=steps + 1))
     times: list[float] = []
     last = time.perf_counter()
-    for token, _ in llm.stream_tokens(compiled, ids, max_new_tokens=steps + 1):
-        mx.eval(token)
+    for token in tokens:
+        if isinstance(token, mx.array):  # mlx-lm yields ints, already evaluated
+            mx.eval(token)
         now = time.perf_counter()
         times.append(now - last)
         last = now
@@ -92,6 +142,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--pipelines", default="baseline,default")
     parser.add_argument("--caches", default="", help="e.g. growing,fixed (see above)")
+    parser.add_argument("--quantize", type=int, default=0, help="bits: also the quantized programs")
+    parser.add_argument("--mlx-lm", action="store_true", help="also mlx-lm on the same weights")
     args = parser.parse_args()
     env, blas = bench.blas_env()
     if env.get("LD_PRELOAD") and os.environ.get("LD_PRELOAD") != env["LD_PRELOAD"]:
