@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv blas demo test ruff pytest lit lint bench clean fbs
+.PHONY: venv blas demo test ruff pytest lit lint bench clean fbs op-rules
 
 venv: blas $(STAMP)
 
@@ -60,3 +60,8 @@ fbs: venv
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Regenerates codegen/op_rules.py (each op's structural rule, which the runtime reads
+# instead of the dialects) after an op is added or changed.
+op-rules: venv
+	$(BIN)/python -m mlxir.codegen.ops

@@ -36,8 +36,10 @@ first (default/baseline: < 1 means the default is faster or smaller).
 
 Figures: export s (torch.export of the step program); import+lower+serialize s;
 instructions (and the aten-level op count they came from); instructions per decoder
-layer (below); program bytes; load s (`mlxir.load` of the `.mlxfb`, against `mx.load` of
-the folder's `.safetensors` in a process of its own, with its peak RSS); prefill ms for a
+layer (below); program bytes; load s (`mlxir.load` of the `.mlxfb`, timed after `import
+mlxir` and `mlxir.tools.llm`, so it includes importing `mlxir.runtime` on first use;
+against `mx.load` of the folder's `.safetensors` in a process of its own, after `import
+mlx.core`, with its peak RSS); prefill ms for a
 128-token prompt (time to the first token: forward over the prompt, last-position
 logits, argmax; median of `--runs`); decode ms/token (greedy, median over `--steps` >=
 32 steps of each of `--runs` runs; the median of the runs' medians); peak RSS
