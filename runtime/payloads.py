@@ -31,6 +31,7 @@ from functools import cache
 import mlx.core as mx
 import numpy as np
 
+from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.program import ProgramInfo
 from mlxir.runtime.dtypes import mx_dtype
 
@@ -185,11 +186,14 @@ def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) 
     if through_mlx:
         read_at = (
             _parallel_pread(fd, start, segment_size)
-            if fd is not None
+            if fd is not None and hasattr(os, "preadv")  # not on every platform
             else _copy_from(buffer, start, segment_size)
         )
         stream = SafetensorsView(safetensors_header(info, through_mlx), segment_size, read_at)
-        loaded = mx.load(stream, format="safetensors")  # pyright: ignore[reportArgumentType]
+        try:
+            loaded = mx.load(stream, format="safetensors")  # pyright: ignore[reportArgumentType]
+        except (RuntimeError, ValueError, OSError) as error:  # e.g. the file shrank under us
+            raise ProgramError(f"cannot read the weights: {error}") from None
         assert isinstance(loaded, dict)
         arrays = {int(name): array for name, array in loaded.items()}
     for slot in sorted(set(info.constants) - set(through_mlx)):

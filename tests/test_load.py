@@ -225,3 +225,16 @@ func.func @forward(%x: tensor<4xf32>) -> tensor<4xf16> {
     (tmp_path / "lie.mlxfb").write_bytes(data)
     with pytest.raises(mlxir.ProgramError, match="mlx.exp"):
         mlxir.load(tmp_path / "lie.mlxfb")
+
+
+def test_weights_that_cannot_be_read_are_a_program_error(program_file: tuple[Path, bytes], tmp_path: Path) -> None:
+    """A file cut short after it was validated (truncated while loading) fails with
+    `ProgramError`, not with MLX's error."""
+    from mlxir.runtime.payloads import bind_payloads
+
+    _, data = program_file
+    info = read_program(data)
+    short = tmp_path / "short.mlxfb"
+    short.write_bytes(data[: info.segment_start + 4096])
+    with short.open("rb") as file, pytest.raises(mlxir.ProgramError, match="cannot read the weights"):
+        bind_payloads(info, memoryview(data), file.fileno())
