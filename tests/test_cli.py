@@ -180,3 +180,19 @@ def test_a_closed_pipe_is_not_an_error() -> None:
     err = process.stderr.read()
     assert process.wait(timeout=120) == 141, err
     assert err == ""
+
+
+def test_compile_time_prints_each_stage(saved: tuple[Path, Affine], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pt2, _ = saved
+    program = tmp_path / "timed.mlxfb"
+    capsys.readouterr()
+    assert main_with(["compile", str(pt2), "-o", str(program), "--time"]) == 0
+    report = capsys.readouterr().err
+    stages = ["read .pt2", "import (aten)", "lower (lower-to-mlx)", "serialize (verify, write bytes)", "write file"]
+    lines = report[report.index("compile stages:") :].splitlines()[1:]
+    assert [line.split("  ")[0].strip() for line in lines[:-1]] == stages
+    seconds = [float(line.split()[-3]) if line.endswith("%") else float(line.split()[-2]) for line in lines]
+    assert all(s >= 0 for s in seconds) and abs(sum(seconds[:-1]) - seconds[-1]) < 0.01
+    assert program.stat().st_size > 0
+    assert main_with(["compile", str(pt2), "-o", str(program)]) == 0
+    assert "compile stages" not in capsys.readouterr().err

@@ -181,14 +181,46 @@ def demo(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------
 
 
+class StageTimer:
+    """Wall seconds per compile stage, printed as a table by `--time` (as
+    `mlx-opt --time-passes` prints them per pass)."""
+
+    def __init__(self) -> None:
+        self.stages: list[tuple[str, float]] = []
+        self._last = time.perf_counter()
+
+    def done(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.stages.append((stage, now - self._last))
+        self._last = now
+
+    def report(self) -> str:
+        total = sum(seconds for _, seconds in self.stages)
+        width = max(len(name) for name, _ in [*self.stages, ("total", 0.0)])
+        lines = [f"{name:<{width}}  {seconds:8.3f} s  {seconds / total if total else 0:6.1%}" for name, seconds in self.stages]
+        return "\n".join(["compile stages:", *lines, f"{'total':<{width}}  {total:8.3f} s"])
+
+
 def compile_(args: argparse.Namespace) -> int:
+    timer = StageTimer()
+    try:
+        return _compile_stages(args, timer)
+    finally:
+        if args.time and timer.stages:
+            print(timer.report(), file=sys.stderr)
+
+
+def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
     import mlxir
 
     ep = _load_exported(Path(args.input))
+    timer.done("read .pt2")
     module = mlxir.import_program(ep)
+    timer.done("import (aten)")
     if args.emit == "aten":
         return _write_text(str(module), args.output)
     mlxir.lower(module, args.pipeline)
+    timer.done(f"lower ({args.pipeline or 'lower-to-mlx'})")
     quantize = _quantize_option(args)
     if quantize is not None:
         from mlxir.transforms.quantize import quantize_weights
@@ -197,12 +229,15 @@ def compile_(args: argparse.Namespace) -> int:
             print(quantize_weights(module, quantize), file=sys.stderr)
         except ValueError as error:
             raise CliError(str(error)) from None
+        timer.done("quantize")
     if args.emit == "mlx":
         return _write_text(str(module), args.output)
     if not args.output:
         raise CliError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
     data = mlxir.serialize(module)
+    timer.done("serialize (verify, write bytes)")
     Path(args.output).write_bytes(data)
+    timer.done("write file")
     print(f"wrote {args.output} ({len(data):,} bytes)")
     return 0
 
@@ -556,6 +591,7 @@ def build_parser() -> argparse.ArgumentParser:
     compile_parser.add_argument("--emit", choices=["aten", "mlx", "program"], default="program")
     compile_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
     add_quantize_arguments(compile_parser)
+    compile_parser.add_argument("--time", action="store_true", help="print the seconds each stage took")
     compile_parser.set_defaults(run=compile_)
 
     run_parser = sub.add_parser("run", help="run a program on .npy inputs (ints for SymInts)")
