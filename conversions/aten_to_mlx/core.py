@@ -281,6 +281,10 @@ def scalar_literal(value: SSAValue) -> float | int | None:
     if isinstance(owner, arith.ConstantOp):
         attr = owner.value
         if isinstance(attr, IntegerAttr):
+            # xDSL holds an i1 `true` as -1 (the signed reading of its one bit): the
+            # Python value of a bool scalar is 1, as `torch.fill(x, True)` fills ones.
+            if attr.type == i1:
+                return int(attr.value.data != 0)
             return attr.value.data
         if isinstance(attr, FloatAttr):
             return attr.value.data

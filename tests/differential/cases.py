@@ -435,6 +435,8 @@ CASES: list[Case] = [
     Case("sdpa_causal_cross", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), lambda n, dt: (randn(1, 2, 3, 8, dtype=dt, salt="q"), randn(1, 2, n + 3, 8, dtype=dt, salt="k"), randn(1, 2, n + 3, 8, dtype=dt, salt="v")), {1: (2,), 2: (2,)}),
     Case("sdpa_gqa", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), lambda n, dt: (randn(1, 4, n, 8, dtype=dt, salt="q"), randn(1, 2, n, 8, dtype=dt, salt="k"), randn(1, 2, n, 8, dtype=dt, salt="v")), {0: (2,), 1: (2,), 2: (2,)}),
     # --- creation ------------------------------------------------------------
+    # A bool fill value is 1 (xDSL holds an i1 `true` as -1; it once filled -1s).
+    Case("fill_with_bools", lambda m, x: (torch.fill(x, True), torch.full_like(x, True), torch.fill(x, False), x + True, torch.fill(x.to(torch.int64), True)), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     Case("full_zeros_ones", lambda m, x: (torch.full((x.shape[0], 2), 1.5, dtype=x.dtype), torch.zeros_like(x), torch.ones(x.shape[0], dtype=x.dtype)), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     Case("arange", lambda m, x: x + torch.arange(x.shape[0], dtype=x.dtype)[:, None], lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     Case("arange_float_static", lambda m, x: x + torch.arange(0.5, 2.0, 0.5, dtype=x.dtype), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
