@@ -43,6 +43,12 @@ REDUCTION_LOWERINGS: dict[str, str] = {
 }
 
 
+def _mlx_axes(axes: list[int], input: SSAValue) -> list[int]:
+    """ATen's reduced axes as MLX's: a 0-d tensor has a dim 0 (or -1) in ATen, which
+    reduces nothing, and no axes in MLX (`mx.sum(mx.array(1.0), axis=0)` is an error)."""
+    return [a for a in axes if a < rank_of(input)]
+
+
 class LowerReduction(AtenLowering):
     # The table's reductions: var and std are ReductionOps too, but LowerVariance's.
     OPS = tuple(aten.REDUCTION_OP_CLASSES.values())
@@ -53,7 +59,7 @@ class LowerReduction(AtenLowering):
             return
         name = REDUCTION_LOWERINGS[op.name.removeprefix("aten.")]
         dtype = dtype_of(op.result)
-        axes = op.reduced_axes()
+        axes = _mlx_axes(op.reduced_axes(), op.input)
         keep = op.keepdim is not None
 
         def build(e: Emitter) -> SSAValue:
@@ -101,6 +107,8 @@ class LowerArgReduction(AtenLowering):
     def match_and_rewrite(self, op: aten.ArgReductionOp, rewriter: PatternRewriter) -> None:
         op_cls = mlx.ArgmaxOp if op.name == "aten.argmax" else mlx.ArgminOp
         props = {k: v for k, v in (("axis", op.dim), ("keepdims", op.keepdim)) if v is not None}
+        if rank_of(op.input) == 0:  # ATen's dim 0 of a 0-d tensor: its only index is 0
+            props = {}  # (MLX fails on a 0-d argmin with keepdims; the result is 0-d anyway)
         # MLX returns uint32 indices; the cast to ATen's int64 is explicit.
         u32 = IntegerType(32, Signedness.UNSIGNED)
         self.replace(

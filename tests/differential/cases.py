@@ -257,6 +257,8 @@ CASES: list[Case] = [
         dtypes=F32,
     ),
     # --- reductions and scans ------------------------------------------------
+    # ATen lets a 0-d tensor be reduced over dim 0 or -1; MLX gives it no axes.
+    Case("reductions_of_0d", lambda m, x: (x.sum(0), x.mean(-1, keepdim=True), x.amax(0), x.amin(-1), x.argmax(0), x.argmin(-1, keepdim=True), (x > 0).any(0), (x < 0).all(-1), x.logsumexp(0), torch.count_nonzero(x, 0), x.prod(0)), lambda n, dt: (randn(1, dtype=dt, salt=f"zero-d {n}").reshape(()),), {}),
     Case("sum", lambda m, x: x.sum(dim=1), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
     Case("sum_keepdim", lambda m, x: x.sum(dim=(0, 2), keepdim=True), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
     Case("sum_all", lambda m, x: x.sum(), lambda n, dt: (randn(2, n, dtype=dt),), {0: (1,)}),
