@@ -133,6 +133,8 @@ class LowerIndexSelect(AtenLowering):
         axis = normalize_axis(op.dim.value.data, rank_of(op.input))
 
         def build(e: Emitter) -> SSAValue:
+            if rank_of(op.input) == 0:  # ATen's dim 0 of a 0-d tensor: its one element
+                return op.input
             index = op.index if rank_of(op.index) == 1 else e.reshape(op.index, [1])
             return _take(e, op.input, index, axis, op.result.type)
 

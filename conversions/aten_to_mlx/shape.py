@@ -96,6 +96,9 @@ class LowerTranspose(AtenLowering):
         a = normalize_axis(op.dim0.value.data, rank)
         b = normalize_axis(op.dim1.value.data, rank)
         perm = list(range(rank))
+        if rank == 0:  # ATen's dims 0 and -1 of a 0-d tensor: nothing to swap
+            self.replace(op, rewriter, lambda e: op.input)
+            return
         perm[a], perm[b] = perm[b], perm[a]
         self.replace(op, rewriter, lambda e: e.transpose(op.input, perm))
 

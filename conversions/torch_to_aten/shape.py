@@ -24,7 +24,7 @@ from mlxir.conversions.torch_to_aten.core import (
     static_dim,
 )
 from mlxir.dialects import aten
-from mlxir.dialects.common import index_operands, int_array
+from mlxir.dialects.common import index_operands, int_array, rank_of
 
 
 def _identity(state: ImportState, node: Node) -> SSAValue:
@@ -57,9 +57,11 @@ def _permute(state: ImportState, node: Node) -> Operation:
 
 def _transpose(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
-    dim0, dim1 = args.get("dim0", 0), args.get("dim1", 1)  # `t(self)` swaps dims 0 and 1
+    source = state.value(args["self"])
+    # `t(self)` swaps dims 0 and 1, and returns a tensor of rank below 2 as it is.
+    dim0, dim1 = args.get("dim0", 0), args.get("dim1", 1 if rank_of(source) >= 2 else 0)
     return aten.TransposeOp.build(
-        operands=[state.value(args["self"])],
+        operands=[source],
         result_types=[_type_of_node(node)],
         properties={"dim0": i64_attr(dim0), "dim1": i64_attr(dim1)},
     )

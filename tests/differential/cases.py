@@ -259,6 +259,7 @@ CASES: list[Case] = [
     # --- reductions and scans ------------------------------------------------
     # ATen lets a 0-d tensor be reduced over dim 0 or -1; MLX gives it no axes.
     Case("reductions_of_0d", lambda m, x: (x.sum(0), x.mean(-1, keepdim=True), x.amax(0), x.amin(-1), x.argmax(0), x.argmin(-1, keepdim=True), (x > 0).any(0), (x < 0).all(-1), x.logsumexp(0), torch.count_nonzero(x, 0), x.prod(0)), lambda n, dt: (randn(1, dtype=dt, salt=f"zero-d {n}").reshape(()),), {}),
+    Case("index_select_and_t_of_low_ranks", lambda m, x, v: (torch.index_select(x, 0, torch.tensor([0])), torch.index_select(x, -1, torch.tensor(0)), torch.t_copy(x), x.transpose(0, -1), torch.t_copy(v), v.t()), lambda n, dt: (randn(1, dtype=dt, salt=f"low {n}").reshape(()), randn(n, dtype=dt, salt="v")), {1: (0,)}),
     Case("sum", lambda m, x: x.sum(dim=1), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
     Case("sum_keepdim", lambda m, x: x.sum(dim=(0, 2), keepdim=True), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
     Case("sum_all", lambda m, x: x.sum(), lambda n, dt: (randn(2, n, dtype=dt),), {0: (1,)}),
