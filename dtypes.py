@@ -2,7 +2,7 @@
 
 A row per element type, with its columns: the IR type, the name (the common currency:
 "float32", "bfloat16", "bool", "int64", ...), the program format's code, the NumPy
-layout of a payload, and, resolved lazily so that neither is imported where it is not
+layout of a payload, the name MLX's `.safetensors` reader takes, and, resolved lazily so that neither is imported where it is not
 needed, the torch and MLX dtypes. The importer, the lowering, the canonicalization
 patterns, the program format and the runtime all read it."""
 
@@ -34,6 +34,9 @@ class DType:
     raw `uint16` bits, `bool` as one byte per element, `index` as `int64`."""
     ir_spelling: str
     """The builtin type in MLIR syntax (`ir` builds it)."""
+    safetensors: str | None
+    """Its name in a `.safetensors` header as MLX's reader takes it (None: MLX's reader
+    has none; `runtime/payloads.py` reads such payloads through NumPy)."""
 
     @property
     def ir(self) -> Attribute:
@@ -66,25 +69,25 @@ class DType:
         return self.name in FLOAT_NAMES
 
 
-def _dtype(code: int, name: str, numpy: str, ir_spelling: str) -> DType:
-    return DType(code, name, np.dtype(numpy).newbyteorder("<"), ir_spelling)
+def _dtype(code: int, name: str, numpy: str, ir_spelling: str, safetensors: str | None) -> DType:
+    return DType(code, name, np.dtype(numpy).newbyteorder("<"), ir_spelling, safetensors)
 
 
 DTYPES: tuple[DType, ...] = (
-    _dtype(1, "bool", "bool", "i1"),
-    _dtype(2, "uint8", "u1", "ui8"),
-    _dtype(3, "uint16", "u2", "ui16"),
-    _dtype(4, "uint32", "u4", "ui32"),
-    _dtype(5, "uint64", "u8", "ui64"),
-    _dtype(6, "int8", "i1", "i8"),
-    _dtype(7, "int16", "i2", "i16"),
-    _dtype(8, "int32", "i4", "i32"),
-    _dtype(9, "int64", "i8", "i64"),
-    _dtype(10, "float16", "f2", "f16"),
-    _dtype(11, "bfloat16", "u2", "bf16"),
-    _dtype(12, "float32", "f4", "f32"),
-    _dtype(13, "float64", "f8", "f64"),
-    _dtype(14, "index", "i8", "index"),
+    _dtype(1, "bool", "bool", "i1", "BOOL"),
+    _dtype(2, "uint8", "u1", "ui8", "U8"),
+    _dtype(3, "uint16", "u2", "ui16", "U16"),
+    _dtype(4, "uint32", "u4", "ui32", "U32"),
+    _dtype(5, "uint64", "u8", "ui64", "U64"),
+    _dtype(6, "int8", "i1", "i8", "I8"),
+    _dtype(7, "int16", "i2", "i16", "I16"),
+    _dtype(8, "int32", "i4", "i32", "I32"),
+    _dtype(9, "int64", "i8", "i64", "I64"),
+    _dtype(10, "float16", "f2", "f16", "F16"),
+    _dtype(11, "bfloat16", "u2", "bf16", "BF16"),
+    _dtype(12, "float32", "f4", "f32", "F32"),
+    _dtype(13, "float64", "f8", "f64", None),
+    _dtype(14, "index", "i8", "index", None),
 )
 
 FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")

@@ -31,25 +31,10 @@ from functools import cache
 import mlx.core as mx
 import numpy as np
 
+from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.program import ProgramInfo
 from mlxir.runtime.dtypes import mx_dtype
-
-SAFETENSORS_DTYPES: dict[str, str] = {
-    "bool": "BOOL",
-    "uint8": "U8",
-    "uint16": "U16",
-    "uint32": "U32",
-    "uint64": "U64",
-    "int8": "I8",
-    "int16": "I16",
-    "int32": "I32",
-    "int64": "I64",
-    "float16": "F16",
-    "bfloat16": "BF16",
-    "float32": "F32",
-}
-"""The element types MLX's safetensors reader takes, by mlxir's dtype name."""
 
 ReadAt = Callable[[memoryview, int], int]
 """Fills the view from the segment at an offset; returns how many bytes it filled."""
@@ -101,7 +86,7 @@ def safetensors_header(info: ProgramInfo, slots: list[int]) -> bytes:
     offsets = {g.slot: (g.offset, g.length) for g in info.globals}
     entries = {
         str(slot): {
-            "dtype": SAFETENSORS_DTYPES[info.slots[slot].dtype],
+            "dtype": dtypes.BY_NAME[info.slots[slot].dtype].safetensors,
             "shape": [int(d or 0) for d in info.slots[slot].shape],
             "data_offsets": [offsets[slot][0], offsets[slot][0] + offsets[slot][1]],
         }
@@ -178,7 +163,7 @@ def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) 
     segment_size = len(buffer) - start
     total = sum(g.length for g in info.globals)
     through_mlx = (
-        [s for s in sorted(info.constants) if info.slots[s].dtype in SAFETENSORS_DTYPES]
+        [s for s in sorted(info.constants) if dtypes.BY_NAME[info.slots[s].dtype].safetensors]
         if total >= THROUGH_MLX_FROM
         else []
     )

@@ -220,8 +220,9 @@ class Program:
         self._data: bytes | memoryview = data if isinstance(data, bytes) else view if view.readonly else bytes(view)
         self.info: ProgramInfo = read_program(self._data)
         info = self.info
+        buffer = _bytes_view(self._data)
         if verify:
-            key = key_of(info, _bytes_view(self._data))
+            key = key_of(info, buffer)
             if not is_verified(key):
                 from mlxir.codegen.deserializer import module_of
 
@@ -237,8 +238,7 @@ class Program:
             {axis: self._size_expression(i, axis, e) for axis, e in enumerate(dims) if e and not e.isidentifier()}
             for i, dims in enumerate(info.input_dims)
         ]
-        payloads = bind_payloads(info, _bytes_view(self._data), _file.fileno() if _file is not None else None)
-        self._file = _file
+        payloads = bind_payloads(info, buffer, _file.fileno() if _file is not None else None)
         self._constants: dict[int, mx.array] = {
             slot: array for slot, array in payloads.items() if info.slots[slot].kind == "constant"
         }
@@ -796,17 +796,15 @@ def load(
             file = Path(source).open("rb")
         except OSError as error:
             raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
-        try:
-            return _load_bytes(_map(file), verify, method, compile, file)
-        except OSError as error:
-            file.close()
-            raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
-        except ProgramError as error:
-            file.close()
-            raise ProgramError(f"{source}: {error}") from None
-        except BaseException:
-            file.close()
-            raise
+        # The weights are read from the file while the program loads; the mapping
+        # (the FlatBuffer's views) outlives the file.
+        with file:
+            try:
+                return _load_bytes(_map(file), verify, method, compile, file)
+            except OSError as error:
+                raise ProgramError(f"cannot read '{source}': {error.strerror}") from error
+            except ProgramError as error:
+                raise ProgramError(f"{source}: {error}") from None
     return _load_bytes(source, verify, method, compile, None)
 
 
@@ -833,8 +831,6 @@ def _load_bytes(
     file: BinaryIO | None,
 ) -> Program | PteProgram:
     if is_pte(data):
-        if file is not None:
-            file.close()
         try:
             from mlxir.interop.executorch import PteProgram
         except ImportError as error:
