@@ -128,6 +128,16 @@ def _to_copy(state: ImportState, node: Node) -> Operation:
     return aten.ToCopyOp(state.value(arguments_of(node)["self"]), _type_of_node(node))
 
 
+def _cast(state: ImportState, node: Node) -> Operation | SSAValue:
+    """`to` (any overload) and `type_as`, as the export gives them: `_to_copy` to the
+    result's dtype, or the input itself when the dtype stays (torch returns it then)."""
+    source = arguments_of(node)["self"]
+    assert isinstance(source, Node)
+    if source.meta["val"].dtype == node.meta["val"].dtype:
+        return state.value(source)
+    return _to_copy(state, node)
+
+
 def _copy(state: ImportState, node: Node) -> Operation | SSAValue:
     """`aten.copy(self, src)`, the functional form of `self.copy_(src)`: `src` cast to
     `self`'s dtype and broadcast to `self`'s shape (a static cache's `copy_`)."""
@@ -193,6 +203,8 @@ ELEMENTWISE_IMPORTERS: dict[str, Handler] = {
     "aten.clamp": _clamp,
     "aten.hardtanh": _hardtanh,
     "aten._to_copy": _to_copy,
+    "aten.to": _cast,
+    "aten.type_as": _cast,
     # ExecuTorch's dim-order forms: a dim order is a memory layout, the values are those
     # of `_to_copy` and `clone`.
     "dim_order_ops._to_dim_order_copy": _to_copy,

@@ -2,9 +2,12 @@
 
     module = import_program(ep)
 
-The program is first decomposed with `run_decompositions` and a table that keeps the
-ops mlxir runs natively (`NATIVE_OPS`) and decomposes the rest to core ATen. Then every
-graph node becomes IR:
+The graph is imported as torch.export gives it; a node mlxir has no importer for is
+replaced by torch's decomposition of that node alone (`node_decompositions`), into ops it
+has. Only a graph that needs torch's functionalization (in-place mutation, higher-order
+ops) is first decomposed whole with `run_decompositions` and a table that keeps the ops
+mlxir runs natively (`NATIVE_OPS`); the module then says why. Then every graph node
+becomes IR:
 
 - parameters, buffers (persistent or not) and lifted constants become `mlx.global`
   symbols read with `mlx.weight`; mutated buffers become `state` globals read with
@@ -31,7 +34,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from torch.export import ExportedProgram
@@ -75,6 +78,7 @@ from mlxir.conversions.torch_to_aten.elementwise import ELEMENTWISE_IMPORTERS
 from mlxir.conversions.torch_to_aten.indexing import INDEXING_IMPORTERS
 from mlxir.conversions.torch_to_aten.linalg import LINALG_IMPORTERS
 from mlxir.conversions.torch_to_aten.nn import NN_IMPORTERS
+from mlxir.conversions.torch_to_aten.node_decompositions import graph_to_import
 from mlxir.conversions.torch_to_aten.reduction import REDUCTION_IMPORTERS
 from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS
 from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_ATEN_IMPORTERS, SYMBOLIC_IMPORTERS
@@ -201,22 +205,33 @@ def _global_name(name: str) -> str:
     return name
 
 
-def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
-    """Imports an ExportedProgram as an `aten`-level module with `@forward`."""
-    if decompose:
-        from mlxir.quiet import quiet_leafspec_deprecation
+Decomposition = Literal["nodes", "program", "none"]
+"""How `import_program` decomposes what mlxir has no importer for: `"nodes"` decomposes
+those nodes alone (`node_decompositions`), falling back to `"program"` where the graph
+needs it; `"program"` runs torch's `run_decompositions` on the whole program (a
+re-trace: seconds); `"none"` imports the graph as it is (an ExecuTorch Edge program is
+already decomposed)."""
 
-        try:
-            with quiet_leafspec_deprecation():  # torch's own deepcopy of its LeafSpecs
-                ep = ep.run_decompositions(decomposition_table())
-        except Exception as error:  # torch re-traces the program: any failure is torch's
-            raise ImportError_(
-                f"torch.export's run_decompositions failed on this program "
-                f"({type(error).__name__}: {error}); it happens before mlxir sees the graph "
-                "(e.g. a torch.export.load'ed program with derived dims such as 2*Dim('h')); "
-                "compile the ExportedProgram in the process that exported it"
-            ) from error
+DECOMPOSED_BY_TORCH_ATTR = "mlxir.decomposed_by_torch"
+"""The module attribute that says why torch re-traced the whole program, when it did."""
+
+
+def import_program(ep: ExportedProgram, *, decompose: Decomposition | bool = "nodes") -> ModuleOp:
+    """Imports an ExportedProgram as an `aten`-level module with `@forward`. When torch
+    decomposed the whole program, the module's `mlxir.decomposed_by_torch` says why.
+    `decompose=False` is `"none"`, `True` is `"nodes"`."""
+    mode = {True: "nodes", False: "none"}.get(decompose, decompose)  # type: ignore[call-overload]
     graph = ep.graph_module.graph
+    because: str | None = None
+    if mode == "nodes":
+        graph, because = graph_to_import(graph, lambda node: _handler_for(node) is not None)
+    elif mode == "program":
+        because = "decompose='program' was asked for"
+    elif mode != "none":
+        raise ValueError(f"decompose={decompose!r}: expected 'nodes', 'program' or 'none'")
+    if because is not None:
+        ep = _decompose_whole_program(ep)
+        graph = ep.graph_module.graph
     nodes = list(graph.nodes)
     _check_supported(nodes)
 
@@ -335,7 +350,24 @@ def import_program(ep: ExportedProgram, *, decompose: bool = True) -> ModuleOp:
     if signature is not None:
         function.attributes[SIGNATURE_ATTR] = signature.to_attr()
     globals_block.add_op(function)
+    if because is not None:
+        module.attributes[DECOMPOSED_BY_TORCH_ATTR] = StringAttr(because)
     return module
+
+
+def _decompose_whole_program(ep: ExportedProgram) -> ExportedProgram:
+    from mlxir.quiet import quiet_leafspec_deprecation
+
+    try:
+        with quiet_leafspec_deprecation():  # torch's own deepcopy of its LeafSpecs
+            return ep.run_decompositions(decomposition_table())
+    except Exception as error:  # torch re-traces the program: any failure is torch's
+        raise ImportError_(
+            f"torch.export's run_decompositions failed on this program "
+            f"({type(error).__name__}: {error}); it happens before mlxir sees the graph "
+            "(e.g. a torch.export.load'ed program with derived dims such as 2*Dim('h')); "
+            "compile the ExportedProgram in the process that exported it"
+        ) from error
 
 
 _INPUT = object()

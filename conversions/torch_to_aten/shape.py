@@ -31,6 +31,14 @@ def _identity(state: ImportState, node: Node) -> SSAValue:
     return state.value(arguments_of(node)["self"])
 
 
+def _dropout(state: ImportState, node: Node) -> SSAValue:
+    """Inference dropout is the identity; training dropout draws random numbers."""
+    args = arguments_of(node)
+    if args["train"] and args["p"]:
+        raise refuse(node, "is training-mode dropout (random): call model.eval() before exporting")
+    return state.value(args["input"])
+
+
 def _sized(op_cls: type[IRDLOperation], sizes: str = "size") -> Handler:
     """`op(self, sizes)` with `SymInt[]` sizes, named `sizes` in the op's schema."""
 
@@ -261,6 +269,8 @@ SHAPE_IMPORTERS: dict[str, Handler] = {
     **_VIEW_IMPORTERS,
     **{copy: _VIEW_IMPORTERS[view] for copy, view in COPY_FORMS.items()},
     "aten.detach": _identity,
+    "aten.detach_": _identity,  # of a fresh constant (`lift_fresh_copy`): values stay
+    "aten.dropout": _dropout,
     "aten.lift_fresh_copy": _identity,
     "aten.contiguous": _identity,
     "aten._unsafe_view": _sized(aten.ViewOp),

@@ -1,0 +1,213 @@
+"""Decompose only what mlxir lacks: the exported graph as torch.export gives it, with
+each node mlxir has no importer for replaced by torch's own decomposition of that node.
+
+    graph, because = graph_to_import(ep)   # because: why torch re-traced it, or None
+
+torch's `ep.run_decompositions(table)` re-traces the whole program under
+functionalization and fake tensors; that re-trace, not the decompositions, is most of a
+compile's time (an empty table costs the same). The graph torch.export gives differs from
+the re-traced one in few ops, each imported here as it is (`RAW_EXPORT_OPS`), so only the
+rare node mlxir has no importer for is decomposed: its decomposition (from
+`decomposition_table()`, or the op's own CompositeImplicitAutograd kernel) is traced
+alone with `make_fx`, on the node's recorded fake values and in the export's fake mode,
+so symbolic sizes stay the export's symbols, and spliced into a copy of the graph.
+
+A node is imported directly when it has an importer and torch would keep it too (a
+native op, or a core op neither in the table nor composite), or when it is one of the
+`RAW_EXPORT_OPS`; the other ops with a decomposition are decomposed, so each imports as
+it did through `run_decompositions`.
+
+Some graphs need torch's functionalization, which only the whole re-trace gives: a graph
+that mutates tensors in place (training IR, a static cache's buffers), holds a
+higher-order op or calls a Python function torch records. Those are decomposed whole, as
+before, and `because` says why; so is a graph whose node fails to trace alone.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import torch
+from torch.fx import Graph, Node
+from torch.utils._pytree import tree_flatten, tree_unflatten
+
+from mlxir.conversions.torch_to_aten.core import describe_location, torch_overload
+from mlxir.conversions.torch_to_aten.decompositions import (
+    NATIVE_OPS,
+    decomposition_table,
+    kept_torchao_ops,
+)
+
+_A = torch.ops.aten
+
+RAW_EXPORT_OPS: frozenset[torch._ops.OpOverload] = frozenset(
+    {
+        _A.to.dtype,
+        _A.to.device,
+        _A.to.dtype_layout,
+        _A.to.other,
+        _A.type_as.default,
+        _A.detach_.default,
+        _A.contiguous.default,
+        _A.reshape.default,
+        _A.transpose.int,
+        _A.dropout.default,
+        _A.sym_size.int,
+    }
+)
+"""Ops of the graph torch.export gives that torch would decompose but mlxir imports as
+they are: casts (`to`, `type_as` as `_to_copy`), layout no-ops (`contiguous`,
+`detach_` of a fresh constant), views, inference `dropout`. Every LLM family's test
+compiles both ways and compares."""
+
+_INPLACE_NO_OP: frozenset[torch._ops.OpOverload] = frozenset({_A.detach_.default})
+"""In-place ops that change no value (`detach_` only drops autograd history)."""
+
+
+class NodeDecompositionFailed(Exception):
+    """A node's decomposition could not be traced alone: the whole program is
+    decomposed instead."""
+
+
+def graph_to_import(
+    graph: Graph, has_importer: Callable[[Node], bool]
+) -> tuple[Graph, str | None]:
+    """The graph to import: `graph` itself when every node has an importer, else a copy
+    with the nodes that need it decomposed. The reason is not None when the graph needs
+    the whole-program re-trace instead (the graph is then returned unchanged)."""
+    because = whole_program_because(graph)
+    if because is not None:
+        return graph, because
+    plan = {node: _decomposition_of(node, has_importer) for node in graph.nodes if node.op == "call_function"}
+    if not any(plan.values()):
+        return graph, None
+    try:
+        return _with_decomposed_nodes(graph, plan), None
+    except NodeDecompositionFailed as error:
+        return graph, str(error)
+
+
+def whole_program_because(graph: Graph) -> str | None:
+    """Why `graph` needs torch's whole-program re-trace (functionalization), or None."""
+    from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_IMPORTERS
+
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        target = node.target
+        if isinstance(target, torch._ops.HigherOrderOperator):
+            return f"it holds the higher-order op {target.name()} ({describe_location(node)})"
+        overload = torch_overload(target)
+        if overload is None:
+            if target is operator.getitem or target in SYMBOLIC_IMPORTERS:
+                continue
+            name = getattr(target, "__qualname__", None) or str(target)
+            return f"it calls {name} ({describe_location(node)})"
+        if overload._schema.is_mutable and overload not in _INPLACE_NO_OP:
+            return f"it mutates tensors in place ({overload} at {describe_location(node)})"
+    return None
+
+
+@cache
+def _table() -> dict[Any, Callable[..., Any]]:
+    return decomposition_table()
+
+
+@cache
+def _is_composite(overload: torch._ops.OpOverload) -> bool:
+    return overload.has_kernel_for_dispatch_key(torch._C.DispatchKey.CompositeImplicitAutograd)
+
+
+def torch_keeps(overload: torch._ops.OpOverload) -> bool:
+    """Whether `run_decompositions(decomposition_table())` keeps `overload` whole."""
+    if overload in NATIVE_OPS or overload in kept_torchao_ops():
+        return True
+    return overload not in _table() and not _is_composite(overload)
+
+
+def _decomposition_of(node: Node, has_importer: Callable[[Node], bool]) -> Callable[..., Any] | None:
+    """The decomposition to trace for `node`, or None to import it as it is."""
+    overload = torch_overload(node.target)
+    if overload is None or overload in RAW_EXPORT_OPS:
+        return None
+    if has_importer(node) and torch_keeps(overload):
+        return None
+    decomposition = _table().get(overload)
+    if decomposition is None and _is_composite(overload):
+        decomposition = overload.decompose
+    return decomposition  # None: no importer and no decomposition, reported as unsupported
+
+
+def _with_decomposed_nodes(graph: Graph, plan: dict[Node, Callable[..., Any] | None]) -> Graph:
+    from torch._guards import detect_fake_mode
+
+    fake_mode = detect_fake_mode([n.meta.get("val") for n in graph.nodes if n.op == "placeholder"])
+    copy = Graph()
+    env: dict[Node, Any] = {}
+    for node in graph.nodes:
+        decomposition = plan.get(node)
+        if decomposition is not None:
+            env[node] = _splice(copy, node, _trace(node, decomposition, fake_mode), env)
+        elif node.target is operator.getitem and isinstance(env.get(node.args[0]), list | tuple):  # type: ignore[arg-type]
+            source, index = node.args
+            env[node] = env[source][index]  # type: ignore[index]
+        else:
+            env[node] = copy.node_copy(node, lambda n: env[n])
+    return copy
+
+
+def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> torch.fx.GraphModule:
+    """`decomposition` applied to `node`'s arguments, traced on their recorded fake
+    values (tensors and SymInts become the traced graph's placeholders, in order)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    if fake_mode is None:
+        raise NodeDecompositionFailed(f"{describe_location(node)}: the export recorded no fake values")
+    leaves, spec = tree_flatten((node.args, node.kwargs))
+    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Node)]
+
+    def call(*inputs: Any) -> Any:
+        filled = list(leaves)
+        for position, value in zip(positions, inputs):
+            filled[position] = value
+        args, kwargs = tree_unflatten(filled, spec)
+        result = decomposition(*args, **kwargs)
+        # a plain tuple: make_fx would record building a `torch.return_types` structseq
+        return tuple(result) if isinstance(result, tuple) else result
+
+    try:
+        with fake_mode:
+            traced = make_fx(call, decomposition_table=_table())(*(leaves[i].meta["val"] for i in positions))
+    except Exception as error:  # torch's decomposition met something it cannot trace alone
+        raise NodeDecompositionFailed(
+            f"torch's decomposition of {node.target} ({describe_location(node)}) does not trace "
+            f"alone ({type(error).__name__}: {error})"
+        ) from error
+    if any(n.op == "get_attr" for n in traced.graph.nodes):
+        raise NodeDecompositionFailed(
+            f"torch's decomposition of {node.target} ({describe_location(node)}) makes tensor constants"
+        )
+    return traced
+
+
+def _splice(copy: Graph, node: Node, traced: torch.fx.GraphModule, env: dict[Node, Any]) -> Any:
+    """Copies `traced`'s nodes into `copy` in place of `node`; the value (or values)
+    that stand for `node`'s result."""
+    inputs = iter(a for a in tree_flatten((node.args, node.kwargs))[0] if isinstance(a, Node))
+    local: dict[Node, Any] = {}
+    result: Any = None
+    for inner in traced.graph.nodes:
+        if inner.op == "placeholder":
+            local[inner] = env[next(inputs)]
+        elif inner.op == "output":
+            result = torch.fx.node.map_arg(inner.args[0], lambda n: local[n])
+        else:
+            new = copy.node_copy(inner, lambda n: local[n])
+            for key in ("stack_trace", "nn_module_stack", "source_fn_stack"):  # the user's source
+                if key in node.meta:
+                    new.meta[key] = node.meta[key]
+            local[inner] = new
+    return result
