@@ -69,14 +69,17 @@ def compile(
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
+    from mlxir.progress import progress_shown
     from mlxir.runtime.program import Program
     from mlxir.transforms.quantize import quantize_weights
 
-    module = import_program(ep)
-    lower(module, pipeline)
-    if quantize is not None:
-        quantize_weights(module, quantize)
-    return Program(serialize(module), verify=False, compile=compile)  # serialize verified it
+    with progress_shown():
+        module = import_program(ep)
+        lower(module, pipeline, verify=False)  # serialize verifies
+        if quantize is not None:
+            quantize_weights(module, quantize)
+        data = serialize(module)
+    return Program(data, verify=False, compile=compile)  # serialize verified it
 
 
 _LAZY = {

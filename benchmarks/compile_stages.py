@@ -1,13 +1,18 @@
-"""Compile-time cost per stage on a full-depth decoder graph: torch.export, import,
-lower (convert-aten-to-mlx + canonicalize + cse + dce), serialize and load.
+"""Compile time per stage of an LLM step program: torch.export, import, lower (the
+default pipeline), serialize, and load; and the import as torch's whole-program
+`run_decompositions` re-trace does it, for comparison.
 
-    .venv/bin/python benchmarks/compile_stages.py [--layers 28] [--hidden 256] [--runs 3]
+    .venv/bin/python benchmarks/compile_stages.py [--model llama|qwen3|tiny]
+        [--qwen3-hidden 1024] [--layers N] [--runs 3] [--no-torch-decompose]
 
-The model is Qwen3-0.6B-shaped (28 layers, 16 query / 8 KV heads, head dim 128, vocab
-151936) built from a `Qwen3Config` with random weights; the hidden and FFN sizes are
-reduced by default (hidden 256, FFN 768) to keep the payload small — the graph, which
-is what the compiler's cost depends on, has the same ops either way. Prints the median
-of `--runs` runs per stage and ops per second (the op count of each stage's input).
+The models are `benchmarks/llm.py`'s (random weights, float32): `llama` is the 56M Llama
+(hidden 512, 8 layers, vocab 32000), `qwen3` Qwen3-0.6B's shape (28 layers, hidden
+1024, vocab 151936; `--qwen3-hidden` reduces the hidden size, the graph stays the same).
+The program is `compile_llm`'s default: `mlxir.tools.llm.export_llm(model)`, one program
+for prefill and decode with a fixed-capacity KV cache. Each stage runs `--runs` times on
+a fresh input (import on the same ExportedProgram, lower on a fresh import, ...) and
+the median is printed with ops per second of its input. `compile` is import + lower +
+serialize, the time `mlxir.compile` spends before loading; torch.export is timed once.
 A benchmark, not a test: nothing asserts a time.
 """
 
@@ -15,40 +20,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-import torch
-from torch.export import Dim, export
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def build_model(layers: int, hidden: int, ffn: int) -> Any:
-    from transformers import Qwen3Config, Qwen3ForCausalLM
-
-    config = Qwen3Config(
-        vocab_size=151936,
-        hidden_size=hidden,
-        intermediate_size=ffn,
-        num_hidden_layers=layers,
-        num_attention_heads=16,
-        num_key_value_heads=8,
-        head_dim=128,
-        max_position_embeddings=4096,
-        tie_word_embeddings=True,
-    )
-    config._attn_implementation = "sdpa"
-    torch.manual_seed(0)
-    return Qwen3ForCausalLM(config).eval()
-
-
-class Logits(torch.nn.Module):
-    def __init__(self, model: Any) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        return self.model(input_ids=input_ids, use_cache=False).logits
+from llm import LAYERS, describe, model_config  # noqa: E402 (the sibling benchmark's models)
 
 
 def timed(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
@@ -62,60 +42,71 @@ def timed(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--layers", type=int, default=28)
-    parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--ffn", type=int, default=768)
+    parser.add_argument("--model", default="llama", choices=sorted(LAYERS))
+    parser.add_argument("--qwen3-hidden", type=int, default=1024)
+    parser.add_argument("--layers", type=int, default=None, help="default: the model's own")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-torch-decompose", action="store_true",
+                        help="skip timing torch's whole-program decomposition (seconds per run)")
     args = parser.parse_args()
+
+    import torch
+    import transformers
 
     import mlxir
     from mlxir.codegen import serialize
+    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+    from mlxir.tools.llm import export_llm
 
     torch.set_num_threads(1)
-    model = Logits(build_model(args.layers, args.hidden, args.ffn))
-    ids = torch.randint(0, 1000, (1, 16))
-    shapes = {"input_ids": {1: Dim("seq", min=2, max=1024)}}
-    with torch.no_grad():
-        export_s, ep = timed(lambda: export(model, (ids,), dynamic_shapes=shapes), 1)
+    torch.manual_seed(0)
+    config = model_config(args.model, args.qwen3_hidden, args.layers)
+    model = transformers.AutoModelForCausalLM.from_config(config).eval()
+    params = sum(p.numel() for p in model.parameters())
+    export_s, exported = timed(lambda: export_llm(model), 1)
+    ep = exported.ep
     nodes = sum(1 for n in ep.graph.nodes if n.op == "call_function")
 
     import_s, module = timed(lambda: mlxir.import_program(ep), args.runs)
+    because = module.attributes.get(DECOMPOSED_BY_TORCH_ATTR)
     aten_ops = sum(1 for _ in module.walk())
-
-    def lower_fresh() -> Any:
-        fresh = mlxir.import_program(ep)
-        start = time.perf_counter()
-        mlxir.lower(fresh)
-        return time.perf_counter() - start, fresh
 
     lower_times, lowered = [], None
     for _ in range(args.runs):
-        seconds, lowered = lower_fresh()
-        lower_times.append(seconds)
+        fresh = mlxir.import_program(ep)
+        start = time.perf_counter()
+        mlxir.lower(fresh)
+        lower_times.append(time.perf_counter() - start)
+        lowered = fresh
     lower_s = statistics.median(lower_times)
     assert lowered is not None
     mlx_ops = sum(1 for _ in lowered.walk())
     serialize_s, data = timed(lambda: serialize(lowered), args.runs)
-    load_s, program = timed(lambda: mlxir.Program(data), args.runs)
+    load_s, program = timed(lambda: mlxir.Program(data, verify=False), args.runs)
 
-    print(
-        f"Qwen3-shaped decoder: {args.layers} layers, hidden {args.hidden}, FFN {args.ffn}, "
-        f"16/8 heads x 128, vocab 151936 (random weights); median of {args.runs} runs "
-        "(export: 1 run)"
-    )
-    print(f"{'stage':<34} {'seconds':>9} {'ops in':>8} {'ops/s':>10}")
     rows = [
-        ("torch.export", export_s, nodes),
-        ("import (incl. run_decompositions)", import_s, nodes),
+        ("torch.export (1 run)", export_s, nodes),
+        ("import", import_s, nodes),
         ("lower (lower-to-mlx)", lower_s, aten_ops),
         ("serialize", serialize_s, mlx_ops),
-        ("load", load_s, len(program.info.instructions)),
+        ("compile = import+lower+serialize", import_s + lower_s + serialize_s, nodes),
+        ("load (mlxir.Program, bytes)", load_s, len(program.info.instructions)),
     ]
+    if not args.no_torch_decompose:
+        torch_s, _ = timed(lambda: mlxir.import_program(ep, decompose="program"), args.runs)
+        rows.append(("import with torch's re-trace", torch_s, nodes))
+
+    print(
+        f"{describe(args.model, args.qwen3_hidden)}; {config.num_hidden_layers} layers, "
+        f"{params / 1e6:.0f}M params, float32, random weights; compile_llm's program; "
+        f"median of {args.runs} runs"
+    )
+    print(f"{'stage':<34} {'seconds':>9} {'ops in':>8} {'ops/s':>10}")
     for name, seconds, ops in rows:
         print(f"{name:<34} {seconds:>9.3f} {ops:>8} {ops / seconds:>10,.0f}")
     print(
-        f"program: {len(data):,} bytes, {len(program.info.instructions)} instructions, "
-        f"{len(program.info.slots)} slots"
+        f"program: {len(data):,} bytes, {len(program.info.instructions)} instructions; import: "
+        + (f"torch decomposed the whole program ({because})" if because else "node by node")
     )
 
 

@@ -53,6 +53,8 @@ from mlxir.codegen.ops import (
 from mlxir.codegen.signature import SIGNATURE_ATTR, Signature
 from mlxir.codegen.verification import program_key, record_verified
 from mlxir.dialects.mlx import GlobalOp
+from mlxir.gc_pause import without_gc
+from mlxir.progress import report
 from mlxir.weights import WeightError, checked_array, dense_data, element_bytes
 
 Payload = Any
@@ -73,6 +75,7 @@ _GLOBAL_KINDS = {
 assert set(_GLOBAL_KINDS) == set(GLOBAL_KINDS)
 
 
+@without_gc
 def serialize(
     module: ModuleOp, payloads: Mapping[str, Payload] | None = None, *, verify: bool = True
 ) -> bytes:
@@ -174,9 +177,10 @@ class _Serializer:
         alloc = allocate(global_slots, arguments, body, list(terminator.operands), global_reads)
 
         # Payloads first: the segment is laid out in global order.
-        global_records = [
-            self._global_payload(g, global_index[g.sym_name.data]) for g in self.globals
-        ]
+        global_records = []
+        for done, g in enumerate(self.globals):
+            report("serialize: weights", done, len(self.globals))
+            global_records.append(self._global_payload(g, global_index[g.sym_name.data]))
 
         op_names = sorted({op.name for op in body})
         op_index = {name: i for i, name in enumerate(op_names)}

@@ -10,9 +10,10 @@ import pytest
 import torch
 from torch.export import Dim, export
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, IndexType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, IndexType, ModuleOp, StringAttr
 
 from mlxir.conversions.torch_to_aten import (
+    ImportError_,
     UnsupportedDtypeError,
     UnsupportedOpsError,
     import_program,
@@ -143,6 +144,56 @@ def test_native_ops_are_kept_and_the_rest_decomposed() -> None:
     assert counts["aten.layer_norm"] == 1
     assert counts["aten.clamp"] == 1
     assert counts["aten.log1p"] == 1 and counts["aten.tanh"] == 1
+
+
+def test_a_node_without_importer_is_decomposed_alone() -> None:
+    """The graph is imported as exported: `leaky_relu` (no importer) becomes its
+    decomposition, with its own source line; the casts and views torch's re-trace would
+    have rewritten are imported as they are; the user's program is left untouched and
+    torch did not re-trace it."""
+    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+
+    class Act(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            y = torch.nn.functional.leaky_relu(x, 0.2)
+            return y.reshape(-1).to(torch.float16)
+
+    ep = export(Act(), (torch.randn(2, 3),))
+    before = [str(n.target) for n in ep.graph.nodes]
+    module = import_program(ep)
+    module.verify()
+    assert [str(n.target) for n in ep.graph.nodes] == before
+    assert DECOMPOSED_BY_TORCH_ATTR not in module.attributes
+    counts = names(module)
+    assert counts["aten.where"] == 1 and counts["aten.gt"] == 1 and counts["aten.mul"] == 1
+    assert counts["aten.reshape"] == 1 and counts["aten._to_copy"] == 1
+    (where,) = [op for op in module.walk() if op.name == "aten.where"]
+    assert isinstance(where.location, FileLineColLoc)
+    assert where.location.filename.data.endswith("test_import.py")
+
+
+def test_a_graph_that_writes_in_place_is_decomposed_by_torch_and_says_why() -> None:
+    """Circular padding's kernel copies into slices of a fresh tensor: only torch's
+    whole-program re-trace functionalizes that, and the module records why it ran."""
+    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+
+    class Circular(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.nn.functional.pad(x, (1, 2), mode="circular")
+
+    module = import_program(export(Circular(), (torch.randn(2, 3, 5),)))
+    because = module.attributes[DECOMPOSED_BY_TORCH_ATTR]
+    assert isinstance(because, StringAttr) and "writes in place" in because.data, because
+    assert "test_import.py" in because.data
+
+
+def test_training_mode_dropout_is_refused_where_it_is() -> None:
+    class Dropout(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.nn.functional.dropout(x, 0.5, training=True) + 1
+
+    with pytest.raises(ImportError_, match=r"test_import\.py:\d+.*training-mode dropout.*model\.eval\(\)"):
+        import_program(export(Dropout(), (torch.randn(4),)))
 
 
 def test_unsupported_ops_are_listed_all_at_once() -> None:

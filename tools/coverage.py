@@ -31,7 +31,7 @@ def _aten_op_of(packet: str) -> str | None:
     handler = IMPORTERS[packet]
     if handler in (_dropped, _identity):
         return None
-    aliases = {
+    aliases: dict[str, str | None] = {
         "aten._unsafe_view": "aten.view",
         "aten.t": "aten.transpose",
         "aten.__and__": "aten.bitwise_and",
@@ -60,6 +60,9 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.min": "aten.amin",
         "dim_order_ops._to_dim_order_copy": "aten._to_copy",
         "dim_order_ops._clone_dim_order": "aten.clone",
+        "aten.to": "aten._to_copy",
+        "aten.type_as": "aten._to_copy",
+        "aten.dropout": None,  # the identity (inference) or refused
     }
     if packet in COPY_FORMS:
         return _aten_op_of(COPY_FORMS[packet])
@@ -89,7 +92,8 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
         _dynamic_shapes,
         configurations,
     )
-    from mlxir.conversions.torch_to_aten import decomposition_table, packet_name, torch_overload
+    from mlxir.conversions.torch_to_aten import packet_name, torch_overload
+    from mlxir.conversions.torch_to_aten.program import graph_to_import
 
     def packets(graph: torch.fx.Graph) -> set[str]:
         overloads = (torch_overload(node.target) for node in graph.nodes if node.op == "call_function")
@@ -117,7 +121,6 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
     imported_by_case: dict[str, set[str]] = {}
     exported_by_case: dict[str, set[str]] = {}
     dtypes_by_case: dict[str, dict[str, set[torch.dtype | None]]] = {}
-    table = decomposition_table()
     for case in CASES:
         dtype = case.dtypes[0]
         module = Fn(case.fn, case.params(dtype) if case.params else None)
@@ -127,9 +130,9 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
         with torch.no_grad():
             ep = export(module, inputs, dynamic_shapes=(shapes,) if shapes else None)
         exported_by_case[case.name] = packets(ep.graph)
-        imported = ep.run_decompositions(table) if case.decompose else ep
-        imported_by_case[case.name] = packets(imported.graph)
-        dtypes_by_case[case.name] = operand_dtypes(imported.graph, dtype)
+        _, imported, _ = graph_to_import(ep, "nodes" if case.decompose else "none")
+        imported_by_case[case.name] = packets(imported)
+        dtypes_by_case[case.name] = operand_dtypes(imported, dtype)
     used: dict[str, list[tuple[tuple[str, ...], bool]]] = defaultdict(list)
     exported: dict[str, int] = defaultdict(int)
     for case, dtype, dynamic in configurations(CASES):
@@ -172,11 +175,11 @@ def table() -> str:
         "receives it, calls the packet, so its own importer entry and lowering ran",
         f"({total} packet-configuration pairs in all). *dtypes*: what those calls work on",
         "(their first tensor operand, or their result for creation ops). *in exported graphs*: the",
-        "configurations whose exported graph calls it before torch's decompositions run;",
-        "where that count is higher, torch decomposed the other calls into core ATen ops",
-        "(counted in their rows) before mlxir saw them. A graph reaches the importer",
-        "undecomposed from ExecuTorch Edge programs and `import_program(ep, decompose=False)`;",
-        "the suite's `undecomposed_*` cases import that way.",
+        "configurations whose exported graph calls it; where that count is higher, the other",
+        "calls were decomposed (node by node, or by torch's whole-program re-trace where the",
+        "graph needs it) into ops counted in their rows before mlxir imported them. A graph",
+        "reaches the importer with nothing decomposed from ExecuTorch Edge programs and",
+        "`import_program(ep, decompose=False)`; the suite's `undecomposed_*` cases import that way.",
         "",
         "| ATen packet | aten op | lowered | configurations | dtypes | dynamic shapes | in exported graphs |",
         "|---|---|---|---|---|---|---|",

@@ -547,23 +547,25 @@ def compile_llm(
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
+    from mlxir.progress import progress_shown, report
     from mlxir.runtime.program import Program
     from mlxir.transforms.quantize import quantize_weights
 
-    exported = (
-        model_or_exported
-        if isinstance(model_or_exported, ExportedLLM)
-        else export_llm(model_or_exported, **export_options)
-    )
-    start = time.perf_counter()
-    module = import_program(exported.ep)
-    imported = time.perf_counter()
-    lower(module, pipeline)
-    quantized = quantize_weights(module, quantize) if quantize is not None else None
-    lowered = time.perf_counter()
-    data = serialize(module)
-    serialized = time.perf_counter()
-    program = Program(data, compile=compile)
+    with progress_shown():
+        if isinstance(model_or_exported, ExportedLLM):
+            exported = model_or_exported
+        else:
+            report("torch.export")
+            exported = export_llm(model_or_exported, **export_options)
+        start = time.perf_counter()
+        module = import_program(exported.ep)
+        imported = time.perf_counter()
+        lower(module, pipeline, verify=False)  # serialize verifies
+        quantized = quantize_weights(module, quantize) if quantize is not None else None
+        lowered = time.perf_counter()
+        data = serialize(module)
+        serialized = time.perf_counter()
+    program = Program(data, verify=False, compile=compile)  # serialize verified it
     loaded = time.perf_counter()
     compiled = CompiledLLM.from_program(program)
     compiled.quantized = quantized

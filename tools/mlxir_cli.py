@@ -202,24 +202,33 @@ class StageTimer:
 
 
 def compile_(args: argparse.Namespace) -> int:
+    from mlxir.progress import progress_shown
+
     timer = StageTimer()
     try:
-        return _compile_stages(args, timer)
+        with progress_shown():
+            return _compile_stages(args, timer)
     finally:
         if args.time and timer.stages:
             print(timer.report(), file=sys.stderr)
 
 
 def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
+    from xdsl.dialects.builtin import StringAttr
+
     import mlxir
+    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
 
     ep = _load_exported(Path(args.input))
     timer.done("read .pt2")
     module = mlxir.import_program(ep)
-    timer.done("import (aten)")
+    because = module.attributes.get(DECOMPOSED_BY_TORCH_ATTR)
+    if isinstance(because, StringAttr):  # seconds more than node by node: say why
+        print(f"note: torch re-traced the whole program to decompose it: {because.data}", file=sys.stderr)
+    timer.done("import (aten)" if because is None else "import (aten, torch's re-trace)")
     if args.emit == "aten":
         return _write_text(str(module), args.output)
-    mlxir.lower(module, args.pipeline)
+    mlxir.lower(module, args.pipeline, verify=args.emit == "mlx")  # else serialize verifies
     timer.done(f"lower ({args.pipeline or 'lower-to-mlx'})")
     quantize = _quantize_option(args)
     if quantize is not None:

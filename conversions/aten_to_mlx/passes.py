@@ -30,6 +30,8 @@ from mlxir.conversions.aten_to_mlx import (
     shape,
 )
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, LoweringError
+from mlxir.gc_pause import without_gc
+from mlxir.progress import report
 from mlxir.transforms.pattern_passes import OpDispatch, by_op
 
 FAMILIES = (elementwise, reduction, shape, indexing, linalg, nn, creation, quantization)
@@ -126,20 +128,34 @@ class LowerToMlxPass(ModulePass):
 
         from mlxir.transforms.pattern_passes import OptimizeMlxPass
 
-        ConvertAtenToMlxPass().apply(ctx, op)
-        CanonicalizePass().apply(ctx, op)
-        OptimizeMlxPass().apply(ctx, op)
-        CommonSubexpressionElimination().apply(ctx, op)
-        DeadCodeElimination().apply(ctx, op)
+        passes: tuple[ModulePass, ...] = (
+            ConvertAtenToMlxPass(),
+            CanonicalizePass(),
+            OptimizeMlxPass(),
+            CommonSubexpressionElimination(),
+            DeadCodeElimination(),
+        )
+        for done, module_pass in enumerate(passes):
+            report(f"lower: {module_pass.name}", done, len(passes))
+            module_pass.apply(ctx, op)
 
 
-def lower(module: ModuleOp, pipeline: str | None = None) -> ModuleOp:
-    """Lowers an aten-level module in place with `pipeline` (default: lower-to-mlx)."""
+@without_gc
+def lower(module: ModuleOp, pipeline: str | None = None, *, verify: bool = True) -> ModuleOp:
+    """Lowers an aten-level module in place with `pipeline` (default: lower-to-mlx), and
+    verifies the result unless `verify=False` (`serialize` verifies what it is given:
+    a compile verifies once)."""
     from xdsl.passes import PassPipeline
 
     from mlxir.context import make_context, registered_passes
 
+    def show(_: ModulePass | None, __: ModuleOp, next_pass: ModulePass | None) -> None:
+        if next_pass is not None:
+            report(f"lower: {next_pass.name}")
+
     ctx = make_context()
-    PassPipeline.parse_spec(registered_passes(), pipeline or LowerToMlxPass.name).apply(ctx, module)
-    module.verify()
+    spec = pipeline or LowerToMlxPass.name
+    PassPipeline.parse_spec(registered_passes(), spec, callback=show).apply(ctx, module)
+    if verify:
+        module.verify()
     return module

@@ -1,7 +1,7 @@
 """Decompose only what mlxir lacks: the exported graph as torch.export gives it, with
 each node mlxir has no importer for replaced by torch's own decomposition of that node.
 
-    graph, because = graph_to_import(ep)   # because: why torch re-traced it, or None
+    graph, because = decompose_nodes(graph, has_importer)  # because: torch must re-trace
 
 torch's `ep.run_decompositions(table)` re-traces the whole program under
 functionalization and fake tensors; that re-trace, not the decompositions, is most of a
@@ -32,6 +32,7 @@ from typing import Any
 
 import torch
 from torch.fx import Graph, Node
+from torch.fx.node import map_arg
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
 from mlxir.conversions.torch_to_aten.core import describe_location, torch_overload
@@ -67,12 +68,42 @@ _INPLACE_NO_OP: frozenset[torch._ops.OpOverload] = frozenset({_A.detach_.default
 """In-place ops that change no value (`detach_` only drops autograd history)."""
 
 
+def _batch_norm(
+    input: torch.Tensor,
+    weight: torch.Tensor | None,
+    bias: torch.Tensor | None,
+    running_mean: torch.Tensor | None,
+    running_var: torch.Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+    *rest: Any,
+) -> tuple[torch.Tensor, ...]:
+    """`batch_norm` and `native_batch_norm` as torch's re-trace leaves them: with the
+    running statistics (inference) or with the batch's own (no running statistics)."""
+    if not training and running_mean is not None and running_var is not None:
+        return _A._native_batch_norm_legit_no_training.default(
+            input, weight, bias, running_mean, running_var, momentum, eps
+        )
+    if running_mean is None and running_var is None:
+        return _A._native_batch_norm_legit.no_stats(input, weight, bias, True, momentum, eps)
+    raise NodeDecompositionFailed("batch norm in training mode updates its running statistics")
+
+
+MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
+    _A.batch_norm.default: lambda *args: _batch_norm(*args)[0],
+    _A.native_batch_norm.default: _batch_norm,
+}
+"""mlxir's own decompositions, where torch's differ from what its re-trace gives (the
+`_native_batch_norm_legit*` ops mlxir imports)."""
+
+
 class NodeDecompositionFailed(Exception):
     """A node's decomposition could not be traced alone: the whole program is
     decomposed instead."""
 
 
-def graph_to_import(
+def decompose_nodes(
     graph: Graph, has_importer: Callable[[Node], bool]
 ) -> tuple[Graph, str | None]:
     """The graph to import: `graph` itself when every node has an importer, else a copy
@@ -106,6 +137,8 @@ def whole_program_because(graph: Graph) -> str | None:
                 continue
             name = getattr(target, "__qualname__", None) or str(target)
             return f"it calls {name} ({describe_location(node)})"
+        if overload.namespace == "export":  # e.g. unwrapping torchao's tensor subclasses
+            return f"it calls {overload} ({describe_location(node)}), which torch's re-trace removes"
         if overload._schema.is_mutable and overload not in _INPLACE_NO_OP:
             return f"it mutates tensors in place ({overload} at {describe_location(node)})"
     return None
@@ -135,7 +168,7 @@ def _decomposition_of(node: Node, has_importer: Callable[[Node], bool]) -> Calla
         return None
     if has_importer(node) and torch_keeps(overload):
         return None
-    decomposition = _table().get(overload)
+    decomposition = MLXIR_DECOMPOSITIONS.get(overload) or _table().get(overload)
     if decomposition is None and _is_composite(overload):
         decomposition = overload.decompose
     return decomposition  # None: no importer and no decomposition, reported as unsupported
@@ -178,19 +211,37 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
         # a plain tuple: make_fx would record building a `torch.return_types` structseq
         return tuple(result) if isinstance(result, tuple) else result
 
+    values = [leaves[i].meta["val"] for i in positions]
     try:
         with fake_mode:
-            traced = make_fx(call, decomposition_table=_table())(*(leaves[i].meta["val"] for i in positions))
+            traced = make_fx(call, decomposition_table=_table())(*values)
+    except NodeDecompositionFailed as error:
+        raise NodeDecompositionFailed(f"{describe_location(node)}: {error}") from None
     except Exception as error:  # torch's decomposition met something it cannot trace alone
         raise NodeDecompositionFailed(
             f"torch's decomposition of {node.target} ({describe_location(node)}) does not trace "
             f"alone ({type(error).__name__}: {error})"
         ) from error
+    traced.graph.eliminate_dead_code()  # e.g. max_pool1d's indices, computed and unused
+    # e.g. circular padding's C++ kernel copies into slices of a fresh tensor: only
+    # torch's re-trace functionalizes it (torch.func.functionalize does not reach
+    # into the kernel, and fails on symbolic sizes)
+    mutating = next((n for n in traced.graph.nodes if _mutates(n)), None)
+    if mutating is not None:
+        raise NodeDecompositionFailed(
+            f"torch's decomposition of {node.target} ({describe_location(node)}) writes in place "
+            f"({mutating.target})"
+        )
     if any(n.op == "get_attr" for n in traced.graph.nodes):
         raise NodeDecompositionFailed(
             f"torch's decomposition of {node.target} ({describe_location(node)}) makes tensor constants"
         )
     return traced
+
+
+def _mutates(node: Node) -> bool:
+    overload = torch_overload(node.target) if node.op == "call_function" else None
+    return overload is not None and overload._schema.is_mutable
 
 
 def _splice(copy: Graph, node: Node, traced: torch.fx.GraphModule, env: dict[Node, Any]) -> Any:
@@ -203,7 +254,7 @@ def _splice(copy: Graph, node: Node, traced: torch.fx.GraphModule, env: dict[Nod
         if inner.op == "placeholder":
             local[inner] = env[next(inputs)]
         elif inner.op == "output":
-            result = torch.fx.node.map_arg(inner.args[0], lambda n: local[n])
+            result = map_arg(inner.args[0], lambda n: local[n])
         else:
             new = copy.node_copy(inner, lambda n: local[n])
             for key in ("stack_trace", "nn_module_stack", "source_fn_stack"):  # the user's source

@@ -39,7 +39,7 @@ from typing import Any, Literal
 import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import ConstantArgument, InputKind, OutputKind
-from torch.fx import Node
+from torch.fx import Graph, Node
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -78,12 +78,14 @@ from mlxir.conversions.torch_to_aten.elementwise import ELEMENTWISE_IMPORTERS
 from mlxir.conversions.torch_to_aten.indexing import INDEXING_IMPORTERS
 from mlxir.conversions.torch_to_aten.linalg import LINALG_IMPORTERS
 from mlxir.conversions.torch_to_aten.nn import NN_IMPORTERS
-from mlxir.conversions.torch_to_aten.node_decompositions import graph_to_import
+from mlxir.conversions.torch_to_aten.node_decompositions import decompose_nodes
 from mlxir.conversions.torch_to_aten.reduction import REDUCTION_IMPORTERS
 from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS
 from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_ATEN_IMPORTERS, SYMBOLIC_IMPORTERS
 from mlxir.dialects import mlx
 from mlxir.dialects.common import int_array
+from mlxir.gc_pause import without_gc
+from mlxir.progress import report
 from mlxir.weights import dense_of
 
 
@@ -189,7 +191,7 @@ def _check_supported(graph_nodes: Sequence[Node]) -> None:
     unsupported: dict[str, list[str]] = {}
     reasons: dict[str, str] = {}
     for node in graph_nodes:
-        if node.op != "call_function":
+        if node.op != "call_function" or _unused_result(node):
             continue
         because = _unsupported_because(node)
         if because is not None:
@@ -199,6 +201,13 @@ def _check_supported(graph_nodes: Sequence[Node]) -> None:
             unsupported.setdefault(_target_name(node), []).append(describe_location(node))
     if unsupported:
         raise UnsupportedOpsError(unsupported, reasons)
+
+
+def _unused_result(node: Node) -> bool:
+    """A result nobody reads (torch's re-trace drops it; the graph as exported keeps
+    it): not imported, so a result mlxir cannot compute (max_pool's indices, the
+    statistics of native_layer_norm) does not matter unless used."""
+    return node.target is operator.getitem and not node.users
 
 
 def _global_name(name: str) -> str:
@@ -216,22 +225,12 @@ DECOMPOSED_BY_TORCH_ATTR = "mlxir.decomposed_by_torch"
 """The module attribute that says why torch re-traced the whole program, when it did."""
 
 
+@without_gc
 def import_program(ep: ExportedProgram, *, decompose: Decomposition | bool = "nodes") -> ModuleOp:
     """Imports an ExportedProgram as an `aten`-level module with `@forward`. When torch
     decomposed the whole program, the module's `mlxir.decomposed_by_torch` says why.
     `decompose=False` is `"none"`, `True` is `"nodes"`."""
-    mode = {True: "nodes", False: "none"}.get(decompose, decompose)  # type: ignore[call-overload]
-    graph = ep.graph_module.graph
-    because: str | None = None
-    if mode == "nodes":
-        graph, because = graph_to_import(graph, lambda node: _handler_for(node) is not None)
-    elif mode == "program":
-        because = "decompose='program' was asked for"
-    elif mode != "none":
-        raise ValueError(f"decompose={decompose!r}: expected 'nodes', 'program' or 'none'")
-    if because is not None:
-        ep = _decompose_whole_program(ep)
-        graph = ep.graph_module.graph
+    ep, graph, because = graph_to_import(ep, decompose)
     nodes = list(graph.nodes)
     _check_supported(nodes)
 
@@ -304,7 +303,10 @@ def import_program(ep: ExportedProgram, *, decompose: Decomposition | bool = "no
 
     returned: list[SSAValue] = []
     output_leaves: list[Any] = []
-    for node in nodes:
+    for done, node in enumerate(nodes):
+        report("import", done, len(nodes))
+        if _unused_result(node):
+            continue
         if node.op == "call_function":
             handler = _handler_for(node)
             assert handler is not None
@@ -353,6 +355,27 @@ def import_program(ep: ExportedProgram, *, decompose: Decomposition | bool = "no
     if because is not None:
         module.attributes[DECOMPOSED_BY_TORCH_ATTR] = StringAttr(because)
     return module
+
+
+def graph_to_import(
+    ep: ExportedProgram, decompose: Decomposition | bool = "nodes"
+) -> tuple[ExportedProgram, Graph, str | None]:
+    """The graph `import_program` imports (and the program it belongs to: torch's
+    re-trace makes a new one), and why torch re-traced the whole program, or None."""
+    mode = {True: "nodes", False: "none"}.get(decompose, decompose)  # type: ignore[call-overload]
+    graph = ep.graph_module.graph
+    because: str | None = None
+    if mode == "nodes":
+        graph, because = decompose_nodes(graph, lambda node: _handler_for(node) is not None)
+    elif mode == "program":
+        because = "decompose='program' was asked for"
+    elif mode != "none":
+        raise ValueError(f"decompose={decompose!r}: expected 'nodes', 'program' or 'none'")
+    if because is not None:
+        report("import: torch re-traces the whole program")
+        ep = _decompose_whole_program(ep)
+        graph = ep.graph_module.graph
+    return ep, graph, because
 
 
 def _decompose_whole_program(ep: ExportedProgram) -> ExportedProgram:

@@ -453,6 +453,10 @@ CASES: list[Case] = [
     Case("undecomposed_reshape_narrow", lambda m, x: (x.reshape(-1, 6) + 1, x.narrow(2, 1, 2) * 2), lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}, decompose=False),
     Case("undecomposed_split_unbind", lambda m, x: (*torch.split(x, 2, dim=1), *x.unbind(2)), lambda n, dt: (randn(n, 5, 2, dtype=dt),), {0: (0,)}, decompose=False),
     Case("undecomposed_bool_operators", lambda m, a, b: ((a > 0) & (b < 0), (a > 0) | (b < 0), (a > 0) ^ (b < 0)), lambda n, dt: (randn(2, n, 4, dtype=dt, salt="uo"), randn(n, 1, dtype=dt, salt="up")), {0: (1,), 1: (0,)}, dtypes=F32, decompose=False),
+    # The casts and no-ops of a graph as torch.export gives it, imported as they are
+    # (torch's re-trace would have rewritten them): `to` of every overload, `type_as`,
+    # inference dropout.
+    Case("casts_as_exported", lambda m, x: (x.type_as((x > 0).to(torch.int64)), x.to((x > 0).int()), x.to("cpu", torch.float32), x.to(dtype=x.dtype, copy=True) * 2, F.dropout(x, 0.3, training=False) + 1, x.to(device="cpu", dtype=torch.float16) - 1), lambda n, dt: (randn(2, n, 3, dtype=dt, salt="cae") * 4,), {0: (1,)}),
     Case("undecomposed_unsafe_view", lambda m, x: A._unsafe_view(x, [x.shape[0] * 2, 3]) * 2, lambda n, dt: (randn(n, 2, 3, dtype=dt),), {0: (0,)}, decompose=False),
     # --- ATen's internal forms, called directly (ExecuTorch and decompositions emit them) ---
     Case("softmax_internal", lambda m, x: (A._softmax(x, 1, False), A._log_softmax(x, -1, False)), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
