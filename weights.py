@@ -46,7 +46,8 @@ def element_bytes(array: np.ndarray, dtype: dtypes.DType) -> bytes:
     """The payload bytes of `array` for `dtype`: little-endian, C order, bools as 0/1."""
     if dtype.name == "bool":
         array = array != 0
-    return np.ascontiguousarray(array, dtype=dtype.numpy).tobytes()
+    # tobytes lays out C order itself: a transposed weight is copied once, not twice
+    return array.astype(dtype.numpy, copy=False).tobytes()
 
 
 def checked_array(value: Any, dtype: dtypes.DType, shape: tuple[int, ...], what: str) -> np.ndarray:

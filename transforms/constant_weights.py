@@ -4,6 +4,8 @@ and compute with them by the runtime's own kernels."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -35,16 +37,52 @@ def weight_global(value: SSAValue) -> mlx.GlobalOp | None:
     return None
 
 
+_SHARED_READS: dict[ModuleOp, dict[str, list[mlx.WeightOp]]] | None = None
+
+
+@contextmanager
+def shared_weight_reads() -> Iterator[None]:
+    """Within it, `reads_of` finds a module's reads in one walk and reuses the index (a
+    pattern walk asks at every transposed weight: a walk per weight grows with weights
+    x ops). Sound because a read made meanwhile is made by `add_global` or `new_read`,
+    which add it to the index, and an erased read is dropped when next asked for."""
+    global _SHARED_READS
+    previous, _SHARED_READS = _SHARED_READS, {}
+    try:
+        yield
+    finally:
+        _SHARED_READS = previous
+
+
+def _index_reads(module: ModuleOp) -> dict[str, list[mlx.WeightOp]]:
+    index: dict[str, list[mlx.WeightOp]] = {}
+    for op in module.walk():
+        if isinstance(op, mlx.WeightOp):
+            index.setdefault(op.global_name.root_reference.data, []).append(op)
+    return index
+
+
 def reads_of(target: mlx.GlobalOp) -> list[mlx.WeightOp]:
     """Every `mlx.weight` of `target` in its module."""
     module = target.parent_op()
     if not isinstance(module, ModuleOp):
         return []
-    return [
-        o
-        for o in module.walk()
-        if isinstance(o, mlx.WeightOp) and o.global_name.root_reference == target.sym_name
-    ]
+    name = target.sym_name.data
+    if _SHARED_READS is None:
+        return _index_reads(module).get(name, [])
+    index = _SHARED_READS.get(module)
+    if index is None:
+        index = _SHARED_READS[module] = _index_reads(module)
+    reads = index[name] = [read for read in index.get(name, []) if read.parent is not None]
+    return list(reads)
+
+
+def new_read(name: str, tensor_type: Attribute, module: ModuleOp) -> mlx.WeightOp:
+    """A read of the global `name` (to insert in `module`), known to `reads_of`."""
+    read = mlx.WeightOp(name, tensor_type)
+    if _SHARED_READS is not None and module in _SHARED_READS:
+        _SHARED_READS[module].setdefault(name, []).append(read)
+    return read
 
 
 def add_global(
@@ -68,7 +106,7 @@ def add_global(
         created = mlx.GlobalOp(unique, tensor_type, kind)
         created.properties["value"] = value
         Rewriter.insert_op(created, InsertPoint.before(func))
-    read = mlx.WeightOp(unique, tensor_type)
+    read = new_read(unique, tensor_type, module)
     Rewriter.insert_op(read, InsertPoint.before(anchor))
     return read
 

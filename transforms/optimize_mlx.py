@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
     IntegerAttr,
+    ModuleOp,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
@@ -47,6 +48,7 @@ from mlxir.transforms.constant_weights import (
     array_of_constant,
     drop_unread,
     evaluate,
+    new_read,
     reads_of,
     untransposed,
     weight_global,
@@ -348,9 +350,10 @@ class FoldWeightTranspose(RewritePattern):
         folded.properties["value"] = dense_attr(transposed, dtype, tuple(new_type.get_shape()))
         folded.attributes.update(target.attributes)
         folded.location = target.location
+        module = cast(ModuleOp, target.parent_op())  # reads_of found reads in it
         rewriter.replace(target, folded, [])
         for read in reads:
-            replacement = mlx.WeightOp(read.global_name, new_type)
+            replacement = new_read(target.sym_name.data, new_type, module)
             replacement.location = read.location
             rewriter.insert(replacement, InsertPoint.before(read))
             for use in list(read.result.uses):

@@ -75,11 +75,12 @@ class PatternPass(ModulePass):
     PASS_NAME: ClassVar[str]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from mlxir.transforms.constant_weights import shared_weight_reads
         from mlxir.transforms.known_dims import shared_known_dims
 
         entry = PATTERNS[self.PASS_NAME]
         pattern = pattern_class(self.PASS_NAME)()
-        with shared_known_dims():
+        with shared_known_dims(), shared_weight_reads():
             PatternRewriteWalker(OpDispatch(by_op([(entry.ops, pattern)]))).rewrite_module(op)
 
 
@@ -103,9 +104,10 @@ class OptimizeMlxPass(ModulePass):
     name = OPTIMIZE
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from mlxir.transforms.constant_weights import shared_weight_reads
         from mlxir.transforms.known_dims import FoldKnownDimsPass, shared_known_dims
 
         FoldKnownDimsPass().apply(ctx, op)
-        with shared_known_dims():
+        with shared_known_dims(), shared_weight_reads():
             PatternRewriteWalker(OpDispatch(patterns_by_op(OPTIMIZE), erase_dead=True)).rewrite_module(op)
         FoldKnownDimsPass().apply(ctx, op)

@@ -46,6 +46,11 @@ _A = torch.ops.aten
 
 RAW_EXPORT_OPS: frozenset[torch._ops.OpOverload] = frozenset(
     {
+        _A.arange.default,
+        _A.arange.start,
+        _A.__and__.Tensor,
+        _A.__or__.Tensor,
+        _A.__xor__.Tensor,
         _A.to.dtype,
         _A.to.device,
         _A.to.dtype_layout,
@@ -61,7 +66,8 @@ RAW_EXPORT_OPS: frozenset[torch._ops.OpOverload] = frozenset(
 )
 """Ops of the graph torch.export gives that torch would decompose but mlxir imports as
 they are: casts (`to`, `type_as` as `_to_copy`), layout no-ops (`contiguous`,
-`detach_` of a fresh constant), views, inference `dropout`. Every LLM family's test
+`detach_` of a fresh constant), views, inference `dropout`, `arange` without a start,
+the bool operators. Every LLM family's test
 compiles both ways and compares."""
 
 _INPLACE_NO_OP: frozenset[torch._ops.OpOverload] = frozenset({_A.detach_.default})
@@ -180,16 +186,36 @@ def _with_decomposed_nodes(graph: Graph, plan: dict[Node, Callable[..., Any] | N
     fake_mode = detect_fake_mode([n.meta.get("val") for n in graph.nodes if n.op == "placeholder"])
     copy = Graph()
     env: dict[Node, Any] = {}
+    traces: dict[str, torch.fx.GraphModule] = {}  # a layer's nodes repeat the same call
     for node in graph.nodes:
         decomposition = plan.get(node)
         if decomposition is not None:
-            env[node] = _splice(copy, node, _trace(node, decomposition, fake_mode), env)
+            key = _call_signature(node)
+            if key not in traces:
+                traces[key] = _trace(node, decomposition, fake_mode)
+            env[node] = _splice(copy, node, traces[key], env)
         elif node.target is operator.getitem and isinstance(env.get(node.args[0]), list | tuple):  # type: ignore[arg-type]
             source, index = node.args
             env[node] = env[source][index]  # type: ignore[index]
         else:
             env[node] = copy.node_copy(node, lambda n: env[n])
     return copy
+
+
+def _call_signature(node: Node) -> str:
+    """Equal for two calls whose decompositions trace alike: the same op on arguments
+    of the same structure, constants, dtypes and (symbolic) sizes."""
+
+    def describe(leaf: Any) -> Any:
+        if not isinstance(leaf, Node):
+            return leaf
+        value = leaf.meta.get("val")
+        if isinstance(value, torch.Tensor):
+            return ("tensor", value.dtype, tuple(str(d) for d in value.shape))
+        return ("value", str(value))
+
+    leaves, spec = tree_flatten((node.args, node.kwargs))
+    return repr((node.target, spec, [describe(leaf) for leaf in leaves]))
 
 
 def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> torch.fx.GraphModule:
