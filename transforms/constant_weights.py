@@ -31,7 +31,7 @@ def weight_global(value: SSAValue) -> mlx.GlobalOp | None:
     read = value.owner
     if not isinstance(read, mlx.WeightOp):
         return None
-    target = SymbolTable.lookup_symbol(read, read.global_name)
+    target = _global_of(read)
     if isinstance(target, mlx.GlobalOp) and isinstance(target.value, DenseIntOrFPElementsAttr):
         return target
     return None
@@ -44,14 +44,36 @@ _SHARED_READS: dict[ModuleOp, dict[str, list[mlx.WeightOp]]] | None = None
 def shared_weight_reads() -> Iterator[None]:
     """Within it, `reads_of` finds a module's reads in one walk and reuses the index (a
     pattern walk asks at every transposed weight: a walk per weight grows with weights
-    x ops). Sound because a read made meanwhile is made by `add_global` or `new_read`,
+    x ops), and `weight_global` each global by name. Sound because a read made meanwhile is made by `add_global` or `new_read`,
     which add it to the index, and an erased read is dropped when next asked for."""
-    global _SHARED_READS
-    previous, _SHARED_READS = _SHARED_READS, {}
+    global _SHARED_READS, _SHARED_GLOBALS
+    previous = _SHARED_READS, _SHARED_GLOBALS
+    _SHARED_READS, _SHARED_GLOBALS = {}, {}
     try:
         yield
     finally:
-        _SHARED_READS = previous
+        _SHARED_READS, _SHARED_GLOBALS = previous
+
+
+_SHARED_GLOBALS: dict[str, mlx.GlobalOp] | None = None
+
+
+def _global_of(read: mlx.WeightOp) -> Operation | None:
+    """The symbol `read` reads. Within `shared_weight_reads`, found once per name (a
+    symbol lookup walks the module's ops): a global replaced since (a folded
+    transpose) is detached and looked up again."""
+    if _SHARED_GLOBALS is None:
+        return SymbolTable.lookup_symbol(read, read.global_name)
+    func = read.parent_op()
+    symbols = func.parent if func is not None else None  # the module's block
+    name = read.global_name.root_reference.data
+    found = _SHARED_GLOBALS.get(name)
+    if found is None or symbols is None or found.parent is not symbols or found.sym_name.data != name:
+        target = SymbolTable.lookup_symbol(read, read.global_name)
+        if not isinstance(target, mlx.GlobalOp):
+            return target
+        found = _SHARED_GLOBALS[name] = target
+    return found
 
 
 def _index_reads(module: ModuleOp) -> dict[str, list[mlx.WeightOp]]:
