@@ -6,7 +6,8 @@ canonicalize and CSE a module of about 20,000 `aten` ops.
 The module repeats a decoder-layer-shaped block (norm, projections, attention, MLP)
 with dynamic sequence length, so it exercises the mixed static/dynamic size lists
 and the verifiers of the ops real models use. Prints the median of `--runs` runs per
-stage and the ops per second. A benchmark, not a test: nothing here asserts a time.
+stage and the ops per second. `mlx-opt` parses with the garbage collector paused
+(`gc_pause.py`); the parse is timed both ways. A benchmark, not a test: nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from xdsl.transforms.common_subexpression_elimination import CommonSubexpression
 from mlxir.context import make_context
 from mlxir.dialects import aten
 from mlxir.dialects.common import int_array
+from mlxir.gc_pause import gc_paused
 
 HIDDEN = 64
 HEADS = 4
@@ -175,6 +177,10 @@ def main() -> None:
     def parse_module() -> None:
         Parser(ctx, source).parse_module()
 
+    def parse_without_gc() -> None:
+        with gc_paused():
+            parse_module()
+
     def canonicalize() -> None:
         CanonicalizePass().apply(ctx, module.clone())
 
@@ -186,6 +192,7 @@ def main() -> None:
         ("verify", module.verify),
         ("print", print_module),
         ("parse", parse_module),
+        ("parse, GC paused (mlx-opt)", parse_without_gc),
         ("canonicalize (incl. clone)", canonicalize),
         ("cse (incl. clone)", cse),
     ]

@@ -40,6 +40,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mlxir import xdsl_fixes
 from mlxir.context import PASSES, register_dialects, registered_passes
+from mlxir.gc_pause import gc_paused
 
 xdsl_fixes.apply()
 
@@ -302,7 +303,8 @@ def run(args: Sequence[str] | None = None) -> int:
     except Exception as error:  # a bad pass spec or option: one line, no traceback
         return _fail(str(error).strip().splitlines()[0] if str(error).strip() else repr(error))
     try:
-        main.run()
+        with gc_paused():  # parse, passes and print make IR objects by the hundred thousand
+            main.run()
     except ParseError as error:
         print(str(error).rstrip(), file=sys.stderr)
         return 1
