@@ -4,6 +4,8 @@
     mlxir compile model.pt2 -o model.mlxfb       compile a saved ExportedProgram
     mlxir compile model.pt2 --emit aten|mlx      print the IR at a level instead
     mlxir run model.mlxfb --input x.npy ...      run a program on .npy inputs
+    mlxir debug --bisect model.pt2 --input x.npy the first pass that takes the outputs away
+                                                 from eager PyTorch's, and its IR diff
     mlxir inspect model.mlxfb                    instructions, slots, constants, signature
     mlxir inspect model.pte                      an ExecuTorch program's delegates, each
                                                  mlxir payload described as above
@@ -288,6 +290,52 @@ def _write_text(text: str, output: str | None) -> int:
     return 0
 
 
+def debug(args: argparse.Namespace) -> int:
+    """`mlxir debug --bisect`: the first pass of the pipeline that takes the program's
+    outputs beyond tolerance of eager PyTorch's, with the IR it changed."""
+    import numpy as np
+    import torch
+
+    from mlxir.debug import bisect_passes, diff_excerpt
+
+    if not args.bisect:
+        raise CliError(
+            "mlxir debug: this release has pass bisection only (--bisect); the "
+            "node-by-node first-divergence report is not built yet"
+        )
+    ep = _load_exported(Path(args.input_program))
+    inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in _read_inputs(args.input)]
+    try:
+        report = bisect_passes(ep, *inputs, pipeline=args.pipeline)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    print(report.table())
+    found = report.first_divergent
+    if found is None:
+        return 0
+    print(f"\nthe IR {found.name} changed:\n{diff_excerpt(found.diff)}")
+    return 1
+
+
+def _read_inputs(items: Sequence[str]) -> list[Any]:
+    """`--input` values: .npy files as arrays, anything else as an integer."""
+    import numpy as np
+
+    inputs: list[Any] = []
+    for item in items:
+        if item.endswith(".npy"):
+            try:
+                inputs.append(np.load(item, allow_pickle=False))
+            except (OSError, ValueError) as error:
+                raise CliError(f"cannot read input '{item}': {error}") from error
+        else:
+            try:
+                inputs.append(int(item))
+            except ValueError:
+                raise CliError(f"input '{item}' is neither a .npy file nor an integer") from None
+    return inputs
+
+
 def _load_program(path: str) -> Any:
     import mlxir
 
@@ -300,18 +348,7 @@ def run(args: argparse.Namespace) -> int:
     from mlxir.runtime.program import Program
 
     program = _load_program(args.program)
-    inputs: list[Any] = []
-    for item in args.input:
-        if item.endswith(".npy"):
-            try:
-                inputs.append(np.load(item, allow_pickle=False))
-            except (OSError, ValueError) as error:
-                raise CliError(f"cannot read input '{item}': {error}") from error
-        else:
-            try:
-                inputs.append(int(item))
-            except ValueError:
-                raise CliError(f"input '{item}' is neither a .npy file nor an integer") from None
+    inputs = _read_inputs(args.input)
     if isinstance(program, Program):
         outputs = program.call_flat(*inputs)
         names = program.output_names
@@ -602,6 +639,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_quantize_arguments(compile_parser)
     compile_parser.add_argument("--time", action="store_true", help="print the seconds each stage took")
     compile_parser.set_defaults(run=compile_)
+
+    debug_parser = sub.add_parser(
+        "debug", help="find where a compiled program stops matching PyTorch (--bisect: which pass)"
+    )
+    debug_parser.add_argument("input_program", metavar="model.pt2")
+    debug_parser.add_argument("--input", action="append", default=[], help="a .npy file or an integer")
+    debug_parser.add_argument("--bisect", action="store_true",
+                              help="run the pipeline pass by pass; name the first that changes the outputs")
+    debug_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
+    debug_parser.set_defaults(run=debug)
 
     run_parser = sub.add_parser("run", help="run a program on .npy inputs (ints for SymInts)")
     run_parser.add_argument("program")

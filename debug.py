@@ -1,0 +1,205 @@
+"""Which pass changes a program's outputs? Pass bisection against eager PyTorch.
+
+    report = mlxir.debug.bisect_passes(ep, x)      # or: mlxir debug --bisect model.pt2 --input x.npy
+    print(report.table())
+    report.first_divergent                          # the first pass beyond tolerance, or None
+
+The program is imported, then the pipeline runs one pass at a time. After each pass
+whose result is mlx-level, the module is serialized, loaded and run on the inputs,
+and its outputs are compared with eager PyTorch's (`ep.module()` on the same inputs).
+The first pass whose outputs leave the tolerance while the previous pass's were
+within it is the one reported, with the diff of the IR it made. `optimize-mlx` is run
+as its patterns, one pass each (`fold-known-dims`, each pattern in the catalog's order,
+`fold-known-dims`), so that a miscompile in one pattern is named. Each of those
+patterns keeps the meaning of its input on its own, so a divergence names a pattern.
+
+Tolerances (`TOLERANCES`): max |got - expected| <= atol + rtol * |expected|, by dtype:
+float32 1e-4 and 1e-4, float16 1e-2 and 1e-2, bfloat16 3e-2 and 3e-2. Integer and bool
+outputs must be equal.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from io import StringIO
+from typing import Any
+
+import numpy as np
+
+TOLERANCES: dict[str, tuple[float, float]] = {
+    "float32": (1e-4, 1e-4),
+    "float16": (1e-2, 1e-2),
+    "bfloat16": (3e-2, 3e-2),
+}
+"""Output dtype → (rtol, atol) for comparisons with eager PyTorch."""
+
+DIFF_LINES = 80
+"""The most lines of IR diff a report prints."""
+
+
+@dataclass
+class PassOutcome:
+    """The outputs after one pass, measured against eager PyTorch."""
+
+    name: str
+    max_abs_error: float | None
+    """None: the module is not mlx-level yet, so it is not run."""
+    within_tolerance: bool | None
+    diff: str = ""
+    """The IR the pass changed (unified diff; weights' values left out)."""
+
+
+@dataclass
+class BisectReport:
+    passes: list[PassOutcome] = field(default_factory=list)
+
+    @property
+    def first_divergent(self) -> PassOutcome | None:
+        """The first pass that takes the outputs beyond tolerance."""
+        ok = True
+        for outcome in self.passes:
+            if outcome.within_tolerance is None:
+                continue
+            if ok and not outcome.within_tolerance:
+                return outcome
+            ok = outcome.within_tolerance
+        return None
+
+    def table(self) -> str:
+        width = max([len(p.name) for p in self.passes] + [4])
+        lines = [f"{'pass':<{width}}  {'max |error|':>12}  vs eager PyTorch"]
+        for outcome in self.passes:
+            if outcome.max_abs_error is None:
+                lines.append(f"{outcome.name:<{width}}  {'-':>12}  (aten level: not run)")
+                continue
+            verdict = "ok" if outcome.within_tolerance else "BEYOND TOLERANCE"
+            lines.append(f"{outcome.name:<{width}}  {outcome.max_abs_error:>12.3g}  {verdict}")
+        found = self.first_divergent
+        if found is None:
+            lines.append("no pass takes the outputs beyond tolerance")
+        else:
+            lines.append(f"first divergent pass: {found.name}")
+        return "\n".join(lines)
+
+
+def pipeline_passes(pipeline: str | None) -> list[str]:
+    """The passes bisection runs one by one: `pipeline` (default lower-to-mlx) with
+    lower-to-mlx and optimize-mlx written out as their passes and patterns."""
+    from mlxir.conversions.aten_to_mlx.passes import DEFAULT_PIPELINE
+    from mlxir.transforms.catalog import OPTIMIZE, PATTERNS
+
+    optimize = ["fold-known-dims", *(n for n, e in PATTERNS.items() if e.stage == OPTIMIZE), "fold-known-dims"]
+    names: list[str] = []
+    for name in (pipeline or "lower-to-mlx").split(","):
+        name = name.strip()
+        if name == "lower-to-mlx":
+            for inner in DEFAULT_PIPELINE.split(","):
+                names.extend(optimize if inner == OPTIMIZE else [inner])
+        elif name == OPTIMIZE:
+            names.extend(optimize)
+        elif name:
+            names.append(name)
+    return names
+
+
+def bisect_passes(
+    ep: Any, *args: Any, pipeline: str | None = None, **kwargs: Any
+) -> BisectReport:
+    """Runs `pipeline` on `ep`'s import one pass at a time and compares the program's
+    outputs after each pass with eager PyTorch's on `args`/`kwargs`."""
+    import torch
+    from xdsl.passes import PassPipeline
+
+    from mlxir.codegen import serialize
+    from mlxir.context import make_context, registered_passes
+    from mlxir.conversions.torch_to_aten import import_program
+    from mlxir.runtime.program import Program
+
+    with torch.no_grad():
+        expected = _flat(ep.module()(*args, **kwargs))
+    module = import_program(ep)
+    ctx = make_context()
+    available = registered_passes()
+    report = BisectReport()
+    before = _ir_text(module)
+    for name in pipeline_passes(pipeline):
+        if name not in available:
+            raise ValueError(f"unknown pass '{name}'")
+        PassPipeline.parse_spec(available, name).apply(ctx, module)
+        module.verify()
+        after = _ir_text(module)
+        diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), "before", name, n=1))
+        before = after
+        if not _is_mlx_level(module):
+            report.passes.append(PassOutcome(name, None, None, diff))
+            continue
+        got = Program(serialize(module, verify=False), verify=False, compile=False)(*args, **kwargs)
+        error, within = _compare(expected, _flat(got))
+        report.passes.append(PassOutcome(name, error, within, diff))
+    return report
+
+
+def _flat(value: Any) -> list[np.ndarray]:
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    leaves = []
+    for leaf in tree_leaves(value):
+        if isinstance(leaf, torch.Tensor):
+            leaves.append(leaf.detach().float().numpy() if leaf.is_floating_point() else leaf.numpy())
+        else:
+            leaves.append(np.asarray(leaf))
+    return leaves
+
+
+def _compare(expected: Sequence[np.ndarray], got: Sequence[np.ndarray]) -> tuple[float, bool]:
+    """The largest absolute error over the outputs, and whether each is within its
+    dtype's tolerance (floats) or equal (the rest)."""
+    if len(expected) != len(got):
+        return float("inf"), False
+    worst, within = 0.0, True
+    for e, g in zip(expected, got):
+        if e.shape != g.shape:
+            return float("inf"), False
+        if e.dtype.kind == "f":
+            rtol, atol = TOLERANCES.get(str(e.dtype), TOLERANCES["float32"])
+            within = within and bool(np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
+        else:
+            within = within and np.array_equal(e, g)
+        both_nan = np.isnan(e.astype(np.float64)) & np.isnan(g.astype(np.float64))
+        diff = np.abs(g.astype(np.float64) - e.astype(np.float64))[~both_nan]
+        if diff.size:
+            worst = max(worst, float(np.max(np.nan_to_num(diff, nan=np.inf))))
+    return worst, within
+
+
+def _is_mlx_level(module: Any) -> bool:
+    return not any(op.name.startswith("aten.") for op in module.walk())
+
+
+def _ir_text(module: Any) -> str:
+    """The module as text with each global's value left out (a weight prints as
+    megabytes of hex): a pass that rewrites weights shows as their types changing."""
+    from xdsl.printer import Printer
+
+    from mlxir.dialects import mlx
+
+    lines = []
+    for op in module.ops:
+        if isinstance(op, mlx.GlobalOp):
+            lines.append(f"mlx.global @{op.sym_name.data} ({op.kind.data}) : {op.type}\n")
+        else:
+            text = StringIO()
+            Printer(stream=text).print_op(op)
+            lines.append(text.getvalue() + "\n")
+    return "".join(lines)
+
+
+def diff_excerpt(diff: str) -> str:
+    """At most `DIFF_LINES` lines of a diff, saying how many were left out."""
+    lines = diff.splitlines()
+    if len(lines) <= DIFF_LINES:
+        return diff
+    return "\n".join([*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more lines)"])

@@ -1,0 +1,102 @@
+"""Pass bisection (`mlxir.debug.bisect_passes`, `mlxir debug --bisect`): every pass of
+the default pipeline keeps a small model's outputs within tolerance of eager PyTorch;
+a pass that breaks them (here one made to, registered for the test) is named first,
+with the IR it changed, and the command exits 1."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.export import Dim, export
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from mlxir.context import PASSES, PassEntry
+from mlxir.debug import bisect_passes, pipeline_passes
+from mlxir.dialects import mlx
+from mlxir.tools.mlxir_cli import main_with
+
+
+class Block(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.norm = torch.nn.LayerNorm(8)
+        self.up = torch.nn.Linear(8, 16)
+        self.down = torch.nn.Linear(16, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
+
+
+class AddBecomesSubtract(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: mlx.AddOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, mlx.SubtractOp(op.lhs, op.rhs, op.result.type))
+
+
+@dataclass(frozen=True)
+class BreakAddPass(ModulePass):
+    """A miscompile on purpose: every mlx.add becomes mlx.subtract."""
+
+    name = "test-break-add"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(AddBecomesSubtract()).rewrite_module(op)
+
+
+@pytest.fixture
+def broken_pass(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setitem(PASSES, BreakAddPass.name, PassEntry(lambda: BreakAddPass, "breaks adds"))
+    return BreakAddPass.name
+
+
+def exported() -> torch.export.ExportedProgram:
+    x = torch.randn(2, 5, 8)
+    return export(Block().eval(), (x,), dynamic_shapes=({1: Dim("seq", min=2, max=64)},))
+
+
+def test_the_default_pipeline_keeps_the_outputs_pass_by_pass() -> None:
+    report = bisect_passes(exported(), torch.randn(2, 7, 8))  # not the export-time shape
+    names = [p.name for p in report.passes]
+    assert names == pipeline_passes(None)
+    assert "fuse-layer-norm" in names and "merge-projections" in names  # optimize-mlx, written out
+    assert report.passes[0].name == "convert-aten-to-mlx" and report.passes[0].max_abs_error is not None
+    assert all(p.within_tolerance for p in report.passes), report.table()
+    assert report.first_divergent is None
+    assert "no pass takes the outputs beyond tolerance" in report.table()
+
+
+def test_a_pass_that_breaks_the_outputs_is_named_with_its_diff(broken_pass: str) -> None:
+    pipeline = f"convert-aten-to-mlx,canonicalize,{broken_pass},cse,dce"
+    report = bisect_passes(exported(), torch.randn(2, 9, 8), pipeline=pipeline)
+    found = report.first_divergent
+    assert found is not None and found.name == broken_pass, report.table()
+    assert "+" in found.diff and "mlx.subtract" in found.diff and "-" in found.diff
+    assert [p.within_tolerance for p in report.passes] == [True, True, False, False, False]
+
+
+def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "block.pt2"
+    torch.export.save(exported(), str(path))
+    np.save(tmp_path / "x.npy", torch.randn(2, 6, 8).numpy())
+    common = ["debug", "--bisect", str(path), "--input", str(tmp_path / "x.npy")]
+    assert main_with(common) == 0
+    assert "no pass takes the outputs beyond tolerance" in capsys.readouterr().out
+    assert main_with([*common, "-p", f"convert-aten-to-mlx,{broken_pass}"]) == 1
+    out = capsys.readouterr().out
+    assert f"first divergent pass: {broken_pass}" in out and "mlx.subtract" in out
+    assert main_with([*common, "-p", "no-such-pass"]) == 1
+    assert "unknown pass 'no-such-pass'" in capsys.readouterr().err
