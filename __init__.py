@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from mlxir.codegen.errors import ProgramError
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
+    from mlxir.conversions.torch_to_aten.program import Decomposition
     from mlxir.runtime.program import CompileMode, InputError, Program, load
     from mlxir.transforms.quantize import Quantize
     from mlxir.weights import weights_of
@@ -60,12 +61,15 @@ def compile(
     *,
     quantize: Quantize | None = None,
     compile: CompileMode = "auto",
+    decompose: Decomposition = "nodes",
 ) -> Program:
     """Compiles an ExportedProgram into a program that runs on MLX: import, lower
     (default pipeline `lower-to-mlx`), quantize the matmul weights if asked
     (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serialize to `.mlxfb` bytes and
     load them. `compile` says when the program runs as an `mx.compile`d function
-    (`"auto"`: once an input signature repeats; see `mlxir.runtime.program`)."""
+    (`"auto"`: once an input signature repeats; see `mlxir.runtime.program`).
+    `decompose="program"` has torch re-trace the whole program to decompose what
+    mlxir has no importer for, instead of those nodes alone (`import_program`)."""
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
@@ -74,7 +78,7 @@ def compile(
     from mlxir.transforms.quantize import quantize_weights
 
     with progress_shown():
-        module = import_program(ep)
+        module = import_program(ep, decompose=decompose)
         lower(module, pipeline, verify=False)  # serialize verifies
         if quantize is not None:
             quantize_weights(module, quantize)

@@ -57,6 +57,20 @@ def test_compile_run_inspect(saved: tuple[Path, Affine], tmp_path: Path, capsys:
     assert "constants: 2 globals, 60 bytes" in text
 
 
+def test_torch_can_be_asked_to_decompose_the_whole_program(
+    saved: tuple[Path, Affine], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--decompose program` is torch's whole-program re-trace (the default decomposes
+    nodes alone, silently): the same program, and a note that says so."""
+    pt2, _ = saved
+    by_nodes, by_torch = tmp_path / "nodes.mlxfb", tmp_path / "torch.mlxfb"
+    assert main_with(["compile", str(pt2), "-o", str(by_nodes)]) == 0
+    assert "note:" not in capsys.readouterr().err
+    assert main_with(["compile", str(pt2), "-o", str(by_torch), "--decompose", "program"]) == 0
+    assert "note: torch re-traced the whole program" in capsys.readouterr().err
+    assert by_nodes.read_bytes() == by_torch.read_bytes()
+
+
 def test_emit_levels(saved: tuple[Path, Affine], capsys: pytest.CaptureFixture[str]) -> None:
     pt2, _ = saved
     assert main_with(["compile", str(pt2), "--emit", "aten"]) == 0

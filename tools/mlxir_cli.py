@@ -223,7 +223,7 @@ def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
 
     ep = _load_exported(Path(args.input))
     timer.done("read .pt2")
-    module = mlxir.import_program(ep)
+    module = mlxir.import_program(ep, decompose=args.decompose)
     because = module.attributes.get(DECOMPOSED_BY_TORCH_ATTR)
     if isinstance(because, StringAttr):  # seconds more than node by node: say why
         print(f"note: torch re-traced the whole program to decompose it: {because.data}", file=sys.stderr)
@@ -638,6 +638,11 @@ def build_parser() -> argparse.ArgumentParser:
     compile_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
     add_quantize_arguments(compile_parser)
     compile_parser.add_argument("--time", action="store_true", help="print the seconds each stage took")
+    compile_parser.add_argument(
+        "--decompose", choices=["nodes", "program"], default="nodes",
+        help="what mlxir has no importer for: decompose those nodes alone (default), or have "
+        "torch re-trace and decompose the whole program (seconds; docs/compile-time.md)",
+    )
     compile_parser.set_defaults(run=compile_)
 
     debug_parser = sub.add_parser(
