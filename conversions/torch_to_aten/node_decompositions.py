@@ -19,8 +19,9 @@ it did through `run_decompositions`.
 
 Some graphs need torch's functionalization, which only the whole re-trace gives: a graph
 that mutates tensors in place (training IR, a static cache's buffers), holds a
-higher-order op or calls a Python function torch records. Those are decomposed whole, as
-before, and `because` says why; so is a graph whose node fails to trace alone.
+higher-order op, calls a Python function torch records or unwraps tensor subclasses
+(torchao). Those are decomposed whole, as before, and `because` says why; so is a graph
+with a node whose decomposition fails to trace alone or writes in place.
 """
 
 from __future__ import annotations
@@ -67,8 +68,7 @@ RAW_EXPORT_OPS: frozenset[torch._ops.OpOverload] = frozenset(
 """Ops of the graph torch.export gives that torch would decompose but mlxir imports as
 they are: casts (`to`, `type_as` as `_to_copy`), layout no-ops (`contiguous`,
 `detach_` of a fresh constant), views, inference `dropout`, `arange` without a start,
-the bool operators. Every LLM family's test
-compiles both ways and compares."""
+the bool operators. Every LLM family's test compiles both ways and compares."""
 
 _INPLACE_NO_OP: frozenset[torch._ops.OpOverload] = frozenset({_A.detach_.default})
 """In-place ops that change no value (`detach_` only drops autograd history)."""
