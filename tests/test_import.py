@@ -4,6 +4,7 @@ the errors for unsupported programs, checked on the IR it builds."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,6 +171,28 @@ def test_a_node_without_importer_is_decomposed_alone() -> None:
     (where,) = [op for op in module.walk() if op.name == "aten.where"]
     assert isinstance(where.location, FileLineColLoc)
     assert where.location.filename.data.endswith("test_import.py")
+
+
+def test_a_loaded_program_with_derived_dims_compiles(tmp_path: Path) -> None:
+    """torch's re-trace fails on a `torch.export.load`ed program with a derived dim
+    (`2*Dim('h')`); decomposing nodes alone (leaky_relu, hardswish, new_ones) needs no
+    re-trace, so the loaded program compiles and runs at new sizes."""
+    import mlxir
+    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+
+    class Derived(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            ones = torch.nn.functional.leaky_relu(x, 0.1).new_ones(x.shape[0], 2)
+            return ones + torch.nn.functional.hardswish(x).sum(-1, keepdim=True)
+
+    shapes = ({0: Dim("b", min=2, max=64), 1: 2 * Dim("h", min=2, max=32)},)
+    path = tmp_path / "derived.pt2"
+    torch.export.save(export(Derived(), (torch.randn(4, 6),), dynamic_shapes=shapes), str(path))
+    loaded = torch.export.load(str(path))
+    assert DECOMPOSED_BY_TORCH_ATTR not in import_program(loaded).attributes
+    program = mlxir.compile(loaded)
+    x = torch.randn(5, 10)
+    torch.testing.assert_close(program(x), Derived()(x), rtol=1e-5, atol=1e-5)
 
 
 def test_a_graph_that_writes_in_place_is_decomposed_by_torch_and_says_why() -> None:
