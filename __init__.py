@@ -76,6 +76,7 @@ def compile(
     from mlxir.progress import progress_shown
     from mlxir.runtime.program import Program
     from mlxir.transforms.quantize import quantize_weights
+    from mlxir.weights import release_weights
 
     with progress_shown():
         module = import_program(ep, decompose=decompose)
@@ -83,6 +84,7 @@ def compile(
         if quantize is not None:
             quantize_weights(module, quantize)
         data = serialize(module)
+        release_weights(module)
     return Program(data, verify=False, compile=compile)  # serialize verified it
 
 

@@ -111,3 +111,16 @@ def weights_of(module: ModuleOp) -> dict[str, np.ndarray]:
         for op in module.ops
         if isinstance(op, GlobalOp) and isinstance(op.value, DenseIntOrFPElementsAttr)
     }
+
+
+def release_weights(module: ModuleOp) -> None:
+    """Drops the globals' values from a module nothing will use again. An IR module is
+    full of reference cycles, so only the cyclic collector frees it, later; its
+    weights, which no cycle holds, are freed at once (a compile serializes the module,
+    then drops it: otherwise each compile in a process would keep its payload alive
+    until the next full collection)."""
+    from mlxir.dialects.mlx import GlobalOp
+
+    for op in module.ops:
+        if isinstance(op, GlobalOp):
+            op.properties.pop("value", None)

@@ -19,6 +19,7 @@ A benchmark, not a test: nothing asserts a time.
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import time
@@ -32,8 +33,12 @@ from llm import LAYERS, describe, model_config  # noqa: E402 (the sibling benchm
 
 
 def timed(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
+    """The median seconds of `runs` calls, each after a full collection (untimed): the
+    previous run's IR, full of reference cycles, is freed first, as in a fresh compile."""
     times, result = [], None
     for _ in range(runs):
+        result = None
+        gc.collect()
         start = time.perf_counter()
         result = fn()
         times.append(time.perf_counter() - start)
@@ -73,6 +78,8 @@ def main() -> None:
 
     lower_times, lowered = [], None
     for _ in range(args.runs):
+        lowered = None
+        gc.collect()
         fresh = mlxir.import_program(ep)
         start = time.perf_counter()
         mlxir.lower(fresh, verify=False)  # as a compile does: serialize verifies

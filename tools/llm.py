@@ -550,6 +550,7 @@ def compile_llm(
     from mlxir.progress import progress_shown, report
     from mlxir.runtime.program import Program
     from mlxir.transforms.quantize import quantize_weights
+    from mlxir.weights import release_weights
 
     with progress_shown():
         if isinstance(model_or_exported, ExportedLLM):
@@ -564,6 +565,7 @@ def compile_llm(
         quantized = quantize_weights(module, quantize) if quantize is not None else None
         lowered = time.perf_counter()
         data = serialize(module)
+        release_weights(module)
         serialized = time.perf_counter()
     program = Program(data, verify=False, compile=compile)  # serialize verified it
     loaded = time.perf_counter()
