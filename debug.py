@@ -1,8 +1,11 @@
-"""Which pass changes a program's outputs? Pass bisection against eager PyTorch.
+"""Where does a compiled program stop matching PyTorch? Two answers, against eager
+PyTorch on the same inputs.
 
-    report = mlxir.debug.bisect_passes(ep, x)      # or: mlxir debug --bisect model.pt2 --input x.npy
-    print(report.table())
-    report.first_divergent                          # the first pass beyond tolerance, or None
+    mlxir.debug.compare(ep, x).first_divergence    # mlxir debug model.pt2 --input x.npy
+    mlxir.debug.bisect_passes(ep, x).first_divergent  # mlxir debug --bisect ...
+
+`compare` (at the end of this file) takes every graph node's value. `bisect_passes`
+takes the outputs after each pass:
 
 The program is imported, then the pipeline runs one pass at a time. After each pass
 whose result is mlx-level, the module is serialized, loaded and run on the inputs,
@@ -203,3 +206,165 @@ def diff_excerpt(diff: str) -> str:
     if len(lines) <= DIFF_LINES:
         return diff
     return "\n".join([*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more lines)"])
+
+
+# ---------------------------------------------------------------------------
+# First divergence: every node's value, compiled and eager
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class NodeComparison:
+    """One graph node's value in the compiled program against eager PyTorch's."""
+
+    node: str
+    target: str
+    location: str
+    max_abs_error: float
+    max_rel_error: float
+    cosine: float
+    out_of_tolerance: float
+    """The fraction of elements beyond the tolerance."""
+    within_tolerance: bool
+    inputs: tuple[str, ...]
+    """The compared nodes this node reads."""
+
+    def row(self) -> str:
+        verdict = "ok" if self.within_tolerance else "DIVERGES"
+        return (
+            f"{self.node:<28} {self.target:<34} {self.max_abs_error:>10.3g} {self.max_rel_error:>10.3g} "
+            f"{self.cosine:>9.6f} {self.out_of_tolerance:>7.2%}  {verdict}  {self.location}"
+        )
+
+
+@dataclass
+class DivergenceReport:
+    nodes: list[NodeComparison] = field(default_factory=list)
+
+    @property
+    def first_divergence(self) -> NodeComparison | None:
+        """The first node, in program order, beyond tolerance while every compared
+        node it reads is within it: where the program stops matching PyTorch."""
+        verdicts = {c.node: c.within_tolerance for c in self.nodes}
+        for comparison in self.nodes:
+            if not comparison.within_tolerance and all(verdicts.get(i, True) for i in comparison.inputs):
+                return comparison
+        return None
+
+    def table(self, every_node: bool = False) -> str:
+        header = (
+            f"{'node':<28} {'ATen op':<34} {'max abs':>10} {'max rel':>10} {'cosine':>9} "
+            f"{'out tol':>7}  verdict  source"
+        )
+        found = self.first_divergence
+        rows = [c.row() for c in self.nodes] if every_node else ([found.row()] if found else [])
+        summary = (
+            f"first divergence: {found.node} ({found.target}) at {found.location}"
+            if found
+            else f"no divergence: {len(self.nodes)} node values within tolerance of eager PyTorch"
+        )
+        return "\n".join([header, *rows, summary] if rows else [summary])
+
+
+def compare(ep: Any, *args: Any, pipeline: str | None = None, **kwargs: Any) -> DivergenceReport:
+    """Every node's value in the compiled program (`pipeline`, default lower-to-mlx)
+    against eager PyTorch's on `args`/`kwargs`, in program order.
+
+    Each node's result is made an output of the program, so it is computed and kept:
+    a value observed this way cannot be fused away, and the fusions around it do not
+    happen (`bisect_passes` finds a pass that changes the outputs). Nodes torch's
+    decompositions replaced are compared at the nodes they became only where those
+    exist in the exported graph."""
+    import torch
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import FunctionType, TensorType
+
+    from mlxir.codegen import serialize
+    from mlxir.codegen.signature import SIGNATURE_ATTR, Signature, Tree
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import describe_location, import_program
+    from mlxir.runtime.program import Program
+
+    eager = _eager_values(ep, args, kwargs)
+    observed: dict[str, Any] = {}
+    module = import_program(ep, observed=observed)
+    forward = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    names = [n for n, v in observed.items() if n in eager and isinstance(v.type, TensorType)]
+    ret = forward.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    outputs = [*ret.operands, *(observed[n] for n in names)]
+    new_ret = func.ReturnOp(*outputs)
+    forward.body.block.insert_op_before(new_ret, ret)
+    forward.body.block.erase_op(ret)
+    forward.function_type = FunctionType.from_lists(
+        list(forward.function_type.inputs.data), [v.type for v in outputs]
+    )
+    num_inputs = len(forward.body.block.args)
+    signature = Signature.from_attr(forward.attributes[SIGNATURE_ATTR], num_inputs, len(ret.operands))
+    observations = Tree("tuple", tuple(Tree("leaf") for _ in names))
+    forward.attributes[SIGNATURE_ATTR] = Signature(
+        signature.inputs, Tree("tuple", (signature.outputs, observations)), signature.arg_names
+    ).to_attr()
+    lower(module, pipeline, verify=False)
+    program = Program(serialize(module), verify=False, compile=False)
+    with torch.no_grad():
+        _, values = program(*args, **kwargs)
+    nodes = {n.name: n for n in ep.graph.nodes}
+    compared = set(names)
+    report = DivergenceReport()
+    for name, got in zip(names, values):
+        node = nodes[name]
+        expected = _flat(eager[name])[0]
+        report.nodes.append(
+            _node_comparison(
+                node.name,
+                str(node.target),
+                describe_location(node),
+                expected,
+                _flat(got)[0],
+                tuple(i.name for i in node.all_input_nodes if i.name in compared),
+            )
+        )
+    return report
+
+
+def _eager_values(ep: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Each call_function node's value when eager PyTorch runs the exported graph."""
+    import torch
+
+    values: dict[str, Any] = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def run_node(self, n: torch.fx.Node) -> Any:
+            result = super().run_node(n)
+            if n.op == "call_function" and isinstance(result, torch.Tensor):
+                values[n.name] = result
+            return result
+
+    flat = ep._graph_module_flat_inputs(tuple(args), dict(kwargs))
+    with torch.no_grad():
+        Recorder(ep.graph_module).run(*flat)
+    return values
+
+
+def _node_comparison(
+    name: str, target: str, location: str, expected: np.ndarray, got: np.ndarray, inputs: tuple[str, ...]
+) -> NodeComparison:
+    if expected.shape != got.shape:
+        return NodeComparison(name, target, location, float("inf"), float("inf"), 0.0, 1.0, False, inputs)
+    e, g = expected.astype(np.float64), got.astype(np.float64)
+    if expected.dtype.kind == "f":
+        rtol, atol = TOLERANCES.get(str(expected.dtype), TOLERANCES["float32"])
+    else:
+        rtol, atol = 0.0, 0.0
+    close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    diff = np.where(np.isnan(e) & np.isnan(g), 0.0, np.abs(g - e))
+    diff = np.nan_to_num(diff, nan=np.inf)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    scale = np.abs(e)
+    max_rel = float((diff / np.where(scale > 0, scale, 1.0)).max()) if diff.size else 0.0
+    fe, fg = np.nan_to_num(e.ravel()), np.nan_to_num(g.ravel())
+    norms = float(np.linalg.norm(fe) * np.linalg.norm(fg))
+    cosine = float(fe @ fg / norms) if norms > 0 else (1.0 if np.array_equal(fe, fg) else 0.0)
+    out = float(1.0 - close.mean()) if close.size else 0.0
+    return NodeComparison(name, target, location, max_abs, max_rel, cosine, out, bool(close.all()), inputs)

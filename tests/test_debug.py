@@ -1,7 +1,12 @@
-"""Pass bisection (`mlxir.debug.bisect_passes`, `mlxir debug --bisect`): every pass of
-the default pipeline keeps a small model's outputs within tolerance of eager PyTorch;
-a pass that breaks them (here one made to, registered for the test) is named first,
-with the IR it changed, and the command exits 1."""
+"""Where a program stops matching PyTorch (`mlxir debug`, `mlxir.debug`).
+
+First divergence (`compare`): every node's compiled value against eager PyTorch's; a
+miscompile (here a pass made to break `mlx.add`, registered for the test) shows first
+at the node whose lowering holds the broken op, its inputs still agreeing.
+
+Pass bisection (`bisect_passes`, `--bisect`): every pass of the default pipeline keeps
+a small model's outputs within tolerance; the broken pass is named first, with the IR
+it changed. Both commands exit 1 on a divergence and 0 without."""
 
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from mlxir.context import PASSES, PassEntry
-from mlxir.debug import bisect_passes, pipeline_passes
+from mlxir.debug import bisect_passes, compare, pipeline_passes
 from mlxir.dialects import mlx
 from mlxir.tools.mlxir_cli import main_with
 
@@ -67,6 +72,25 @@ def exported() -> torch.export.ExportedProgram:
     return export(Block().eval(), (x,), dynamic_shapes=({1: Dim("seq", min=2, max=64)},))
 
 
+def test_every_node_matches_eager_pytorch() -> None:
+    report = compare(exported(), torch.randn(2, 7, 8))  # not the export-time shape
+    assert [c.node for c in report.nodes] == ["layer_norm", "linear", "gelu", "linear_1", "add"]
+    assert all(c.within_tolerance and c.cosine > 0.9999 for c in report.nodes), report.table(every_node=True)
+    assert report.first_divergence is None
+    assert all(c.location.startswith(__file__) for c in report.nodes)
+
+
+def test_the_first_divergent_node_is_the_one_whose_inputs_agree(broken_pass: str) -> None:
+    pipeline = f"convert-aten-to-mlx,canonicalize,{broken_pass},cse,dce"
+    report = compare(exported(), torch.randn(2, 7, 8), pipeline=pipeline)
+    found = report.first_divergence
+    # a linear with a bias lowers to matmul + add when fuse-bias-add does not run
+    assert found is not None and found.node == "linear", report.table(every_node=True)
+    assert found.inputs == ("layer_norm",) and report.nodes[0].within_tolerance
+    assert found.out_of_tolerance > 0.5 and found.max_abs_error > 0.1 and found.cosine < 0.99
+    assert "first divergence: linear (aten.linear.default) at " in report.table()
+
+
 def test_the_default_pipeline_keeps_the_outputs_pass_by_pass() -> None:
     report = bisect_passes(exported(), torch.randn(2, 7, 8))  # not the export-time shape
     names = [p.name for p in report.passes]
@@ -92,6 +116,11 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
     path = tmp_path / "block.pt2"
     torch.export.save(exported(), str(path))
     np.save(tmp_path / "x.npy", torch.randn(2, 6, 8).numpy())
+    nodes = ["debug", str(path), "--input", str(tmp_path / "x.npy")]
+    assert main_with([*nodes, "--all"]) == 0
+    assert "no divergence: 5 node values" in capsys.readouterr().out
+    assert main_with([*nodes, "-p", f"convert-aten-to-mlx,canonicalize,{broken_pass}"]) == 1
+    assert "first divergence: linear (aten.linear.default)" in capsys.readouterr().out
     common = ["debug", "--bisect", str(path), "--input", str(tmp_path / "x.npy")]
     assert main_with(common) == 0
     assert "no pass takes the outputs beyond tolerance" in capsys.readouterr().out

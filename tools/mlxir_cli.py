@@ -4,6 +4,8 @@
     mlxir compile model.pt2 -o model.mlxfb       compile a saved ExportedProgram
     mlxir compile model.pt2 --emit aten|mlx      print the IR at a level instead
     mlxir run model.mlxfb --input x.npy ...      run a program on .npy inputs
+    mlxir debug model.pt2 --input x.npy [--all]  the first node whose value leaves eager
+                                                 PyTorch's while its inputs agree
     mlxir debug --bisect model.pt2 --input x.npy the first pass that takes the outputs away
                                                  from eager PyTorch's, and its IR diff
     mlxir inspect model.mlxfb                    instructions, slots, constants, signature
@@ -291,26 +293,27 @@ def _write_text(text: str, output: str | None) -> int:
 
 
 def debug(args: argparse.Namespace) -> int:
-    """`mlxir debug --bisect`: the first pass of the pipeline that takes the program's
-    outputs beyond tolerance of eager PyTorch's, with the IR it changed."""
+    """`mlxir debug`: the first graph node whose compiled value leaves eager PyTorch's
+    while its inputs agree (`--all`: every node's errors); `--bisect`: the first pass
+    of the pipeline that takes the outputs beyond tolerance, with the IR it changed.
+    Exit status 1 when something diverges, 0 when nothing does."""
     import numpy as np
     import torch
 
-    from mlxir.debug import bisect_passes, diff_excerpt
+    from mlxir.debug import bisect_passes, compare, diff_excerpt
 
-    if not args.bisect:
-        raise CliError(
-            "mlxir debug: this release has pass bisection only (--bisect); the "
-            "node-by-node first-divergence report is not built yet"
-        )
     ep = _load_exported(Path(args.input_program))
     inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in _read_inputs(args.input)]
     try:
-        report = bisect_passes(ep, *inputs, pipeline=args.pipeline)
+        if not args.bisect:
+            report = compare(ep, *inputs, pipeline=args.pipeline)
+            print(report.table(every_node=args.all))
+            return 0 if report.first_divergence is None else 1
+        bisected = bisect_passes(ep, *inputs, pipeline=args.pipeline)
     except ValueError as error:
         raise CliError(str(error)) from None
-    print(report.table())
-    found = report.first_divergent
+    print(bisected.table())
+    found = bisected.first_divergent
     if found is None:
         return 0
     print(f"\nthe IR {found.name} changed:\n{diff_excerpt(found.diff)}")
@@ -646,12 +649,13 @@ def build_parser() -> argparse.ArgumentParser:
     compile_parser.set_defaults(run=compile_)
 
     debug_parser = sub.add_parser(
-        "debug", help="find where a compiled program stops matching PyTorch (--bisect: which pass)"
+        "debug", help="find where a compiled program stops matching PyTorch: the first node (--bisect: pass)"
     )
     debug_parser.add_argument("input_program", metavar="model.pt2")
     debug_parser.add_argument("--input", action="append", default=[], help="a .npy file or an integer")
     debug_parser.add_argument("--bisect", action="store_true",
                               help="run the pipeline pass by pass; name the first that changes the outputs")
+    debug_parser.add_argument("--all", action="store_true", help="print every compared node's errors")
     debug_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
     debug_parser.set_defaults(run=debug)
 

@@ -226,10 +226,16 @@ DECOMPOSED_BY_TORCH_ATTR = "mlxir.decomposed_by_torch"
 
 
 @without_gc
-def import_program(ep: ExportedProgram, *, decompose: Decomposition | bool = "nodes") -> ModuleOp:
+def import_program(
+    ep: ExportedProgram,
+    *,
+    decompose: Decomposition | bool = "nodes",
+    observed: dict[str, SSAValue] | None = None,
+) -> ModuleOp:
     """Imports an ExportedProgram as an `aten`-level module with `@forward`. When torch
     decomposed the whole program, the module's `mlxir.decomposed_by_torch` says why.
-    `decompose=False` is `"none"`, `True` is `"nodes"`."""
+    `decompose=False` is `"none"`, `True` is `"nodes"`. `observed`, when given, gets
+    each graph node's name → the value that holds its (single) result (`mlxir.debug`)."""
     ep, graph, because = graph_to_import(ep, decompose)
     nodes = list(graph.nodes)
     _check_supported(nodes)
@@ -320,6 +326,9 @@ def import_program(ep: ExportedProgram, *, decompose: Decomposition | bool = "no
                 state.values[node] = values[0] if len(values) == 1 else list[SSAValue](values)
             else:
                 state.values[node] = result
+            value = state.values[node]
+            if observed is not None and isinstance(value, SSAValue):
+                observed[node.name] = value
         elif node.op == "output":
             state.location = None
             (outputs,) = positional_args(node, 1)
