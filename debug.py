@@ -23,8 +23,9 @@ outputs must be equal.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from typing import Any
@@ -120,8 +121,9 @@ def bisect_passes(
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.runtime.program import Program
 
-    with torch.no_grad():
-        expected = _flat(ep.module()(*args, **kwargs))
+    with _inputs_checked():
+        with torch.no_grad():
+            expected = _flat(ep.module()(*args, **kwargs))
     module = import_program(ep)
     ctx = make_context()
     available = registered_passes()
@@ -341,10 +343,21 @@ def _eager_values(ep: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[
                 values[n.name] = result
             return result
 
-    flat = ep._graph_module_flat_inputs(tuple(args), dict(kwargs))
-    with torch.no_grad():
-        Recorder(ep.graph_module).run(*flat)
+    with _inputs_checked():
+        flat = ep._graph_module_flat_inputs(tuple(args), dict(kwargs))
+        with torch.no_grad():
+            Recorder(ep.graph_module).run(*flat)
     return values
+
+
+@contextlib.contextmanager
+def _inputs_checked() -> Iterator[None]:
+    """Inputs the exported program refuses (a shape its guards reject, a wrong
+    structure) are the user's error: a ValueError that says so, not torch's traceback."""
+    try:
+        yield
+    except Exception as error:  # torch raises assertion, runtime and value errors alike
+        raise ValueError(f"eager PyTorch cannot run the exported program on these inputs: {error}") from error
 
 
 def _node_comparison(

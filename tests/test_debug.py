@@ -129,3 +129,9 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
     assert f"first divergent pass: {broken_pass}" in out and "mlx.subtract" in out
     assert main_with([*common, "-p", "no-such-pass"]) == 1
     assert "unknown pass 'no-such-pass'" in capsys.readouterr().err
+    np.save(tmp_path / "wrong.npy", torch.randn(3, 6, 8).numpy())  # batch 2 was exported
+    for mode in ([], ["--bisect"]):
+        assert main_with(["debug", *mode, str(path), "--input", str(tmp_path / "wrong.npy")]) == 1
+        err = capsys.readouterr().err
+        assert "eager PyTorch cannot run the exported program on these inputs" in err
+        assert "internal error" not in err
