@@ -242,6 +242,10 @@ class NodeComparison:
 @dataclass
 class DivergenceReport:
     nodes: list[NodeComparison] = field(default_factory=list)
+    eager: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Every node's eager value by name (the inputs of a reproducer)."""
+    graph: Any = field(default=None, repr=False)
+    """The exported graph the node names refer to."""
 
     @property
     def first_divergence(self) -> NodeComparison | None:
@@ -291,7 +295,10 @@ def compare(ep: Any, *args: Any, pipeline: str | None = None, **kwargs: Any) -> 
     observed: dict[str, Any] = {}
     module = import_program(ep, observed=observed)
     forward = next(op for op in module.ops if isinstance(op, func.FuncOp))
-    names = [n for n, v in observed.items() if n in eager and isinstance(v.type, TensorType)]
+    names = [
+        n for n, v in observed.items()
+        if isinstance(eager.get(n), torch.Tensor) and isinstance(v.type, TensorType)
+    ]
     ret = forward.body.block.last_op
     assert isinstance(ret, func.ReturnOp)
     outputs = [*ret.operands, *(observed[n] for n in names)]
@@ -313,7 +320,7 @@ def compare(ep: Any, *args: Any, pipeline: str | None = None, **kwargs: Any) -> 
         _, values = program(*args, **kwargs)
     nodes = {n.name: n for n in ep.graph.nodes}
     compared = set(names)
-    report = DivergenceReport()
+    report = DivergenceReport(eager=eager, graph=ep.graph)
     for name, got in zip(names, values):
         node = nodes[name]
         expected = _flat(eager[name])[0]
@@ -331,7 +338,8 @@ def compare(ep: Any, *args: Any, pipeline: str | None = None, **kwargs: Any) -> 
 
 
 def _eager_values(ep: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Each call_function node's value when eager PyTorch runs the exported graph."""
+    """Each placeholder's and call_function node's value when eager PyTorch runs the
+    exported graph."""
     import torch
 
     values: dict[str, Any] = {}
@@ -339,7 +347,7 @@ def _eager_values(ep: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[
     class Recorder(torch.fx.Interpreter):
         def run_node(self, n: torch.fx.Node) -> Any:
             result = super().run_node(n)
-            if n.op == "call_function" and isinstance(result, torch.Tensor):
+            if n.op in ("placeholder", "call_function"):
                 values[n.name] = result
             return result
 
@@ -381,3 +389,56 @@ def _node_comparison(
     cosine = float(fe @ fg / norms) if norms > 0 else (1.0 if np.array_equal(fe, fg) else 0.0)
     out = float(1.0 - close.mean()) if close.size else 0.0
     return NodeComparison(name, target, location, max_abs, max_rel, cosine, out, bool(close.all()), inputs)
+
+
+def write_repro(report: DivergenceReport, directory: str, pipeline: str | None = None) -> list[str]:
+    """A standalone reproducer of the first divergence in `directory`: the node alone
+    exported at its observed input shapes (non-tensor arguments fixed) and compiled,
+    as `node.mlir` (its mlx IR) and `node.mlxfb`; its tensor inputs `input_<i>.npy`
+    and eager PyTorch's value `expected.npy`. bfloat16 tensors are stored as float32
+    (exact) and cast back first thing in the program, as NumPy has no bfloat16. The
+    files written, and last the command that runs it."""
+    from pathlib import Path
+
+    import torch
+    from torch.utils._pytree import tree_flatten, tree_unflatten
+
+    from mlxir.codegen import serialize
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import import_program
+
+    found = report.first_divergence
+    if found is None:
+        raise ValueError("no divergence to reproduce")
+    node = next(n for n in report.graph.nodes if n.name == found.node)
+    leaves, spec = tree_flatten((node.args, node.kwargs))
+    filled = [report.eager[leaf.name] if isinstance(leaf, torch.fx.Node) else leaf for leaf in leaves]
+    tensor_positions = [i for i, value in enumerate(filled) if isinstance(value, torch.Tensor)]
+    dtypes = [filled[i].dtype for i in tensor_positions]
+    target = node.target
+
+    class Node(torch.nn.Module):
+        def forward(self, *inputs: torch.Tensor) -> Any:
+            values = list(filled)
+            for position, dtype, value in zip(tensor_positions, dtypes, inputs):
+                values[position] = value.to(dtype)
+            args, kwargs = tree_unflatten(values, spec)
+            return target(*args, **kwargs)
+
+    stored = [filled[i].detach().float() if filled[i].dtype == torch.bfloat16 else filled[i].detach() for i in tensor_positions]
+    with torch.no_grad():
+        module = import_program(torch.export.export(Node(), tuple(stored)))
+    lower(module, pipeline)
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [str(out / "node.mlir"), str(out / "node.mlxfb")]
+    (out / "node.mlir").write_text(f"// {found.target} at {found.location}\n{module}\n")
+    (out / "node.mlxfb").write_bytes(serialize(module))
+    for i, value in enumerate(stored):
+        np.save(out / f"input_{i}.npy", value.numpy())
+        written.append(str(out / f"input_{i}.npy"))
+    np.save(out / "expected.npy", _flat(report.eager[found.node])[0])
+    written.append(str(out / "expected.npy"))
+    inputs = " ".join(f"--input {out / f'input_{i}.npy'}" for i in range(len(stored)))
+    written.append(f"mlxir run {out / 'node.mlxfb'} {inputs} --output-dir {out / 'got'}")
+    return written

@@ -28,7 +28,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from mlxir.context import PASSES, PassEntry
-from mlxir.debug import bisect_passes, compare, pipeline_passes
+from mlxir.debug import bisect_passes, compare, pipeline_passes, write_repro
 from mlxir.dialects import mlx
 from mlxir.tools.mlxir_cli import main_with
 
@@ -91,6 +91,22 @@ def test_the_first_divergent_node_is_the_one_whose_inputs_agree(broken_pass: str
     assert "first divergence: linear (aten.linear.default) at " in report.table()
 
 
+def test_the_reproducer_is_the_node_alone(broken_pass: str, tmp_path: Path) -> None:
+    """The reproducer compiled with the default pipeline gives eager's value: it is the
+    node, its inputs and its expected value (compiled with the broken pipeline, it
+    diverges as the whole program did, in the command's test)."""
+    import mlxir
+
+    report = compare(exported(), torch.randn(2, 7, 8), pipeline=f"convert-aten-to-mlx,{broken_pass}")
+    files = write_repro(report, str(tmp_path))
+    program = mlxir.load(str(tmp_path / "node.mlxfb"))
+    *paths, _command = files
+    inputs = [np.load(f) for f in paths if "input_" in f]
+    assert [i.shape for i in inputs] == [(2, 7, 8), (16, 8), (16,)]  # x, weight, bias
+    (got,) = program.call_flat(*inputs)
+    np.testing.assert_allclose(np.asarray(got), np.load(tmp_path / "expected.npy"), rtol=1e-4, atol=1e-4)
+
+
 def test_the_default_pipeline_keeps_the_outputs_pass_by_pass() -> None:
     report = bisect_passes(exported(), torch.randn(2, 7, 8))  # not the export-time shape
     names = [p.name for p in report.passes]
@@ -119,8 +135,16 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
     nodes = ["debug", str(path), "--input", str(tmp_path / "x.npy")]
     assert main_with([*nodes, "--all"]) == 0
     assert "no divergence: 5 node values" in capsys.readouterr().out
-    assert main_with([*nodes, "-p", f"convert-aten-to-mlx,canonicalize,{broken_pass}"]) == 1
-    assert "first divergence: linear (aten.linear.default)" in capsys.readouterr().out
+    repro = tmp_path / "repro"
+    broken = f"convert-aten-to-mlx,canonicalize,{broken_pass}"
+    assert main_with([*nodes, "-p", broken, "--repro", str(repro)]) == 1
+    out = capsys.readouterr().out
+    assert "first divergence: linear (aten.linear.default)" in out
+    command = out.split("run it: mlxir ")[1].split()
+    assert main_with(command) == 0  # the reproducer runs, and reproduces the divergence
+    got, expected = np.load(repro / "got" / "output_0.npy"), np.load(repro / "expected.npy")
+    assert got.shape == expected.shape and not np.allclose(got, expected, atol=1e-2)
+    assert "mlx.subtract" in (repro / "node.mlir").read_text()
     common = ["debug", "--bisect", str(path), "--input", str(tmp_path / "x.npy")]
     assert main_with(common) == 0
     assert "no pass takes the outputs beyond tolerance" in capsys.readouterr().out

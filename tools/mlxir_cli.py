@@ -300,7 +300,7 @@ def debug(args: argparse.Namespace) -> int:
     import numpy as np
     import torch
 
-    from mlxir.debug import bisect_passes, compare, diff_excerpt
+    from mlxir.debug import bisect_passes, compare, diff_excerpt, write_repro
 
     ep = _load_exported(Path(args.input_program))
     inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in _read_inputs(args.input)]
@@ -308,7 +308,12 @@ def debug(args: argparse.Namespace) -> int:
         if not args.bisect:
             report = compare(ep, *inputs, pipeline=args.pipeline)
             print(report.table(every_node=args.all))
-            return 0 if report.first_divergence is None else 1
+            if report.first_divergence is None:
+                return 0
+            if args.repro:
+                *files, command = write_repro(report, args.repro, args.pipeline)
+                print(f"reproducer: {', '.join(files)}\nrun it: {command}")
+            return 1
         bisected = bisect_passes(ep, *inputs, pipeline=args.pipeline)
     except ValueError as error:
         raise CliError(str(error)) from None
@@ -656,6 +661,8 @@ def build_parser() -> argparse.ArgumentParser:
     debug_parser.add_argument("--bisect", action="store_true",
                               help="run the pipeline pass by pass; name the first that changes the outputs")
     debug_parser.add_argument("--all", action="store_true", help="print every compared node's errors")
+    debug_parser.add_argument("--repro", metavar="DIR",
+                              help="write the diverging node alone as a program, its inputs and the expected value")
     debug_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
     debug_parser.set_defaults(run=debug)
 
