@@ -12,7 +12,7 @@ The pieces, each usable alone:
   default pipeline `lower-to-mlx` (or any `mlx-opt -p` pipeline string);
 - `mlxir.compile(ep, pipeline=None, quantize=None) -> Program`: import, lower,
   quantize the matmul weights if asked (`quantize=mlxir.Quantize(bits=4)`), serialize
-  and load.
+  and load (`mlxir.compiled_bytes`: the same, without the load).
 
 Attributes are imported lazily so `import mlxir` does not import torch or MLX. On
 Linux it loads the system OpenBLAS (or MKL, or `MLXIR_BLAS=<path>`) for MLX's CPU
@@ -46,6 +46,7 @@ __all__ = [
     "ProgramError",
     "Quantize",
     "compile",
+    "compiled_bytes",
     "deserialize",
     "import_program",
     "load",
@@ -70,22 +71,47 @@ def compile(
     (`"auto"`: once an input signature repeats; see `mlxir.runtime.program`).
     `decompose="program"` has torch re-trace the whole program to decompose what
     mlxir has no importer for, instead of those nodes alone (`import_program`)."""
+    from mlxir.runtime.program import Program
+
+    data, _ = compiled_bytes(ep, pipeline, quantize=quantize, decompose=decompose)
+    return Program(data, verify=False, compile=compile)  # serialize verified it
+
+
+def compiled_bytes(
+    ep: ExportedProgram,
+    pipeline: str | None = None,
+    *,
+    quantize: Quantize | None = None,
+    decompose: Decomposition = "nodes",
+    seconds: dict[str, float] | None = None,
+) -> tuple[bytes, str | None]:
+    """The `.mlxfb` bytes `compile` loads, and what the quantizer did (one line, None
+    without `quantize`). The IR is verified once, by `serialize`, and the module's
+    weights are dropped once written. `seconds`, when given, gets the seconds of
+    `import`, `lower` (quantizing included) and `serialize`."""
+    import time
+
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.progress import progress_shown
-    from mlxir.runtime.program import Program
     from mlxir.transforms.quantize import quantize_weights
     from mlxir.weights import release_weights
 
+    times = [time.perf_counter()]
     with progress_shown():
         module = import_program(ep, decompose=decompose)
+        times.append(time.perf_counter())
         lower(module, pipeline, verify=False)  # serialize verifies
-        if quantize is not None:
-            quantize_weights(module, quantize)
+        quantized = quantize_weights(module, quantize) if quantize is not None else None
+        times.append(time.perf_counter())
         data = serialize(module)
         release_weights(module)
-    return Program(data, verify=False, compile=compile)  # serialize verified it
+        times.append(time.perf_counter())
+    if seconds is not None:
+        for stage, start, end in zip(("import", "lower", "serialize"), times, times[1:]):
+            seconds[stage] = end - start
+    return data, quantized
 
 
 _LAZY = {

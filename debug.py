@@ -164,20 +164,39 @@ def _compare(expected: Sequence[np.ndarray], got: Sequence[np.ndarray]) -> tuple
     dtype's tolerance (floats) or equal (the rest)."""
     if len(expected) != len(got):
         return float("inf"), False
-    worst, within = 0.0, True
-    for e, g in zip(expected, got):
-        if e.shape != g.shape:
-            return float("inf"), False
-        if e.dtype.kind == "f":
-            rtol, atol = TOLERANCES.get(str(e.dtype), TOLERANCES["float32"])
-            within = within and bool(np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True))
-        else:
-            within = within and np.array_equal(e, g)
-        both_nan = np.isnan(e.astype(np.float64)) & np.isnan(g.astype(np.float64))
-        diff = np.abs(g.astype(np.float64) - e.astype(np.float64))[~both_nan]
-        if diff.size:
-            worst = max(worst, float(np.max(np.nan_to_num(diff, nan=np.inf))))
-    return worst, within
+    each = [_metrics(e, g) for e, g in zip(expected, got)]
+    return max((m.max_abs for m in each), default=0.0), all(m.within for m in each)
+
+
+@dataclass(frozen=True)
+class _Metrics:
+    max_abs: float
+    max_rel: float
+    cosine: float
+    out_of_tolerance: float
+    within: bool
+
+
+def _metrics(expected: np.ndarray, got: np.ndarray) -> _Metrics:
+    """How far `got` is from `expected`: floats within their dtype's tolerance, other
+    values equal; NaN where both have NaN counts as equal."""
+    if expected.shape != got.shape:
+        return _Metrics(float("inf"), float("inf"), 0.0, 1.0, False)
+    e, g = expected.astype(np.float64), got.astype(np.float64)
+    if expected.dtype.kind == "f":
+        rtol, atol = TOLERANCES.get(str(expected.dtype), TOLERANCES["float32"])
+    else:
+        rtol, atol = 0.0, 0.0
+    close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    diff = np.nan_to_num(np.where(np.isnan(e) & np.isnan(g), 0.0, np.abs(g - e)), nan=np.inf)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    scale = np.abs(e)
+    max_rel = float((diff / np.where(scale > 0, scale, 1.0)).max()) if diff.size else 0.0
+    fe, fg = np.nan_to_num(e.ravel()), np.nan_to_num(g.ravel())
+    norms = float(np.linalg.norm(fe) * np.linalg.norm(fg))
+    cosine = float(fe @ fg / norms) if norms > 0 else (1.0 if np.array_equal(fe, fg) else 0.0)
+    out = float(1.0 - close.mean()) if close.size else 0.0
+    return _Metrics(max_abs, max_rel, cosine, out, bool(close.all()))
 
 
 def _is_mlx_level(module: Any) -> bool:
@@ -371,24 +390,10 @@ def _inputs_checked() -> Iterator[None]:
 def _node_comparison(
     name: str, target: str, location: str, expected: np.ndarray, got: np.ndarray, inputs: tuple[str, ...]
 ) -> NodeComparison:
-    if expected.shape != got.shape:
-        return NodeComparison(name, target, location, float("inf"), float("inf"), 0.0, 1.0, False, inputs)
-    e, g = expected.astype(np.float64), got.astype(np.float64)
-    if expected.dtype.kind == "f":
-        rtol, atol = TOLERANCES.get(str(expected.dtype), TOLERANCES["float32"])
-    else:
-        rtol, atol = 0.0, 0.0
-    close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
-    diff = np.where(np.isnan(e) & np.isnan(g), 0.0, np.abs(g - e))
-    diff = np.nan_to_num(diff, nan=np.inf)
-    max_abs = float(diff.max()) if diff.size else 0.0
-    scale = np.abs(e)
-    max_rel = float((diff / np.where(scale > 0, scale, 1.0)).max()) if diff.size else 0.0
-    fe, fg = np.nan_to_num(e.ravel()), np.nan_to_num(g.ravel())
-    norms = float(np.linalg.norm(fe) * np.linalg.norm(fg))
-    cosine = float(fe @ fg / norms) if norms > 0 else (1.0 if np.array_equal(fe, fg) else 0.0)
-    out = float(1.0 - close.mean()) if close.size else 0.0
-    return NodeComparison(name, target, location, max_abs, max_rel, cosine, out, bool(close.all()), inputs)
+    m = _metrics(expected, got)
+    return NodeComparison(
+        name, target, location, m.max_abs, m.max_rel, m.cosine, m.out_of_tolerance, m.within, inputs
+    )
 
 
 def write_repro(report: DivergenceReport, directory: str, pipeline: str | None = None) -> list[str]:
@@ -401,31 +406,34 @@ def write_repro(report: DivergenceReport, directory: str, pipeline: str | None =
     from pathlib import Path
 
     import torch
-    from torch.utils._pytree import tree_flatten, tree_unflatten
 
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
+    from mlxir.conversions.torch_to_aten.node_decompositions import node_arguments
 
     found = report.first_divergence
     if found is None:
         raise ValueError("no divergence to reproduce")
     node = next(n for n in report.graph.nodes if n.name == found.node)
-    leaves, spec = tree_flatten((node.args, node.kwargs))
-    filled = [report.eager[leaf.name] if isinstance(leaf, torch.fx.Node) else leaf for leaf in leaves]
-    tensor_positions = [i for i, value in enumerate(filled) if isinstance(value, torch.Tensor)]
-    dtypes = [filled[i].dtype for i in tensor_positions]
+    operands, arguments = node_arguments(node)
+    observed = [report.eager[operand.name] for operand in operands]
+    tensor_positions = [i for i, value in enumerate(observed) if isinstance(value, torch.Tensor)]
+    dtypes = [observed[i].dtype for i in tensor_positions]
     target = node.target
 
     class Node(torch.nn.Module):
         def forward(self, *inputs: torch.Tensor) -> Any:
-            values = list(filled)
+            values = list(observed)  # non-tensor values (sizes) stay fixed
             for position, dtype, value in zip(tensor_positions, dtypes, inputs):
                 values[position] = value.to(dtype)
-            args, kwargs = tree_unflatten(values, spec)
+            args, kwargs = arguments(values)
             return target(*args, **kwargs)
 
-    stored = [filled[i].detach().float() if filled[i].dtype == torch.bfloat16 else filled[i].detach() for i in tensor_positions]
+    stored = [
+        observed[i].detach().float() if observed[i].dtype == torch.bfloat16 else observed[i].detach()
+        for i in tensor_positions
+    ]
     with torch.no_grad():
         module = import_program(torch.export.export(Node(), tuple(stored)))
     lower(module, pipeline)

@@ -544,40 +544,24 @@ def compile_llm(
     """Exports (unless given an `ExportedLLM`), imports, lowers, quantizes the matmul
     weights if asked (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serializes and
     loads; `timings` holds the seconds of each stage."""
-    from mlxir.codegen import serialize
-    from mlxir.conversions.aten_to_mlx import lower
-    from mlxir.conversions.torch_to_aten import import_program
+    from mlxir import compiled_bytes
     from mlxir.progress import progress_shown, report
     from mlxir.runtime.program import Program
-    from mlxir.transforms.quantize import quantize_weights
-    from mlxir.weights import release_weights
 
-    with progress_shown():
+    seconds: dict[str, float] = {}
+    with progress_shown():  # one line from the export to the last weight written
         if isinstance(model_or_exported, ExportedLLM):
             exported = model_or_exported
         else:
             report("torch.export")
             exported = export_llm(model_or_exported, **export_options)
-        start = time.perf_counter()
-        module = import_program(exported.ep)
-        imported = time.perf_counter()
-        lower(module, pipeline, verify=False)  # serialize verifies
-        quantized = quantize_weights(module, quantize) if quantize is not None else None
-        lowered = time.perf_counter()
-        data = serialize(module)
-        release_weights(module)
-        serialized = time.perf_counter()
+        data, quantized = compiled_bytes(exported.ep, pipeline, quantize=quantize, seconds=seconds)
+    start = time.perf_counter()
     program = Program(data, verify=False, compile=compile)  # serialize verified it
-    loaded = time.perf_counter()
+    loaded = time.perf_counter() - start
     compiled = CompiledLLM.from_program(program)
     compiled.quantized = quantized
-    compiled.timings = {
-        "export": exported.export_s,
-        "import": imported - start,
-        "lower": lowered - imported,
-        "serialize": serialized - lowered,
-        "load": loaded - serialized,
-    }
+    compiled.timings = {"export": exported.export_s, **seconds, "load": loaded}
     return compiled
 
 

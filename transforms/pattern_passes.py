@@ -6,9 +6,10 @@ and each pattern as a pass of its own, so any subset runs alone:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -51,6 +52,17 @@ def by_op(patterns: Iterable[tuple[tuple[str, ...], RewritePattern]]) -> dict[st
     return {name: tuple(found) for name, found in table.items()}
 
 
+@contextlib.contextmanager
+def pattern_walk_caches() -> Iterator[None]:
+    """What a pattern walk computes once and shares: each function's known dims and
+    each module's weight reads (`known_dims`, `constant_weights`)."""
+    from mlxir.transforms.constant_weights import shared_weight_reads
+    from mlxir.transforms.known_dims import shared_known_dims
+
+    with shared_known_dims(), shared_weight_reads():
+        yield
+
+
 def pattern_class(pass_name: str) -> type[RewritePattern]:
     entry = PATTERNS[pass_name]
     return getattr(importlib.import_module(MODULES[entry.stage]), entry.pattern)
@@ -75,12 +87,9 @@ class PatternPass(ModulePass):
     PASS_NAME: ClassVar[str]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from mlxir.transforms.constant_weights import shared_weight_reads
-        from mlxir.transforms.known_dims import shared_known_dims
-
         entry = PATTERNS[self.PASS_NAME]
         pattern = pattern_class(self.PASS_NAME)()
-        with shared_known_dims(), shared_weight_reads():
+        with pattern_walk_caches():
             PatternRewriteWalker(OpDispatch(by_op([(entry.ops, pattern)]))).rewrite_module(op)
 
 
@@ -104,10 +113,9 @@ class OptimizeMlxPass(ModulePass):
     name = OPTIMIZE
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from mlxir.transforms.constant_weights import shared_weight_reads
-        from mlxir.transforms.known_dims import FoldKnownDimsPass, shared_known_dims
+        from mlxir.transforms.known_dims import FoldKnownDimsPass
 
         FoldKnownDimsPass().apply(ctx, op)
-        with shared_known_dims(), shared_weight_reads():
+        with pattern_walk_caches():
             PatternRewriteWalker(OpDispatch(patterns_by_op(OPTIMIZE), erase_dead=True)).rewrite_module(op)
         FoldKnownDimsPass().apply(ctx, op)

@@ -120,21 +120,11 @@ class LowerToMlxPass(ModulePass):
     name = "lower-to-mlx"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xdsl.transforms.canonicalize import CanonicalizePass
-        from xdsl.transforms.common_subexpression_elimination import (
-            CommonSubexpressionElimination,
-        )
-        from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+        from xdsl.passes import PassPipeline
 
-        from mlxir.transforms.pattern_passes import OptimizeMlxPass
+        from mlxir.context import registered_passes
 
-        passes: tuple[ModulePass, ...] = (
-            ConvertAtenToMlxPass(),
-            CanonicalizePass(),
-            OptimizeMlxPass(),
-            CommonSubexpressionElimination(),
-            DeadCodeElimination(),
-        )
+        passes = PassPipeline.parse_spec(registered_passes(), DEFAULT_PIPELINE).passes
         for done, module_pass in enumerate(passes):
             report(f"lower: {module_pass.name}", done, len(passes))
             module_pass.apply(ctx, op)

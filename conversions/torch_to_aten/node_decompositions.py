@@ -27,7 +27,7 @@ with a node whose decomposition fails to trace alone or writes in place.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -202,6 +202,21 @@ def _with_decomposed_nodes(graph: Graph, plan: dict[Node, Callable[..., Any] | N
     return copy
 
 
+def node_arguments(node: Node) -> tuple[list[Node], Callable[[Sequence[Any]], tuple[Any, Any]]]:
+    """The graph nodes among `node`'s arguments, in order (a node passed twice comes
+    twice), and a function of values for them that gives `node`'s (args, kwargs)."""
+    leaves, spec = tree_flatten((node.args, node.kwargs))
+    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Node)]
+
+    def arguments(values: Sequence[Any]) -> tuple[Any, Any]:
+        filled = list(leaves)
+        for position, value in zip(positions, values, strict=True):
+            filled[position] = value
+        return tree_unflatten(filled, spec)
+
+    return [leaves[i] for i in positions], arguments
+
+
 def _call_signature(node: Node) -> str:
     """Equal for two calls whose decompositions trace alike: the same op on arguments
     of the same structure, constants, dtypes and (symbolic) sizes."""
@@ -225,19 +240,15 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
 
     if fake_mode is None:
         raise NodeDecompositionFailed(f"{describe_location(node)}: the export recorded no fake values")
-    leaves, spec = tree_flatten((node.args, node.kwargs))
-    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Node)]
+    inputs, arguments = node_arguments(node)
 
-    def call(*inputs: Any) -> Any:
-        filled = list(leaves)
-        for position, value in zip(positions, inputs):
-            filled[position] = value
-        args, kwargs = tree_unflatten(filled, spec)
+    def call(*values: Any) -> Any:
+        args, kwargs = arguments(values)
         result = decomposition(*args, **kwargs)
         # a plain tuple: make_fx would record building a `torch.return_types` structseq
         return tuple(result) if isinstance(result, tuple) else result
 
-    values = [leaves[i].meta["val"] for i in positions]
+    values = [i.meta["val"] for i in inputs]
     try:
         with fake_mode:
             traced = make_fx(call, decomposition_table=_table())(*values)
@@ -273,7 +284,7 @@ def _mutates(node: Node) -> bool:
 def _splice(copy: Graph, node: Node, traced: torch.fx.GraphModule, env: dict[Node, Any]) -> Any:
     """Copies `traced`'s nodes into `copy` in place of `node`; the value (or values)
     that stand for `node`'s result."""
-    inputs = iter(a for a in tree_flatten((node.args, node.kwargs))[0] if isinstance(a, Node))
+    inputs = iter(node_arguments(node)[0])
     local: dict[Node, Any] = {}
     result: Any = None
     for inner in traced.graph.nodes:
