@@ -146,20 +146,31 @@ def bisect_passes(
     return report
 
 
-def _flat(value: Any) -> list[np.ndarray]:
+@dataclass(frozen=True)
+class _Leaf:
+    """An output or node value as NumPy (floats as float32: NumPy has no bfloat16) and
+    the dtype it had, which picks its tolerance."""
+
+    array: np.ndarray
+    dtype: str
+
+
+def _flat(value: Any) -> list[_Leaf]:
     import torch
     from torch.utils._pytree import tree_leaves
 
     leaves = []
     for leaf in tree_leaves(value):
         if isinstance(leaf, torch.Tensor):
-            leaves.append(leaf.detach().float().numpy() if leaf.is_floating_point() else leaf.numpy())
+            array = leaf.detach().float().numpy() if leaf.is_floating_point() else leaf.numpy()
+            leaves.append(_Leaf(array, str(leaf.dtype).removeprefix("torch.")))
         else:
-            leaves.append(np.asarray(leaf))
+            array = np.asarray(leaf)
+            leaves.append(_Leaf(array, str(array.dtype)))
     return leaves
 
 
-def _compare(expected: Sequence[np.ndarray], got: Sequence[np.ndarray]) -> tuple[float, bool]:
+def _compare(expected: Sequence[_Leaf], got: Sequence[_Leaf]) -> tuple[float, bool]:
     """The largest absolute error over the outputs, and whether each is within its
     dtype's tolerance (floats) or equal (the rest)."""
     if len(expected) != len(got):
@@ -177,14 +188,15 @@ class _Metrics:
     within: bool
 
 
-def _metrics(expected: np.ndarray, got: np.ndarray) -> _Metrics:
-    """How far `got` is from `expected`: floats within their dtype's tolerance, other
-    values equal; NaN where both have NaN counts as equal."""
+def _metrics(expected_leaf: _Leaf, got_leaf: _Leaf) -> _Metrics:
+    """How far `got` is from `expected`: floats within the tolerance of `expected`'s
+    dtype, other values equal; NaN where both have NaN counts as equal."""
+    expected, got = expected_leaf.array, got_leaf.array
     if expected.shape != got.shape:
         return _Metrics(float("inf"), float("inf"), 0.0, 1.0, False)
     e, g = expected.astype(np.float64), got.astype(np.float64)
     if expected.dtype.kind == "f":
-        rtol, atol = TOLERANCES.get(str(expected.dtype), TOLERANCES["float32"])
+        rtol, atol = TOLERANCES.get(expected_leaf.dtype, TOLERANCES["float32"])
     else:
         rtol, atol = 0.0, 0.0
     close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
@@ -388,7 +400,7 @@ def _inputs_checked() -> Iterator[None]:
 
 
 def _node_comparison(
-    name: str, target: str, location: str, expected: np.ndarray, got: np.ndarray, inputs: tuple[str, ...]
+    name: str, target: str, location: str, expected: _Leaf, got: _Leaf, inputs: tuple[str, ...]
 ) -> NodeComparison:
     m = _metrics(expected, got)
     return NodeComparison(
@@ -445,7 +457,7 @@ def write_repro(report: DivergenceReport, directory: str, pipeline: str | None =
     for i, value in enumerate(stored):
         np.save(out / f"input_{i}.npy", value.numpy())
         written.append(str(out / f"input_{i}.npy"))
-    np.save(out / "expected.npy", _flat(report.eager[found.node])[0])
+    np.save(out / "expected.npy", _flat(report.eager[found.node])[0].array)
     written.append(str(out / "expected.npy"))
     inputs = " ".join(f"--input {out / f'input_{i}.npy'}" for i in range(len(stored)))
     written.append(f"mlxir run {out / 'node.mlxfb'} {inputs} --output-dir {out / 'got'}")

@@ -159,3 +159,17 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
         err = capsys.readouterr().err
         assert "eager PyTorch cannot run the exported program on these inputs" in err
         assert "internal error" not in err
+
+
+def test_half_precision_is_compared_at_its_own_tolerance() -> None:
+    """A bfloat16 program differs from eager bfloat16 by bf16 roundings (well beyond
+    float32's 1e-4) and matches at bfloat16's stated tolerance: neither mode reports a
+    divergence."""
+    model = Block().to(torch.bfloat16).eval()
+    x = torch.randn(2, 5, 8, dtype=torch.bfloat16)
+    ep = export(model, (x,), dynamic_shapes=({1: Dim("seq", min=2, max=64)},))
+    run = torch.randn(2, 7, 8, dtype=torch.bfloat16)
+    report = compare(ep, run)
+    assert report.first_divergence is None, report.table(every_node=True)
+    assert max(c.max_abs_error for c in report.nodes) > 1e-4  # bf16 roundings do show
+    assert bisect_passes(ep, run).first_divergent is None
