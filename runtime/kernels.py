@@ -686,12 +686,28 @@ def _conv_general(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 # ---------------------------------------------------------------------------
 
 
+_LOW_PRECISION = (mx.float16, mx.bfloat16)
+
+
 @_kernel("mlx.scaled_dot_product_attention")
 def _sdpa(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     """`mx.fast.scaled_dot_product_attention`: a bool mask keeps True, an additive mask
     adds; "causal" is lower-right aligned; K/V may have fewer heads (GQA)."""
     scale = _float(props, "scale")
-    sdpa = mx.fast.scaled_dot_product_attention
+    fast_sdpa = mx.fast.scaled_dot_product_attention
+
+    def sdpa(queries: Any, keys: Any, values: Any, *, scale: float, mask: Any) -> Any:
+        # MLX's CPU backend composes attention in the operands' dtype, rounding scores
+        # and probabilities to float16/bfloat16; torch's CPU kernel, like MLX's GPU
+        # kernels, keeps them in float32. So does this, on the CPU.
+        if queries.dtype in _LOW_PRECISION and mx.default_device() == mx.cpu:
+            out = fast_sdpa(
+                queries.astype(mx.float32), keys.astype(mx.float32), values.astype(mx.float32),
+                scale=scale, mask=mask,
+            )
+            return out.astype(queries.dtype)
+        return fast_sdpa(queries, keys, values, scale=scale, mask=mask)
+
     if props.get("mask_mode") == "causal":
         return lambda operands: (
             sdpa(operands[0], operands[1], operands[2], scale=scale, mask="causal"),

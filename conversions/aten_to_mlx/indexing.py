@@ -347,6 +347,8 @@ class LowerIndexCopy(AtenLowering):
 
         def build(e: Emitter) -> SSAValue:
             source = e.astype(op.source, dtype_of(op.input))
+            if rank == 0:  # index 0 of a 0-d tensor is the tensor: the source replaces it
+                return e.reshape(source, [])
             perm = [axis, *[d for d in range(rank) if d != axis]]
             moved = e.transpose(source, perm)  # [k, rest...]
             updates = e.expand_dims(moved, [1 + axis])  # [k, x dims with 1 at axis]

@@ -3,6 +3,8 @@ selection are a stable argsort, then picks with `take_along_axis`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects.builtin import (
     Float32Type,
     IntegerAttr,
@@ -130,10 +132,23 @@ class LowerArgReduction(AtenLowering):
 _U32 = IntegerType(32, Signedness.UNSIGNED)
 
 
-def _sort_axis(op: Operation, input: SSAValue, dim: int) -> int:
-    if rank_of(input) == 0:
-        raise LoweringError(f"{op.name}: a 0-d input is not supported (sort a 1-element tensor)")
-    return normalize_axis(dim, rank_of(input))
+SortingBody = Callable[[Emitter, SSAValue, int], list[SSAValue]]
+
+
+def _along_sort_axis(op: Operation, input: SSAValue, dim: int, body: SortingBody) -> Callable[[Emitter], list[SSAValue]]:
+    """Builds `body(e, x, axis)`'s results. ATen sorts a 0-d tensor as its one element
+    (`dim` 0 or -1), where MLX needs an axis: then `body` runs on the 1-element vector,
+    and its results are reshaped to the op's 0-d results."""
+    if rank_of(input) != 0:
+        axis = normalize_axis(dim, rank_of(input))
+        return lambda e: body(e, input, axis)
+    normalize_axis(dim, 1)  # ATen's rule: a 0-d tensor takes dim 0 or -1
+
+    def build(e: Emitter) -> list[SSAValue]:
+        results = body(e, e.reshape(input, [1]), 0)
+        return [e.reshape(value, list(shape_of(result))) for value, result in zip(results, op.results)]
+
+    return build
 
 
 def _reverse(e: Emitter, x: SSAValue, axis: int) -> SSAValue:
@@ -180,14 +195,12 @@ class LowerSort(AtenLowering):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.SortOp, rewriter: PatternRewriter) -> None:
-        axis = _sort_axis(op, op.input, op.dim.value.data)
-
-        def build(e: Emitter) -> list[SSAValue]:
-            indices = _sorting_indices(e, op.input, axis, op.descending is not None)
-            values = _take_along(e, op.input, indices, axis)
+        def build(e: Emitter, x: SSAValue, axis: int) -> list[SSAValue]:
+            indices = _sorting_indices(e, x, axis, op.descending is not None)
+            values = _take_along(e, x, indices, axis)
             return [values, e.astype(indices, dtype_of(op.indices))]
 
-        self.replace(op, rewriter, build)
+        self.replace(op, rewriter, _along_sort_axis(op, op.input, op.dim.value.data, build))
 
 
 class LowerTopk(AtenLowering):
@@ -195,17 +208,16 @@ class LowerTopk(AtenLowering):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.TopkOp, rewriter: PatternRewriter) -> None:
-        axis = _sort_axis(op, op.input, op.dim.value.data)
         k = op.k.value.data
 
-        def build(e: Emitter) -> list[SSAValue]:
-            indices = _sorting_indices(e, op.input, axis, op.smallest is None)
-            shape = list(shape_of(op.input))
+        def build(e: Emitter, x: SSAValue, axis: int) -> list[SSAValue]:
+            indices = _sorting_indices(e, x, axis, op.smallest is None)
+            shape = list(shape_of(x))
             shape[axis] = k
             first = full_range_slice(e, indices, axis, 0, k, 1, shape)
-            return [_take_along(e, op.input, first, axis), e.astype(first, dtype_of(op.indices))]
+            return [_take_along(e, x, first, axis), e.astype(first, dtype_of(op.indices))]
 
-        self.replace(op, rewriter, build)
+        self.replace(op, rewriter, _along_sort_axis(op, op.input, op.dim.value.data, build))
 
 
 def _lower_middle(e: Emitter, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
@@ -231,13 +243,13 @@ class LowerMedian(AtenLowering):
         dim = op.dim.value.data if op.dim is not None else None
         keep = op.keepdim is not None
 
-        def build(e: Emitter) -> list[SSAValue]:
-            if dim is None:
-                flat = e.reshape(x, [numel(e, e.dims(x))])
-                indices = _sorting_indices(e, flat, 0, False)
-                value = _take_along(e, flat, _lower_middle(e, flat, indices, 0), 0)
-                return [e.reshape(value, [])]
-            axis = _sort_axis(op, x, dim)
+        def whole(e: Emitter) -> list[SSAValue]:
+            flat = e.reshape(x, [numel(e, e.dims(x))])
+            indices = _sorting_indices(e, flat, 0, False)
+            value = _take_along(e, flat, _lower_middle(e, flat, indices, 0), 0)
+            return [e.reshape(value, [])]
+
+        def along(e: Emitter, x: SSAValue, axis: int) -> list[SSAValue]:
             indices = _sorting_indices(e, x, axis, False)
             middle = _lower_middle(e, x, indices, axis)
             values = _take_along(e, x, middle, axis)
@@ -245,7 +257,7 @@ class LowerMedian(AtenLowering):
                 values, middle = e.squeeze(values, [axis]), e.squeeze(middle, [axis])
             return [values, e.astype(middle, dtype_of(op.outputs[1]))]
 
-        self.replace(op, rewriter, build)
+        self.replace(op, rewriter, whole if dim is None else _along_sort_axis(op, x, dim, along))
 
 
 class LowerKthvalue(AtenLowering):
@@ -253,18 +265,17 @@ class LowerKthvalue(AtenLowering):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.KthvalueOp, rewriter: PatternRewriter) -> None:
-        axis = _sort_axis(op, op.input, op.dim.value.data)
         k = op.k.value.data
         keep = op.keepdim is not None
 
-        def build(e: Emitter) -> list[SSAValue]:
-            indices = _pick(e, _sorting_indices(e, op.input, axis, False), axis, k - 1)
-            values = _take_along(e, op.input, indices, axis)
+        def build(e: Emitter, x: SSAValue, axis: int) -> list[SSAValue]:
+            indices = _pick(e, _sorting_indices(e, x, axis, False), axis, k - 1)
+            values = _take_along(e, x, indices, axis)
             if not keep:
                 values, indices = e.squeeze(values, [axis]), e.squeeze(indices, [axis])
             return [values, e.astype(indices, dtype_of(op.indices))]
 
-        self.replace(op, rewriter, build)
+        self.replace(op, rewriter, _along_sort_axis(op, op.input, op.dim.value.data, build))
 
 
 SCAN_LOWERINGS: dict[str, type[IRDLOperation]] = {

@@ -260,6 +260,8 @@ CASES: list[Case] = [
     # ATen lets a 0-d tensor be reduced over dim 0 or -1; MLX gives it no axes.
     Case("reductions_of_0d", lambda m, x: (x.sum(0), x.mean(-1, keepdim=True), x.amax(0), x.amin(-1), x.argmax(0), x.argmin(-1, keepdim=True), (x > 0).any(0), (x < 0).all(-1), x.logsumexp(0), torch.count_nonzero(x, 0), x.prod(0)), lambda n, dt: (randn(1, dtype=dt, salt=f"zero-d {n}").reshape(()),), {}),
     Case("index_select_and_t_of_low_ranks", lambda m, x, v: (torch.index_select(x, 0, torch.tensor([0])), torch.index_select(x, -1, torch.tensor(0)), torch.t_copy(x), x.transpose(0, -1), torch.t_copy(v), v.t()), lambda n, dt: (randn(1, dtype=dt, salt=f"low {n}").reshape(()), randn(n, dtype=dt, salt="v")), {1: (0,)}),
+    # ATen sorts and selects in a 0-d tensor as its one element; index_copy replaces it.
+    Case("sort_select_and_index_copy_of_0d", lambda m, x: (torch.sort(x), torch.sort(x, -1, descending=True), torch.topk(x, 1), torch.median(x, 0), torch.kthvalue(x, 1, 0, keepdim=True), torch.index_copy(x, 0, torch.tensor([0]), x * 2)), lambda n, dt: (randn(1, dtype=dt, salt=f"zero-d sort {n}").reshape(()),), {}),
     Case("sum", lambda m, x: x.sum(dim=1), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
     Case("sum_keepdim", lambda m, x: x.sum(dim=(0, 2), keepdim=True), lambda n, dt: (randn(2, n, 3, dtype=dt),), {0: (1,)}),
     Case("sum_all", lambda m, x: x.sum(), lambda n, dt: (randn(2, n, dtype=dt),), {0: (1,)}),
@@ -432,6 +434,9 @@ CASES: list[Case] = [
     Case("group_norm", lambda m, x: F.group_norm(x, 2, m.w, m.b, eps=1e-5), lambda n, dt: (randn(n, 4, 3, dtype=dt),), {0: (0,)}, params=lambda dt: {"w": randn(4, dtype=dt, salt="w"), "b": randn(4, dtype=dt, salt="b")}),
     # --- attention -----------------------------------------------------------
     Case("sdpa", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v), lambda n, dt: tuple(randn(1, 2, n, 8, dtype=dt, salt=s) for s in "qkv"), {0: (2,), 1: (2,), 2: (2,)}),
+    # Scores of large magnitude: rounded to float16/bfloat16 they lose the softmax's
+    # precision, which torch's CPU kernel keeps in float32 (and so must the runtime's).
+    Case("sdpa_wide_scores", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), lambda n, dt: tuple(randn(2, 4, 16, 8, dtype=dt, salt=s, scale=6.0) for s in "qkv"), {}),
     Case("sdpa_bool_mask", lambda m, q, k, v, mask: F.scaled_dot_product_attention(q, k, v, attn_mask=mask), lambda n, dt: (*(randn(2, 2, n, 8, dtype=dt, salt=s) for s in "qkv"), torch.ones(n, n, dtype=torch.bool).tril()), {0: (2,), 1: (2,), 2: (2,), 3: (0, 1)}),
     Case("sdpa_additive_mask_scale", lambda m, q, k, v, mask: F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=0.3), lambda n, dt: (*(randn(1, 2, 3, 8, dtype=dt, salt=s) for s in "qk"), randn(1, 2, 3, 8, dtype=dt, salt="v"), randn(1, 1, 3, 3, dtype=dt, salt="mask")), {}),
     Case("sdpa_causal", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), lambda n, dt: tuple(randn(1, 2, n, 8, dtype=dt, salt=s) for s in "qkv"), {0: (2,), 1: (2,), 2: (2,)}),

@@ -83,3 +83,16 @@ func.func @conv_transpose(%x: tensor<2x4x7xf32>, %w: tensor<4x3x3xf32>) -> tenso
 // The same module through the default pipeline: no aten op is left.
 // RUN: mlx-opt %s -p lower-to-mlx | filecheck %s --check-prefix=PIPELINE
 // PIPELINE-NOT: aten.
+
+// ATen sorts a 0-d tensor as its one element (dim 0 or -1); MLX needs an axis.
+// CHECK-LABEL: func.func @sort_scalar
+// CHECK-NEXT:    %[[V:.*]] = mlx.reshape %x [1] : tensor<f32> -> tensor<1xf32>
+// CHECK-NEXT:    %[[O:.*]] = mlx.argsort %[[V]] axis 0 : tensor<1xf32> -> tensor<1xui32>
+// CHECK-NEXT:    %[[I:.*]] = mlx.astype %[[O]] : tensor<1xui32> -> tensor<1xi64>
+// CHECK-NEXT:    %[[S:.*]] = mlx.take_along_axis %[[V]], %[[I]] axis 0 : tensor<1xf32>, tensor<1xi64> -> tensor<1xf32>
+// CHECK-NEXT:    %{{.*}} = mlx.reshape %[[S]] [] : tensor<1xf32> -> tensor<f32>
+// CHECK-NEXT:    %{{.*}} = mlx.reshape %[[I]] [] : tensor<1xi64> -> tensor<i64>
+func.func @sort_scalar(%x: tensor<f32>) -> (tensor<f32>, tensor<i64>) {
+  %v, %i = aten.sort %x dim -1 : tensor<f32> -> tensor<f32>, tensor<i64>
+  func.return %v, %i : tensor<f32>, tensor<i64>
+}

@@ -25,14 +25,6 @@ func.func @grouped_conv3d(%x: tensor<1x4x5x5x5xf32>, %w: tensor<2x2x3x3x3xf32>) 
 
 // -----
 
-func.func @sort_scalar(%x: tensor<f32>) -> tensor<f32> {
-  %v, %i = aten.sort %x dim 0 : tensor<f32> -> tensor<f32>, tensor<i64>
-  func.return %v : tensor<f32>
-}
-// CHECK: aten.sort: a 0-d input is not supported
-
-// -----
-
 func.func @scatter_amax_bool(%x: tensor<4x3xi1>, %i: tensor<2x3xi64>, %s: tensor<2x3xi1>) -> tensor<4x3xi1> {
   %r = aten.scatter_reduce %x, %i, %s dim 0 reduce "amax" : tensor<4x3xi1>, tensor<2x3xi64>, tensor<2x3xi1> -> tensor<4x3xi1>
   func.return %r : tensor<4x3xi1>
