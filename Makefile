@@ -4,9 +4,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv blas demo test ruff pytest lit lint bench clean fbs op-rules
+.PHONY: venv blas chromium demo test ruff pytest lit lint bench clean fbs op-rules
 
-venv: blas $(STAMP)
+venv: blas chromium $(STAMP)
 
 # Best effort, never an error: MLX's Linux wheel bundles a reference BLAS about 40x
 # slower than OpenBLAS, which `import mlxir` loads when it is installed (docs/blas.md).
@@ -25,12 +25,29 @@ blas:
 	   $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas0-pthread >/dev/null; then :; \
 	else echo "blas: could not install libopenblas0-pthread (see above): MLX keeps its bundled BLAS"; fi
 
+# Best effort, never an error: tests/test_graph_view.py opens Model Explorer's page in
+# headless Chromium (Debian's `chromium`) and skips that one test where none is found.
+chromium:
+	@if [ "$$(uname -s)" != Linux ]; then exit 0; fi; \
+	for b in chromium chromium-browser google-chrome google-chrome-stable; do \
+		if command -v $$b >/dev/null 2>&1; then exit 0; fi; done; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "chromium: no apt-get here: install Chromium for the Model Explorer page test"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	elif ! command -v sudo >/dev/null 2>&1; then \
+		echo "chromium: not root and no sudo: run 'apt-get install chromium' as root for the Model Explorer page test"; exit 0; \
+	elif [ -t 0 ]; then sudo="sudo"; else sudo="sudo -n"; fi; \
+	echo "chromium: installing chromium (the Model Explorer page test)"; \
+	if $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	   $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; then :; \
+	else echo "chromium: could not install chromium (see above): the page test will skip"; fi
+
 # torch is pinned first: an unpinned torch pulls a multi-GB CUDA build.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "torch==2.13.0"
-	$(BIN)/pip install --quiet -e ".[dev,llm,executorch]" "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[dev,llm,executorch,model-explorer]" "torch==2.13.0"
 	touch $(STAMP)
 
 demo: venv

@@ -113,6 +113,12 @@ def _lower_to_mlx() -> type[ModulePass]:
     return LowerToMlxPass
 
 
+def _view_op_graph() -> type[ModulePass]:
+    from mlxir.transforms.view_op_graph import ViewOpGraphPass
+
+    return ViewOpGraphPass
+
+
 @dataclass(frozen=True)
 class PassEntry:
     factory: Callable[[], type[ModulePass]]
@@ -145,6 +151,12 @@ PASSES: dict[str, PassEntry] = {
     ),
     "cse": PassEntry(_cse, "eliminate common subexpressions"),
     "dce": PassEntry(_dce, "remove ops whose results are unused and that have no effects"),
+    "view-op-graph": PassEntry(
+        _view_op_graph,
+        "print the IR as a Graphviz DOT graph on stdout, IR unchanged (options: "
+        "max-label-len=20 print-attrs=true print-control-flow-edges=false "
+        "print-data-flow-edges=true print-result-types=true print-debug-info=false)",
+    ),
 }
 """Pass name → factory (imported lazily so `mlx-opt --help` stays fast) and summary."""
 

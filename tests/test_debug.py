@@ -10,6 +10,7 @@ it changed. Both commands exit 1 on a divergence and 0 without."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,9 +138,12 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
     assert "no divergence: 5 node values" in capsys.readouterr().out
     repro = tmp_path / "repro"
     broken = f"convert-aten-to-mlx,canonicalize,{broken_pass}"
-    assert main_with([*nodes, "-p", broken, "--repro", str(repro)]) == 1
+    overlay = tmp_path / "overlay.json"
+    assert main_with([*nodes, "-p", broken, "--repro", str(repro), "--overlay", str(overlay)]) == 1
     out = capsys.readouterr().out
     assert "first divergence: linear (aten.linear.default)" in out
+    results = json.loads(overlay.read_text())["forward"]["results"]
+    assert results["layer_norm"]["value"] < 1e-4 < results["linear"]["value"]  # the first divergence
     command = out.split("run it: mlxir ")[1].split()
     assert main_with(command) == 0  # the reproducer runs, and reproduces the divergence
     got, expected = np.load(repro / "got" / "output_0.npy"), np.load(repro / "expected.npy")
@@ -154,6 +158,8 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
     assert main_with([*common, "-p", "no-such-pass"]) == 1
     assert "unknown pass 'no-such-pass'" in capsys.readouterr().err
     np.save(tmp_path / "wrong.npy", torch.randn(3, 6, 8).numpy())  # batch 2 was exported
+    assert main_with([*common, "--overlay", str(overlay)]) == 1
+    assert "--overlay needs per-node errors" in capsys.readouterr().err
     for mode in ([], ["--bisect"]):
         assert main_with(["debug", *mode, str(path), "--input", str(tmp_path / "wrong.npy")]) == 1
         err = capsys.readouterr().err

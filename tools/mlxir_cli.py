@@ -37,6 +37,8 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from mlxir.interop.model_explorer import METRICS as OVERLAY_METRICS
+
 
 class CliError(Exception):
     """A problem with the user's input, reported as one line."""
@@ -302,12 +304,22 @@ def debug(args: argparse.Namespace) -> int:
 
     from mlxir.debug import bisect_passes, compare, diff_excerpt, write_repro
 
+    if args.bisect and args.overlay:
+        raise CliError("--overlay needs per-node errors, which --bisect does not compute")
     ep = _load_exported(Path(args.input_program))
     inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in _read_inputs(args.input)]
     try:
         if not args.bisect:
             report = compare(ep, *inputs, pipeline=args.pipeline)
             print(report.table(every_node=args.all))
+            if args.overlay:
+                from mlxir.interop.model_explorer import write_overlay
+
+                write_overlay(report, args.overlay, args.overlay_metric)
+                print(
+                    f"overlay: {args.overlay} (python -m mlxir.interop.model_explorer "
+                    f"{args.input_program} --node-data {args.overlay})"
+                )
             if report.first_divergence is None:
                 return 0
             if args.repro:
@@ -664,6 +676,10 @@ def build_parser() -> argparse.ArgumentParser:
     debug_parser.add_argument("--repro", metavar="DIR",
                               help="write the diverging node alone as a program, its inputs and the expected value")
     debug_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
+    debug_parser.add_argument("--overlay", metavar="FILE",
+                              help="write each node's error as Model Explorer node data (JSON)")
+    debug_parser.add_argument("--overlay-metric", default="max_abs_error",
+                              choices=OVERLAY_METRICS)
     debug_parser.set_defaults(run=debug)
 
     run_parser = sub.add_parser("run", help="run a program on .npy inputs (ints for SymInts)")
