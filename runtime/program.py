@@ -488,6 +488,9 @@ class Program:
         trace = self._traces.get(key)
         if trace is not None:
             self._traces.move_to_end(key)
+            # A traced call is a call too: a signature called between them (an LLM's
+            # prefill, between the decode steps of each generation) is not in a row.
+            self._last_signature, self._calls_in_a_row = key, 0
             return key, trace
         if self.compile == "auto":
             if key == self._last_signature:

@@ -47,7 +47,7 @@ import mlxir
 from mlxir.codegen import read_program, serialize
 from mlxir.dialects import mlx as mlx_dialect
 from mlxir.dialects.common import DYNAMIC
-from mlxir.runtime import dtypes
+from mlxir.runtime import dtypes, kernels
 from mlxir.runtime.ir_interpreter import Program, parse_module, run_module
 from mlxir.runtime.kernels import KERNELS, NOT_KERNELS
 from mlxir.runtime.props import python_props, python_value
@@ -1034,6 +1034,35 @@ def test_quantized_matmul(bits: int, group_size: int, ty: str) -> None:
     else:
         check_relative_to_max(y, ref, QMM_BF16_BOUND)
         check_relative_to_max(z, ref_n, QMM_BF16_BOUND)
+
+
+@pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("bits", [2, 4, 8])
+def test_cpu_dequantized_product_in_blocks_is_mlx_dequantize_bitwise(
+    bits: int, ty: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CPU path for many rows unpacks 2/4/8-bit codes as bytes and multiplies by
+    blocks of output rows (`kernels._dequantized_product`): the same values as
+    `mx.dequantize`, and the same dot products as one matmul with it, bit for bit
+    where the blocks are whole (a small block size makes 192 rows three blocks). A
+    partial last block (200 rows) may go through another BLAS micro-kernel, whose sums
+    round differently: within 2^-20 of the largest output there."""
+    monkeypatch.setattr(kernels, "CPU_DEQUANTIZED_CHUNK", 64 * 256 * MX_OF[ty].size)
+    dtype = MX_OF[ty]
+    for rows in (192, 200):
+        mx.random.seed(3)
+        x = mx.random.normal((3, 7, 256)).astype(dtype)
+        dense = mx.random.normal((rows, 256)).astype(dtype)
+        w, scales, biases = mx.quantize(dense, group_size=64, bits=bits)
+        whole = mx.dequantize(w, scales, biases, group_size=64, bits=bits, dtype=dtype)
+        lean = kernels._affine_dequantize(w, scales, biases, bits, 64, dtype)
+        assert mx.array_equal(lean, whole).item()
+        product = kernels._dequantized_product(x, w, scales, biases, bits, 64)
+        reference = mx.matmul(x, whole.T)
+        if rows == 192:
+            assert mx.array_equal(product, reference).item()
+        else:
+            check_relative_to_max(product.astype(mx.float32), dtypes.to_numpy(reference), 2**-20)
 
 
 @pytest.mark.parametrize("ty", ["f32", "bf16"])

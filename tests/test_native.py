@@ -109,6 +109,13 @@ def test_auto_traces_a_signature_once_it_repeats_in_a_row() -> None:
     results.append(program(x))
     assert program.traces == 1, "one trace per signature"
     assert all(mx.array_equal(r, results[0]).item() for r in results)
+    # A signature called once between runs of a traced one (an LLM's prefill before
+    # each generation's decode steps) is not called in a row: it stays interpreted.
+    for _ in range(Program.auto_compile_after + 2):
+        program(y)
+        for _ in range(3):
+            program(x)
+    assert program.traces == 1
 
 
 def test_traces_are_kept_in_a_bounded_lru() -> None:

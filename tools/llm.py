@@ -694,7 +694,11 @@ def stream_tokens(
     chunk = prefill_chunk or length
     for start in range(0, length, chunk):
         stop = min(start + chunk, length)
-        last = run(ids[:, start:stop], start, stop)
+        # Lazy, then evaluated once `kv` names the new cache: the old cache is then an
+        # input of the graph only, and MLX writes the prompt's keys and values into its
+        # buffers (donated) instead of copies of them.
+        last = run(ids[:, start:stop], start, stop, evaluate=False)
+        mx.eval(last, *kv)
     # Pipelined as mlx-lm does: step n + 1's graph is built on step n's lazy token and
     # handed to MLX (`async_eval`) before step n's token is waited for, so building a
     # step overlaps computing the previous one.
