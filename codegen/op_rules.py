@@ -130,6 +130,7 @@ OP_RULES = {
     'mlx.tril': (('single',), ('single',), None, None, ('k',), ('k',)),
     'mlx.triu': (('single',), ('single',), None, None, ('k',), ('k',)),
     'mlx.var': (('single',), ('single',), None, None, ('ddof',), ('axes', 'ddof', 'keepdims')),
+    'mlx.view': (('single',), ('single',), None, None, (), ()),
     'mlx.weight': ((), ('single',), None, None, ('global_name',), ('global_name',)),
     'mlx.where': (('single', 'single', 'single'), ('single',), None, None, (), ()),
     'mlx.zeros': (('variadic',), ('single',), None, None, ('static_shape',), ('static_shape',)),

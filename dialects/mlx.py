@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
@@ -267,6 +268,39 @@ class AstypeOp(MlxirOp):
 
     def verify_(self) -> None:
         verify_same_shape(self.input, self.result)
+
+
+@irdl_op_definition
+class ViewOp(MlxirOp):
+    """`x.view(dtype)`: the same bits read as another element type of the same width
+    (a float's sign bit, NaNs included, as a signed integer's)."""
+
+    name = "mlx.view"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        verify_same_shape(self.input, self.result)
+        widths = [_element_bits(dtype_of(v)) for v in (self.input, self.result)]
+        if None in widths or widths[0] != widths[1]:
+            raise VerifyException(
+                f"element types {dtype_of(self.input)} and {dtype_of(self.result)} must "
+                "have one bit width (bool has none)"
+            )
+
+
+def _element_bits(dtype: Attribute) -> int | None:
+    """Bits per element; None for bool, which MLX stores in a byte it does not define."""
+    if isinstance(dtype, AnyFloat):
+        return dtype.bitwidth
+    if isinstance(dtype, IntegerType) and dtype.width.data > 1:
+        return dtype.width.data
+    return None
 
 
 @irdl_op_definition
@@ -2103,6 +2137,7 @@ MLX_OPS: list[type[IRDLOperation]] = [
     *BINARY_OP_CLASSES.values(),
     *REDUCTION_OP_CLASSES.values(),
     AstypeOp,
+    ViewOp,
     WhereOp,
     TakeOp,
     TakeAlongAxisOp,

@@ -211,6 +211,12 @@ def _astype(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: (operands[0].astype(dtype),)
 
 
+@_kernel("mlx.view")
+def _view(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    dtype = _result(result_dtypes)
+    return lambda operands: (operands[0].view(dtype),)
+
+
 @_kernel("mlx.where")
 def _where(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: (mx.where(operands[0], operands[1], operands[2]),)

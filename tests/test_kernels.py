@@ -408,6 +408,23 @@ def test_astype(ty: str) -> None:
     check_exact(c, i != 0)
 
 
+def test_view_reads_the_same_bits_as_another_type() -> None:
+    """`mlx.view`: float32 as int32 is NumPy's view of the same bytes (the sign of
+    -0.0 and of a negative NaN included); float16 as bfloat16 keeps every bit pattern."""
+    x = np.array([1.5, -0.0, 0.0, -2.0, np.inf], np.float32)
+    x = np.concatenate([x, -np.array([np.nan], np.float32)])
+    text = """func.func @forward(%x: tensor<?xf32>, %h: tensor<3xf16>) -> (tensor<?xi32>, tensor<3xbf16>) {
+      %bits = mlx.view %x : tensor<?xf32> -> tensor<?xi32>
+      %halves = mlx.view %h : tensor<3xf16> -> tensor<3xbf16>
+      func.return %bits, %halves : tensor<?xi32>, tensor<3xbf16>
+    }"""
+    h = np.array([1.0, -3.5, 65504.0], np.float16)
+    bits, halves = run_ir(text, x, h)
+    check_exact(bits, x.view(np.int32), np.int32)
+    expected = torch.from_numpy(h.view(np.int16)).view(torch.bfloat16).float().numpy()
+    check_exact(halves, expected)
+
+
 def test_where() -> None:
     c = rng().random((3, 1)) > 0.5
     x, y = floats((3, 4), seed=1), floats((4,), seed=2)

@@ -6,12 +6,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FloatAttr, StringAttr
+from xdsl.dialects.builtin import AnyFloat, Float32Type, FloatAttr, IntegerType, StringAttr, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, promoted_dtype, to_bool
-from mlxir.dialects import aten
+from mlxir.conversions.aten_to_mlx.core import (
+    AtenLowering,
+    Emitter,
+    promoted_dtype,
+    to_bool,
+    with_dtype,
+)
+from mlxir.dialects import aten, mlx
 from mlxir.dialects.common import DYNAMIC, dtype_of, is_bool, is_float, shape_of
 from mlxir.dialects.elementwise import BINARY, UNARY, direct_lowerings
 
@@ -56,6 +62,15 @@ class LowerUnary(AtenLowering):
                     if not is_float(dtype_of(x)):
                         return e.binary("not_equal", x, x)  # never true for integers
                     return e.unary(name, x, result_type)
+                case "signbit":
+                    return _signbit(e, x)
+                case "erfc":  # within float32's absolute error where erfc(x) is tiny
+                    one = e.constant(1, dtype)
+                    return e.binary("subtract", one, e.unary("erf", e.astype(x, dtype)))
+                case "exp2":  # MLX's power is the C library's: exact at integer exponents
+                    return e.binary("power", e.constant(2, dtype), e.astype(x, dtype))
+                case "lgamma":
+                    return _lgamma(e, x, dtype)
                 case _:
                     return e.unary(UNARY_LOWERINGS[name], e.astype(x, dtype), result_type)
 
@@ -93,10 +108,87 @@ class LowerBinary(AtenLowering):
                     return e.binary(name, to_bool(e, lhs), to_bool(e, rhs))
                 case "logical_xor":
                     return e.binary("not_equal", to_bool(e, lhs), to_bool(e, rhs))
+                case "hypot":
+                    squares = e.binary("add", e.binary("multiply", lhs, lhs), e.binary("multiply", rhs, rhs))
+                    return e.unary("sqrt", squares)
+                case "copysign":
+                    magnitude = e.unary("abs", lhs)
+                    return e.where(_signbit(e, rhs), e.unary("negative", magnitude), magnitude)
+                case "fmax" | "fmin":  # NaN only where both are: the other operand wins
+                    extreme = e.binary(f"{name[1:]}imum", lhs, rhs)
+                    if not is_float(compute):
+                        return extreme
+                    return e.where(e.unary("isnan", lhs, _bool_like(lhs)), rhs,
+                                   e.where(e.unary("isnan", rhs, _bool_like(rhs)), lhs, extreme))
                 case _:
                     return e.binary(BINARY_LOWERINGS[name], lhs, rhs)
 
         self.replace(op, rewriter, build)
+
+
+def _bool_like(value: SSAValue) -> Attribute:
+    return with_dtype(value.type, i1)
+
+
+def _signbit(e: Emitter, x: SSAValue) -> SSAValue:
+    """Whether `x`'s sign bit is set, read as the sign of the signed integer of the same
+    bits (-0.0 and NaNs have one too: torch's float-to-bfloat16 conversion makes
+    negative NaNs)."""
+    dtype = dtype_of(x)
+    if is_bool(dtype):
+        return e.binary("not_equal", x, x)
+    if is_float(dtype):
+        assert isinstance(dtype, AnyFloat)
+        bits = IntegerType(dtype.bitwidth)
+        x = e.emit(mlx.ViewOp(x, with_dtype(x.type, bits)))
+        dtype = bits
+    return e.binary("less", x, e.constant(0, dtype))
+
+
+LANCZOS_G = 7.0
+LANCZOS_COEFFICIENTS = (
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+    -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
+)
+"""The Lanczos approximation of Γ with g = 7 and 9 terms (relative error about 1e-15
+in float64); in float32 `lgamma` is within about 1e-6 absolute near its zeros (1
+and 2) and 1e-7 relative elsewhere."""
+
+
+def _lgamma(e: Emitter, x: SSAValue, dtype: Attribute) -> SSAValue:
+    """log |Γ(x)|, computed in float32 (and rounded to `dtype`): the Lanczos series for
+    x ≥ 0.5, the reflection log(π / |sin(πx)|) - lgamma(1 - x) below, and +inf at
+    the poles (0, -1, -2, ...), as ATen."""
+    f32 = Float32Type()
+    x = e.astype(x, f32)
+
+    def c(value: float) -> SSAValue:
+        return e.constant(value, f32)
+
+    small = e.binary("less", x, c(0.5))
+    z = e.where(small, e.binary("subtract", c(1.0), x), x)  # z >= 0.5 on both branches
+    shifted = e.binary("subtract", z, c(1.0))
+    series = c(LANCZOS_COEFFICIENTS[0])
+    for i, coefficient in enumerate(LANCZOS_COEFFICIENTS[1:], start=1):
+        series = e.binary("add", series, e.binary("divide", c(coefficient), e.binary("add", shifted, c(float(i)))))
+    t = e.binary("add", shifted, c(LANCZOS_G + 0.5))
+    log_gamma = e.binary(
+        "add",
+        e.binary(
+            "subtract",
+            e.binary("multiply", e.binary("add", shifted, c(0.5)), e.unary("log", t)),
+            t,
+        ),
+        e.binary("add", c(0.5 * math.log(2 * math.pi)), e.unary("log", series)),
+    )
+    sine = e.unary("abs", e.unary("sin", e.binary("multiply", c(math.pi), x)))
+    reflected = e.binary(
+        "subtract", e.binary("subtract", c(math.log(math.pi)), e.unary("log", sine)), log_gamma
+    )
+    pole = e.binary("logical_and", e.binary("less_equal", x, c(0.0)), e.binary("equal", e.unary("floor", x), x))
+    result = e.where(pole, c(math.inf), e.where(small, reflected, log_gamma))
+    return e.astype(result, dtype)
 
 
 def _trunc_divide(e: Emitter, lhs: SSAValue, rhs: SSAValue, dtype: Attribute) -> SSAValue:

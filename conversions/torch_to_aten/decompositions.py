@@ -110,8 +110,14 @@ EXTRA_DECOMPOSED_OPS: tuple[str, ...] = (
     "reflection_pad2d.default",
     "replication_pad1d.default",
     "replication_pad2d.default",
+    # Not core ATen, so not in torch.export's table; their decompositions are in
+    # torch's own, into core ops.
+    "addmv.default",
+    "dist.default",
+    "ldexp.Tensor",
+    "narrow_copy.default",
 )
-"""Core ATen ops that torch keeps whole but mlxir runs as their PyTorch decompositions
+"""ATen ops that torch keeps whole but mlxir runs as their PyTorch decompositions
 (into ops it lowers natively): activations, padding modes, upsampling."""
 
 

@@ -171,6 +171,15 @@ CASES: list[Case] = [
     unary("logit", lambda x: torch.logit(torch.sigmoid(x))),
     unary("frac", lambda x: torch.frac(x * 3)),
     unary("nan_to_num", torch.nan_to_num, with_specials, F32),
+    unary("exp2", lambda x: torch.exp2(x * 4)),
+    unary("erfc", lambda x: torch.erfc(x * 2)),
+    # -0.0, and NaNs of both signs in the input (torch's conversion to bfloat16 makes
+    # negative ones). The sign of a NaN that arithmetic makes (inf * 0) is left to the
+    # implementation by IEEE 754, and MLX's kernels and torch's differ: not compared.
+    unary("signbit", lambda x: (torch.signbit(x), torch.signbit(torch.where(x.isfinite(), x, 1) * 0), torch.signbit(-torch.where(x.isfinite(), x, 1) * 0)), with_specials),
+    # lgamma on both sides of 0.5 (the reflection), near its zeros at 1 and 2, large,
+    # and at the poles 0 and -2 (+inf)
+    unary("lgamma", lambda x: (torch.lgamma(x * 3), torch.lgamma(x.abs() * 50 + 1), torch.lgamma(torch.tensor([0.0, -2.0, 1.0, 2.0], dtype=x.dtype)))),
     unary("xlogy", lambda x: torch.xlogy(x, x.abs() + 0.5)),
     unary("lerp", lambda x: torch.lerp(x, x * 2, 0.3)),
     unary("addcmul", lambda x: torch.addcmul(x, x, x, value=0.5)),
@@ -204,6 +213,10 @@ CASES: list[Case] = [
     binary("logical_and", lambda a, b: torch.logical_and(a > 0, b > 0)),
     binary("logical_xor", lambda a, b: torch.logical_xor(a > 0, b > 0)),
     binary("atan2", torch.atan2),
+    binary("hypot", torch.hypot),
+    binary("copysign", lambda a, b: (torch.copysign(a, b), torch.copysign(a, b * 0), torch.copysign(a, -(b * 0)))),
+    binary("fmax_fmin", lambda a, b: (torch.fmax(a, b), torch.fmin(a, b)), with_specials),
+    binary("fmax_fmin_int", lambda a, b: (torch.fmax(a, b), torch.fmin(a, b)), int_tensor, INTS),
     binary("ne", lambda a, b: a != b.round()),
     binary("logical_or", lambda a, b: torch.logical_or(a > 0.5, b > 0.5)),
     binary("bitwise_or_int", torch.bitwise_or, int_tensor, INTS),

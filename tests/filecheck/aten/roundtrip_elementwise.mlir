@@ -62,6 +62,9 @@ func.func @unary_same(%x: tensor<2x?x8xf32>, %i: tensor<4xi64>) -> tensor<2x?x8x
 // CHECK-NEXT:    %sigmoid = aten.sigmoid %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
 // CHECK-NEXT:    %erf = aten.erf %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %erfinv = aten.erfinv %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
+// CHECK-NEXT:    %erfc = aten.erfc %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
+// CHECK-NEXT:    %exp2 = aten.exp2 %i : tensor<4xi64> -> tensor<4xf32>
+// CHECK-NEXT:    %lgamma = aten.lgamma %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
 // CHECK-NEXT:    %reciprocal = aten.reciprocal %i : tensor<4xi64> -> tensor<4xf32>
 // CHECK-NEXT:    %silu = aten.silu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %gelu = aten.gelu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
@@ -96,6 +99,9 @@ func.func @unary_float(%x: tensor<2x?x8xf32>, %h: tensor<4x?xbf16>, %i: tensor<4
   %sigmoid = aten.sigmoid %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
   %erf = aten.erf %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %erfinv = aten.erfinv %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
+  %erfc = aten.erfc %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
+  %exp2 = aten.exp2 %i : tensor<4xi64> -> tensor<4xf32>
+  %lgamma = aten.lgamma %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
   %reciprocal = aten.reciprocal %i : tensor<4xi64> -> tensor<4xf32>
   %silu = aten.silu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %gelu = aten.gelu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
@@ -108,6 +114,7 @@ func.func @unary_float(%x: tensor<2x?x8xf32>, %h: tensor<4x?xbf16>, %i: tensor<4
 // CHECK-NEXT:    %not = aten.logical_not %b : tensor<?x?xi1> -> tensor<?x?xi1>
 // CHECK-NEXT:    %not_float = aten.logical_not %x : tensor<2x?x8xf32> -> tensor<2x?x8xi1>
 // CHECK-NEXT:    %isnan = aten.isnan %x : tensor<2x?x8xf32> -> tensor<2x?x8xi1>
+// CHECK-NEXT:    %signbit = aten.signbit %x : tensor<2x?x8xf32> -> tensor<2x?x8xi1>
 // CHECK-NEXT:    %isinf = aten.isinf %x : tensor<2x?x8xf32> -> tensor<2x?x8xi1>
 // CHECK-NEXT:    %bnot = aten.bitwise_not %i : tensor<4xi64> -> tensor<4xi64>
 // CHECK-NEXT:    %bnot_bool = aten.bitwise_not %b : tensor<?x?xi1> -> tensor<?x?xi1>
@@ -119,6 +126,7 @@ func.func @unary_bool_and_bits(%x: tensor<2x?x8xf32>, %b: tensor<?x?xi1>, %i: te
   %not = aten.logical_not %b : tensor<?x?xi1> -> tensor<?x?xi1>
   %not_float = aten.logical_not %x : tensor<2x?x8xf32> -> tensor<2x?x8xi1>
   %isnan = aten.isnan %x : tensor<2x?x8xf32> -> tensor<2x?x8xi1>
+  %signbit = aten.signbit %x : tensor<2x?x8xf32> -> tensor<2x?x8xi1>
   %isinf = aten.isinf %x : tensor<2x?x8xf32> -> tensor<2x?x8xi1>
   %bnot = aten.bitwise_not %i : tensor<4xi64> -> tensor<4xi64>
   %bnot_bool = aten.bitwise_not %b : tensor<?x?xi1> -> tensor<?x?xi1>
@@ -147,6 +155,10 @@ func.func @unary_bool_and_bits(%x: tensor<2x?x8xf32>, %b: tensor<?x?xi1>, %i: te
 // CHECK-NEXT:    %floor_divide = aten.floor_divide %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
 // CHECK-NEXT:    %atan2 = aten.atan2 %x, %y : tensor<2x?x8xf32>, tensor<8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %atan2_int = aten.atan2 %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xf32>
+// CHECK-NEXT:    %hypot = aten.hypot %x, %y : tensor<2x?x8xf32>, tensor<8xf32> -> tensor<2x?x8xf32>
+// CHECK-NEXT:    %copysign = aten.copysign %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xf32>
+// CHECK-NEXT:    %fmax = aten.fmax %x, %y : tensor<2x?x8xf32>, tensor<8xf32> -> tensor<2x?x8xf32>
+// CHECK-NEXT:    %fmin = aten.fmin %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
 // CHECK-NEXT:    func.return %add : tensor<2x?x8xf32>
 // CHECK-NEXT:  }
 // CANON-LABEL: func.func @binary_arith(%x: tensor<2x?x8xf32>, %y: tensor<8xf32>, %z: tensor<?x1x8xf32>, %i: tensor<4xi64>) -> tensor<2x?x8xf32> {
@@ -173,6 +185,10 @@ func.func @binary_arith(%x: tensor<2x?x8xf32>, %y: tensor<8xf32>, %z: tensor<?x1
   %floor_divide = aten.floor_divide %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
   %atan2 = aten.atan2 %x, %y : tensor<2x?x8xf32>, tensor<8xf32> -> tensor<2x?x8xf32>
   %atan2_int = aten.atan2 %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xf32>
+  %hypot = aten.hypot %x, %y : tensor<2x?x8xf32>, tensor<8xf32> -> tensor<2x?x8xf32>
+  %copysign = aten.copysign %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xf32>
+  %fmax = aten.fmax %x, %y : tensor<2x?x8xf32>, tensor<8xf32> -> tensor<2x?x8xf32>
+  %fmin = aten.fmin %i, %i : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
   func.return %add : tensor<2x?x8xf32>
 }
 

@@ -1,4 +1,4 @@
-// Round trip of the elementwise mlx ops: every unary and binary op, mlx.astype, mlx.where.
+// Round trip of the elementwise mlx ops: every unary and binary op, mlx.astype, mlx.view, mlx.where.
 // RUN: mlx-opt %s | mlx-opt | filecheck %s
 // RUN: mlx-opt %s --print-op-generic | mlx-opt | filecheck %s
 // RUN: mlx-opt %s -p canonicalize,cse | filecheck %s --check-prefix=CANON
@@ -174,6 +174,8 @@ func.func @binary_bitwise(%a: tensor<4x8xui32>, %b: tensor<8xui32>, %p: tensor<4
 // CHECK-NEXT: %h = mlx.astype %x : tensor<2x?xf32> -> tensor<2x?xf16>
 // CHECK-NEXT: %f = mlx.astype %i : tensor<?xi32> -> tensor<?xf32>
 // CHECK-NEXT: %b = mlx.astype %i : tensor<?xi32> -> tensor<?xi1>
+// CHECK-NEXT: %bits = mlx.view %x : tensor<2x?xf32> -> tensor<2x?xi32>
+// CHECK-NEXT: %halves = mlx.view %h : tensor<2x?xf16> -> tensor<2x?xbf16>
 // CHECK-NEXT: %w = mlx.where %c, %x, %y : tensor<2x1xi1>, tensor<2x?xf32>, tensor<?xf32> -> tensor<2x?xf32>
 // CHECK-NEXT: %w2 = mlx.where %b, %f, %y : tensor<?xi1>, tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
 // CHECK-NEXT: func.return %h : tensor<2x?xf16>
@@ -182,6 +184,8 @@ func.func @astype_where(%x: tensor<2x?xf32>, %c: tensor<2x1xi1>, %y: tensor<?xf3
   %h = mlx.astype %x : tensor<2x?xf32> -> tensor<2x?xf16>
   %f = mlx.astype %i : tensor<?xi32> -> tensor<?xf32>
   %b = mlx.astype %i : tensor<?xi32> -> tensor<?xi1>
+  %bits = mlx.view %x : tensor<2x?xf32> -> tensor<2x?xi32>
+  %halves = mlx.view %h : tensor<2x?xf16> -> tensor<2x?xbf16>
   %w = mlx.where %c, %x, %y : tensor<2x1xi1>, tensor<2x?xf32>, tensor<?xf32> -> tensor<2x?xf32>
   %w2 = mlx.where %b, %f, %y : tensor<?xi1>, tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
   func.return %h : tensor<2x?xf16>

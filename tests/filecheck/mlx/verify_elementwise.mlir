@@ -1,4 +1,4 @@
-// Verifier rules of the elementwise mlx ops (mlx.<unary>, mlx.<binary>, astype, where):
+// Verifier rules of the elementwise mlx ops (mlx.<unary>, mlx.<binary>, astype, view, where):
 // each chunk breaks exactly one rule.
 // RUN: mlx-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
@@ -143,6 +143,22 @@ func.func @power_drops_rank(%x: tensor<2x?xf32>, %y: tensor<?xf32>) {
 // CHECK: 'mlx.astype' op result shape [3] does not match operand shape [2]
 func.func @astype_shape(%x: tensor<2xf32>) {
   %0 = mlx.astype %x : tensor<2xf32> -> tensor<3xf16>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.view' op element types f32 and i16 must have one bit width (bool has none)
+func.func @view_width(%x: tensor<2xf32>) {
+  %0 = mlx.view %x : tensor<2xf32> -> tensor<2xi16>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.view' op element types i8 and i1 must have one bit width (bool has none)
+func.func @view_bool(%x: tensor<2xi8>) {
+  %0 = mlx.view %x : tensor<2xi8> -> tensor<2xi1>
   func.return
 }
 
