@@ -614,6 +614,33 @@ class SortOp(MlxirOp):
         _verify_values_and_indices(self.input, self.values, self.indices, shape_of(self.input))
 
 
+class CumulativeExtremumOp(MlxirOp):
+    """The running maximum (`aten.cummax`) or minimum (`aten.cummin`) along `dim`, and
+    the index where each was reached: the latest of equal values; from the first NaN
+    on, NaN and the latest NaN's index."""
+
+    input = operand_def(TensorType)
+    dim = prop_def(I64Attr)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `dim` $dim attr-dict `:` type($input) `->` type($values) `,` type($indices)"
+
+    def verify_(self) -> None:
+        normalize_axis(self.dim.value.data, rank_of(self.input))
+        _verify_values_and_indices(self.input, self.values, self.indices, shape_of(self.input))
+
+
+@irdl_op_definition
+class CummaxOp(CumulativeExtremumOp):
+    name = "aten.cummax"
+
+
+@irdl_op_definition
+class CumminOp(CumulativeExtremumOp):
+    name = "aten.cummin"
+
+
 @irdl_op_definition
 class TopkOp(MlxirOp):
     """`aten.topk`: the `k` largest (or, with `smallest`, smallest) entries along `dim`,
@@ -647,13 +674,11 @@ class TopkOp(MlxirOp):
         _verify_values_and_indices(self.input, self.values, self.indices, shape)
 
 
-@irdl_op_definition
-class MedianOp(MlxirOp):
-    """`aten.median`: the lower of the two middle values for an even count (NaN when
-    there is a NaN). Without `dim`, of all elements (one 0-d result); with `dim`, along
-    it, giving the values and their indices (`keepdim` keeps `dim` as size 1)."""
+class MedianLikeOp(MlxirOp):
+    """The forms and rules `aten.median` and `aten.nanmedian` share: without `dim`, of
+    all elements (one 0-d result); with `dim`, along it, giving the values and their
+    indices (`keepdim` keeps `dim` as size 1)."""
 
-    name = "aten.median"
     input = operand_def(TensorType)
     dim = opt_prop_def(I64Attr)
     keepdim = opt_prop_def(UnitAttr)
@@ -686,6 +711,22 @@ class MedianOp(MlxirOp):
             self.outputs[1],
             _reduced_along(self.input, self.dim.value.data, self.keepdim is not None),
         )
+
+
+@irdl_op_definition
+class MedianOp(MedianLikeOp):
+    """`aten.median`: the lower of the two middle values for an even count (NaN when
+    there is a NaN)."""
+
+    name = "aten.median"
+
+
+@irdl_op_definition
+class NanmedianOp(MedianLikeOp):
+    """`aten.nanmedian`: the median of the elements that are not NaN (NaN only where
+    all are)."""
+
+    name = "aten.nanmedian"
 
 
 def _reduced_along(input: SSAValue, dim: int, keepdim: bool) -> list[int]:
@@ -2334,6 +2375,9 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     SortOp,
     TopkOp,
     MedianOp,
+    CummaxOp,
+    CumminOp,
+    NanmedianOp,
     KthvalueOp,
     CumsumOp,
     CumprodOp,

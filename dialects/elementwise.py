@@ -87,6 +87,7 @@ UNARY: tuple[Elementwise, ...] = (
     Elementwise("erfc", R.FLOAT),
     Elementwise("exp2", R.FLOAT),
     Elementwise("lgamma", R.FLOAT),
+    Elementwise("digamma", R.FLOAT),
     Elementwise("reciprocal", R.FLOAT, "reciprocal", K.FLOAT),
     Elementwise("silu", R.FLOAT_ONLY),
     Elementwise("logical_not", R.BOOL, "logical_not", K.LOGICAL, direct=False),

@@ -71,6 +71,8 @@ class LowerUnary(AtenLowering):
                     return e.binary("power", e.constant(2, dtype), e.astype(x, dtype))
                 case "lgamma":
                     return _lgamma(e, x, dtype)
+                case "digamma":
+                    return _digamma(e, x, dtype)
                 case _:
                     return e.unary(UNARY_LOWERINGS[name], e.astype(x, dtype), result_type)
 
@@ -188,6 +190,44 @@ def _lgamma(e: Emitter, x: SSAValue, dtype: Attribute) -> SSAValue:
     )
     pole = e.binary("logical_and", e.binary("less_equal", x, c(0.0)), e.binary("equal", e.unary("floor", x), x))
     result = e.where(pole, c(math.inf), e.where(small, reflected, log_gamma))
+    return e.astype(result, dtype)
+
+
+DIGAMMA_SHIFT = 6
+DIGAMMA_ASYMPTOTIC = (-1 / 12, 1 / 120, -1 / 252, 1 / 240, -1 / 132)
+"""ψ(z) ~ log z - 1/(2z) + Σ c_k z^(-2k) for z ≥ 6.5 (about 1e-11 there): the
+coefficients are -B_2k / 2k."""
+
+
+def _digamma(e: Emitter, x: SSAValue, dtype: Attribute) -> SSAValue:
+    """ψ(x) in float32 (rounded to `dtype`): reflection ψ(x) = ψ(1 - x) - π / tan(πx)
+    below 0.5, the recurrence ψ(y) = ψ(y + 6) - Σ_{k<6} 1 / (y + k), and the asymptotic
+    series at y + 6; -inf at 0 and NaN at the negative integers, as ATen."""
+    f32 = Float32Type()
+    x = e.astype(x, f32)
+
+    def c(value: float) -> SSAValue:
+        return e.constant(value, f32)
+
+    small = e.binary("less", x, c(0.5))
+    y = e.where(small, e.binary("subtract", c(1.0), x), x)
+    shifted = e.binary("add", y, c(float(DIGAMMA_SHIFT)))
+    inverse_square = e.unary("reciprocal", e.binary("multiply", shifted, shifted))
+    series = c(DIGAMMA_ASYMPTOTIC[-1])
+    for coefficient in reversed(DIGAMMA_ASYMPTOTIC[:-1]):
+        series = e.binary("add", c(coefficient), e.binary("multiply", inverse_square, series))
+    value = e.binary(
+        "add",
+        e.binary("subtract", e.unary("log", shifted), e.binary("divide", c(0.5), shifted)),
+        e.binary("multiply", inverse_square, series),
+    )
+    for k in range(DIGAMMA_SHIFT):
+        value = e.binary("subtract", value, e.unary("reciprocal", e.binary("add", y, c(float(k)))))
+    cotangent_term = e.binary("divide", c(math.pi), e.unary("tan", e.binary("multiply", c(math.pi), x)))
+    result = e.where(small, e.binary("subtract", value, cotangent_term), value)
+    integer = e.binary("equal", e.unary("floor", x), x)
+    result = e.where(e.binary("logical_and", integer, e.binary("less", x, c(0.0))), c(math.nan), result)
+    result = e.where(e.binary("equal", x, c(0.0)), c(-math.inf), result)
     return e.astype(result, dtype)
 
 

@@ -3,6 +3,7 @@ selection are a stable argsort, then picks with `take_along_axis`."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from xdsl.dialects.builtin import (
@@ -24,6 +25,7 @@ from mlxir.conversions.aten_to_mlx.core import (
     Emitter,
     LoweringError,
     Size,
+    arange,
     full_range_slice,
     numel,
     tensor_of,
@@ -234,30 +236,71 @@ def _lower_middle(e: Emitter, x: SSAValue, indices: SSAValue, axis: int) -> SSAV
     return e.where(is_nan, last_index, middle)
 
 
+def _lower_middle_of_numbers(e: Emitter, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
+    """`_lower_middle` among the elements that are not NaN (which sort last): position
+    (count - 1) // 2 of each row's sorted `indices`, 0 for a row of NaNs only."""
+    if not is_float(dtype_of(x)):
+        return _lower_middle(e, x, indices, axis)
+    numbers = e.astype(e.unary("logical_not", e.unary("isnan", x, with_dtype(x.type, i1))), i64)
+    count = e.reduce("sum", numbers, [axis], True, i64)
+    last = e.binary("maximum", e.binary("subtract", count, e.constant(1, i64)), e.constant(0, i64))
+    return _take_along(e, indices, e.binary("floor_divide", last, e.constant(2, i64)), axis)
+
+
 class LowerMedian(AtenLowering):
-    OPS = (aten.MedianOp,)
+    OPS = (aten.MedianOp, aten.NanmedianOp)
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: aten.MedianOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: aten.MedianLikeOp, rewriter: PatternRewriter) -> None:
         x = op.input
         dim = op.dim.value.data if op.dim is not None else None
         keep = op.keepdim is not None
+        middle_of = _lower_middle_of_numbers if isinstance(op, aten.NanmedianOp) else _lower_middle
 
         def whole(e: Emitter) -> list[SSAValue]:
             flat = e.reshape(x, [numel(e, e.dims(x))])
             indices = _sorting_indices(e, flat, 0, False)
-            value = _take_along(e, flat, _lower_middle(e, flat, indices, 0), 0)
+            value = _take_along(e, flat, middle_of(e, flat, indices, 0), 0)
             return [e.reshape(value, [])]
 
         def along(e: Emitter, x: SSAValue, axis: int) -> list[SSAValue]:
             indices = _sorting_indices(e, x, axis, False)
-            middle = _lower_middle(e, x, indices, axis)
+            middle = middle_of(e, x, indices, axis)
             values = _take_along(e, x, middle, axis)
             if not keep:
                 values, middle = e.squeeze(values, [axis]), e.squeeze(middle, [axis])
             return [values, e.astype(middle, dtype_of(op.outputs[1]))]
 
         self.replace(op, rewriter, whole if dim is None else _along_sort_axis(op, x, dim, along))
+
+
+class LowerCumulativeExtremum(AtenLowering):
+    OPS = (aten.CummaxOp, aten.CumminOp)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.CumulativeExtremumOp, rewriter: PatternRewriter) -> None:
+        scan_cls = mlx.CummaxOp if op.name == "aten.cummax" else mlx.CumminOp
+
+        def scan(e: Emitter, cls: type[IRDLOperation], x: SSAValue, axis: int) -> SSAValue:
+            return e.emit(cls.build(operands=[x], result_types=[x.type], properties={"axis": IntegerAttr(axis, i64)}))
+
+        def build(e: Emitter, x: SSAValue, axis: int) -> list[SSAValue]:
+            values = scan(e, scan_cls, x, axis)
+            shape: list[Size] = [1] * rank_of(x)
+            shape[axis] = e.dim(x, axis)
+            positions = e.reshape(arange(e, shape[axis]), shape)
+            # The latest position whose element equals the running extremum so far.
+            reached = e.where(e.binary("equal", x, values), positions, e.constant(-1, i64))
+            indices = scan(e, mlx.CummaxOp, reached, axis)
+            if is_float(dtype_of(x)):  # from a NaN on: NaN, at the latest NaN
+                is_nan = e.unary("isnan", x, with_dtype(x.type, i1))
+                latest_nan = scan(e, mlx.CummaxOp, e.where(is_nan, positions, e.constant(-1, i64)), axis)
+                seen = e.binary("greater_equal", latest_nan, e.constant(0, i64))
+                values = e.where(seen, e.constant(math.nan, dtype_of(x)), values)
+                indices = e.where(seen, latest_nan, indices)
+            return [values, e.astype(indices, dtype_of(op.indices))]
+
+        self.replace(op, rewriter, _along_sort_axis(op, op.input, op.dim.value.data, build))
 
 
 class LowerKthvalue(AtenLowering):
@@ -326,5 +369,6 @@ PATTERNS: tuple[AtenLowering, ...] = (
     LowerTopk(),
     LowerMedian(),
     LowerKthvalue(),
+    LowerCumulativeExtremum(),
     LowerScan(),
 )

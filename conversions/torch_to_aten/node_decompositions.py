@@ -96,12 +96,18 @@ def _batch_norm(
     raise NodeDecompositionFailed("batch norm in training mode updates its running statistics")
 
 
+def _polygamma(n: int, x: torch.Tensor) -> torch.Tensor:
+    # Only the 0th, ψ itself; a higher order is traced back to itself, which mlxir refuses.
+    return _A.digamma.default(x) if n == 0 else _A.polygamma.default(n, x)
+
+
 MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.batch_norm.default: lambda *args: _batch_norm(*args)[0],
     _A.native_batch_norm.default: _batch_norm,
+    _A.polygamma.default: _polygamma,
 }
 """mlxir's own decompositions, where torch's differ from what its re-trace gives (the
-`_native_batch_norm_legit*` ops mlxir imports)."""
+`_native_batch_norm_legit*` ops mlxir imports), or torch has none."""
 
 
 class NodeDecompositionFailed(Exception):

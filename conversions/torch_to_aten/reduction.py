@@ -175,6 +175,20 @@ def _sort(state: ImportState, node: Node) -> list[SSAValue]:
     )
 
 
+def _cumulative_extremum(op_cls: type[aten.CumulativeExtremumOp]) -> Handler:
+    def handler(state: ImportState, node: Node) -> list[SSAValue]:
+        args = arguments_of(node)
+        return state.inserted_results(
+            op_cls.build(
+                operands=[state.value(args["self"])],
+                result_types=result_types(node),
+                properties=props(dim=i64_attr(args["dim"])),
+            )
+        )
+
+    return handler
+
+
 def _topk(state: ImportState, node: Node) -> list[SSAValue]:
     args = arguments_of(node)
     return state.inserted_results(
@@ -190,20 +204,22 @@ def _topk(state: ImportState, node: Node) -> list[SSAValue]:
     )
 
 
-def _median(state: ImportState, node: Node) -> Operation | list[SSAValue]:
-    """`median.default` (of everything, one result) or `median.dim` (values, indices)."""
-    args = arguments_of(node)
-    if "dim" not in args:
-        return aten.MedianOp.build(
-            operands=[state.value(args["self"])], result_types=[[_type_of_node(node)]]
+def _median(op_cls: type[aten.MedianLikeOp]) -> Handler:
+    def handler(state: ImportState, node: Node) -> Operation | list[SSAValue]:
+        """`median.default` (of everything, one result) or `median.dim` (values,
+        indices); `nanmedian` alike."""
+        args = arguments_of(node)
+        if "dim" not in args:
+            return op_cls.build(operands=[state.value(args["self"])], result_types=[[_type_of_node(node)]])
+        return state.inserted_results(
+            op_cls.build(
+                operands=[state.value(args["self"])],
+                result_types=[result_types(node)],
+                properties=props(dim=i64_attr(args["dim"]), keepdim=unit_attr(args["keepdim"])),
+            )
         )
-    return state.inserted_results(
-        aten.MedianOp.build(
-            operands=[state.value(args["self"])],
-            result_types=[result_types(node)],
-            properties=props(dim=i64_attr(args["dim"]), keepdim=unit_attr(args["keepdim"])),
-        )
-    )
+
+    return handler
 
 
 def _kthvalue(state: ImportState, node: Node) -> list[SSAValue]:
@@ -236,6 +252,9 @@ REDUCTION_IMPORTERS: dict[str, Handler] = {
     "aten.logcumsumexp": along_dim(aten.LogcumsumexpOp),
     "aten.sort": _sort,
     "aten.topk": _topk,
-    "aten.median": _median,
+    "aten.median": _median(aten.MedianOp),
+    "aten.nanmedian": _median(aten.NanmedianOp),
+    "aten.cummax": _cumulative_extremum(aten.CummaxOp),
+    "aten.cummin": _cumulative_extremum(aten.CumminOp),
     "aten.kthvalue": _kthvalue,
 }

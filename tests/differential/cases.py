@@ -98,6 +98,15 @@ def ties(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> tor
 
 
 
+def _every_third_nan(x: torch.Tensor) -> torch.Tensor:
+    """`x` with every third element (in memory order) NaN: a row along a dim of size 3
+    or more whose stride is not a multiple of 3 (the last dim; the one before it when
+    the last has size 4) is never NaN only."""
+    x = x.clone()
+    x.view(-1)[::3] = float("nan")
+    return x
+
+
 def _one_nan(x: torch.Tensor) -> torch.Tensor:
     """`x` with one NaN in its first row (the median of a row with a NaN is NaN)."""
     x = x.clone()
@@ -179,6 +188,9 @@ CASES: list[Case] = [
     unary("signbit", lambda x: (torch.signbit(x), torch.signbit(torch.where(x.isfinite(), x, 1) * 0), torch.signbit(-torch.where(x.isfinite(), x, 1) * 0)), with_specials),
     # lgamma on both sides of 0.5 (the reflection), near its zeros at 1 and 2, large,
     # and at the poles 0 and -2 (+inf)
+    # ψ on both sides of 0.5 (the reflection), near its zero at 1.4616, large, and at
+    # 0 (-inf) and -3 (NaN); polygamma of order 0 is ψ
+    unary("digamma", lambda x: (torch.digamma(x * 3), torch.digamma(x.abs() * 50 + 1), torch.polygamma(0, x + 1.4616), torch.digamma(torch.tensor([0.0, -3.0, 1.0, -2.5], dtype=x.dtype)))),
     unary("lgamma", lambda x: (torch.lgamma(x * 3), torch.lgamma(x.abs() * 50 + 1), torch.lgamma(torch.tensor([0.0, -2.0, 1.0, 2.0], dtype=x.dtype)))),
     unary("xlogy", lambda x: torch.xlogy(x, x.abs() + 0.5)),
     unary("lerp", lambda x: torch.lerp(x, x * 2, 0.3)),
@@ -311,9 +323,16 @@ CASES: list[Case] = [
     Case("median_all", lambda m, x: torch.median(x), lambda n, dt: (distinct(3, n, dtype=dt, salt="med"),), {0: (1,)}, dtypes=SORTABLE),
     Case("median_all_even", lambda m, x: torch.median(x), lambda n, dt: (distinct(2, n, dtype=dt, salt="mede"),), {0: (1,)}, dtypes=SORTABLE),
     Case("median_dim", lambda m, x: torch.median(x, dim=1), lambda n, dt: (distinct(3, n, 4, dtype=dt, salt="medd"),), {0: (1,)}, dtypes=SORTABLE),
+    # NaNs ignored: rows with some, and the whole tensor; a row of NaNs only is NaN (at
+    # an index ATen's nth_element leaves unspecified: not compared)
+    Case("nanmedian", lambda m, x: (torch.nanmedian(x, dim=1), torch.nanmedian(x, dim=-1, keepdim=True), torch.nanmedian(x), torch.nanmedian(x[:1] * float("nan"), dim=1).values), lambda n, dt: (_every_third_nan(distinct(3, n, 4, dtype=dt, salt="nanmed")),), {0: (1,)}),
     Case("median_dim_even_keepdim", lambda m, x: torch.median(x, dim=-1, keepdim=True), lambda n, dt: (distinct(n, 3, 4, dtype=dt, salt="medk"),), {0: (0,)}, dtypes=SORTABLE),
     Case("median_nan", lambda m, x: (torch.median(x), *torch.median(x[:1], dim=1)), lambda n, dt: (_one_nan(distinct(2, n + 2, dtype=dt, salt="mn")),), {0: (1,)}, dtypes=F32),
     Case("median_ties_values", lambda m, x: torch.median(x, dim=0).values, lambda n, dt: (ties(n, 4, dtype=dt, salt="mt"),), {0: (0,)}),
+    # running extremes: ties (the latest index), NaNs (NaN from the first on, at the
+    # latest NaN's index), along the dynamic dim and the last one; integers
+    Case("cummax_cummin", lambda m, x, y: (torch.cummax(x, dim=1), torch.cummin(x, dim=-1), torch.cummax(y, dim=1), torch.cummin(y, dim=-1)), lambda n, dt: (ties(3, n, 4, dtype=dt, salt="cm"), _every_third_nan(ties(3, n, 4, dtype=dt, salt="cmn"))), {0: (1,), 1: (1,)}),
+    Case("cummax_cummin_int", lambda m, x: (torch.cummax(x, dim=0), torch.cummin(x, dim=1)), lambda n, dt: (int_tensor(n, 5, dtype=dt),), {0: (0,)}, dtypes=INTS),
     Case("kthvalue", lambda m, x: torch.kthvalue(x, 2, dim=1), lambda n, dt: (distinct(3, n, 4, dtype=dt, salt="kv"),), {0: (1,)}, dtypes=SORTABLE),
     Case("kthvalue_keepdim", lambda m, x: torch.kthvalue(x, 3, dim=-1, keepdim=True), lambda n, dt: (distinct(n, 4, dtype=dt, salt="kvk"),), {0: (0,)}, dtypes=SORTABLE),
     Case("round_decimals", lambda m, x: (torch.round(x, decimals=2), torch.round(x * 100, decimals=-1)), lambda n, dt: (randn(3, n, dtype=dt, salt="rd"),), {0: (1,)}, dtypes=F32),

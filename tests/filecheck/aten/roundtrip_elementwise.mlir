@@ -65,6 +65,7 @@ func.func @unary_same(%x: tensor<2x?x8xf32>, %i: tensor<4xi64>) -> tensor<2x?x8x
 // CHECK-NEXT:    %erfc = aten.erfc %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %exp2 = aten.exp2 %i : tensor<4xi64> -> tensor<4xf32>
 // CHECK-NEXT:    %lgamma = aten.lgamma %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
+// CHECK-NEXT:    %digamma = aten.digamma %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %reciprocal = aten.reciprocal %i : tensor<4xi64> -> tensor<4xf32>
 // CHECK-NEXT:    %silu = aten.silu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
 // CHECK-NEXT:    %gelu = aten.gelu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
@@ -102,6 +103,7 @@ func.func @unary_float(%x: tensor<2x?x8xf32>, %h: tensor<4x?xbf16>, %i: tensor<4
   %erfc = aten.erfc %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %exp2 = aten.exp2 %i : tensor<4xi64> -> tensor<4xf32>
   %lgamma = aten.lgamma %h : tensor<4x?xbf16> -> tensor<4x?xbf16>
+  %digamma = aten.digamma %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %reciprocal = aten.reciprocal %i : tensor<4xi64> -> tensor<4xf32>
   %silu = aten.silu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   %gelu = aten.gelu %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
