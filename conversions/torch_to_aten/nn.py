@@ -44,9 +44,36 @@ def _layer_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
             "eps": f64_attr(args["eps"]),
         },
     )
-    if has_several_results(node):  # native_layer_norm
-        return [state.insert(op).results[0]]
+    if has_several_results(node):  # native_layer_norm: the output, mean and 1/std
+        _, mean_type, rstd_type = result_types(node)
+        rank = first_value(node).dim()
+        dims = list(range(rank - len(args["normalized_shape"]), rank))
+        source = state.value(args["input"])
+        mean, _, rstd = _statistics(state, source, dims, True, mean_type, rstd_type, args["eps"])
+        return [state.insert(op).results[0], mean, rstd]
     return op
+
+
+def _statistics(
+    state: ImportState, source: SSAValue, dims: list[int], keepdim: bool, mean_type: Attribute,
+    rstd_type: Attribute, eps: float,
+) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """The mean of `source` over `dims`, its biased variance and `1 / sqrt(var + eps)`:
+    a normalization's statistics, as ATen returns them."""
+    properties = props(dims=int_array(dims), keepdim=unit_attr(keepdim))
+    mean = state.insert(
+        aten.REDUCTION_OP_CLASSES["mean"].build(operands=[source], result_types=[mean_type], properties=properties)
+    ).results[0]
+    var = state.insert(
+        aten.VarOp.build(
+            operands=[source], result_types=[mean_type], properties={**properties, "correction": f64_attr(0)}
+        )
+    ).results[0]
+    shifted = state.insert(
+        aten.BINARY_OP_CLASSES["add"].build(operands=[var, state.value(float(eps))], result_types=[mean_type])
+    ).results[0]
+    rstd = state.insert(aten.UNARY_OP_CLASSES["rsqrt"].build(operands=[shifted], result_types=[rstd_type])).results[0]
+    return mean, var, rstd
 
 
 def _rms_norm(state: ImportState, node: Node) -> Operation:
@@ -99,25 +126,10 @@ def _batch_norm_batch_stats(state: ImportState, node: Node) -> list[SSAValue]:
     eps = args["eps"]
     out_type, mean_type, invstd_type = result_types(node)
     source = state.value(args["input"])
-    dims = int_array([0, *range(2, first_value(node).dim())])
-    mean = state.insert(
-        aten.REDUCTION_OP_CLASSES["mean"].build(
-            operands=[source], result_types=[mean_type], properties={"dims": dims}
-        )
-    ).results[0]
-    var = state.insert(
-        aten.VarOp.build(
-            operands=[source], result_types=[mean_type], properties={"dims": dims, "correction": f64_attr(0)}
-        )
-    ).results[0]
+    dims = [0, *range(2, first_value(node).dim())]
+    mean, var, invstd = _statistics(state, source, dims, False, mean_type, invstd_type, eps)
     out = state.insert(
         _batch_norm_op(state, source, args["weight"], args["bias"], mean, var, eps, out_type)
-    ).results[0]
-    shifted = state.insert(
-        aten.BINARY_OP_CLASSES["add"].build(operands=[var, state.value(float(eps))], result_types=[mean_type])
-    ).results[0]
-    invstd = state.insert(
-        aten.UNARY_OP_CLASSES["rsqrt"].build(operands=[shifted], result_types=[invstd_type])
     ).results[0]
     return [out, mean, invstd]
 
