@@ -1,10 +1,11 @@
 """Element types: the one table of mlxir.
 
 A row per element type, with its columns: the IR type, the name (the common currency:
-"float32", "bfloat16", "bool", "int64", ...), the program format's code, the NumPy
-layout of a payload, the name MLX's `.safetensors` reader takes, and, resolved lazily so that neither is imported where it is not
-needed, the torch and MLX dtypes. The importer, the lowering, the canonicalization
-patterns, the program format and the runtime all read it."""
+"float32", "bfloat16", "bool", "int64", ...), the program format's code, the layout
+of a payload's elements, the name MLX's `.safetensors` reader takes, and, resolved
+lazily so that none is imported where it is not needed, the NumPy, torch and MLX
+dtypes. The importer, the lowering, the canonicalization patterns, the program format
+and the runtime all read it."""
 
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
     import mlx.core as mx
+    import numpy as np
     import torch
     from xdsl.ir import Attribute
 
@@ -29,9 +29,10 @@ class DType:
     each against the generated bindings, which this core module does not import)."""
     name: str
     """The name the runtime sees: "float32", "bfloat16", "bool", "int64", "index", ..."""
-    numpy: np.dtype
-    """How a payload's elements read in NumPy (little-endian): `bfloat16` reads as its
-    raw `uint16` bits, `bool` as one byte per element, `index` as `int64`."""
+    layout: str
+    """How a payload's elements lie, as a NumPy type string without the byte order
+    (little-endian): `bfloat16` as its raw `u2` bits, `bool` as one byte (`b1`),
+    `index` as `i8`. The size is its last digits; `numpy` makes the NumPy dtype."""
     ir_spelling: str
     """The builtin type in MLIR syntax (`ir` builds it)."""
     safetensors: str | None
@@ -45,8 +46,14 @@ class DType:
         return _ir_types()[self.name]
 
     @property
+    def numpy(self) -> np.dtype:
+        """How a payload's elements read in NumPy (`layout`, little-endian); NumPy is
+        imported on first use, so a runtime that only reads names never imports it."""
+        return _numpy_dtype(self.layout)
+
+    @property
     def itemsize(self) -> int:
-        return self.numpy.itemsize
+        return int(self.layout[1:])
 
     @property
     def torch(self) -> torch.dtype:
@@ -69,25 +76,28 @@ class DType:
         return self.name in FLOAT_NAMES
 
 
-def _dtype(code: int, name: str, numpy: str, ir_spelling: str, safetensors: str | None) -> DType:
-    return DType(code, name, np.dtype(numpy).newbyteorder("<"), ir_spelling, safetensors)
+@cache
+def _numpy_dtype(layout: str) -> np.dtype:
+    import numpy as np
+
+    return np.dtype("<" + layout)
 
 
 DTYPES: tuple[DType, ...] = (
-    _dtype(1, "bool", "bool", "i1", "BOOL"),
-    _dtype(2, "uint8", "u1", "ui8", "U8"),
-    _dtype(3, "uint16", "u2", "ui16", "U16"),
-    _dtype(4, "uint32", "u4", "ui32", "U32"),
-    _dtype(5, "uint64", "u8", "ui64", "U64"),
-    _dtype(6, "int8", "i1", "i8", "I8"),
-    _dtype(7, "int16", "i2", "i16", "I16"),
-    _dtype(8, "int32", "i4", "i32", "I32"),
-    _dtype(9, "int64", "i8", "i64", "I64"),
-    _dtype(10, "float16", "f2", "f16", "F16"),
-    _dtype(11, "bfloat16", "u2", "bf16", "BF16"),
-    _dtype(12, "float32", "f4", "f32", "F32"),
-    _dtype(13, "float64", "f8", "f64", None),
-    _dtype(14, "index", "i8", "index", None),
+    DType(1, "bool", "b1", "i1", "BOOL"),
+    DType(2, "uint8", "u1", "ui8", "U8"),
+    DType(3, "uint16", "u2", "ui16", "U16"),
+    DType(4, "uint32", "u4", "ui32", "U32"),
+    DType(5, "uint64", "u8", "ui64", "U64"),
+    DType(6, "int8", "i1", "i8", "I8"),
+    DType(7, "int16", "i2", "i16", "I16"),
+    DType(8, "int32", "i4", "i32", "I32"),
+    DType(9, "int64", "i8", "i64", "I64"),
+    DType(10, "float16", "f2", "f16", "F16"),
+    DType(11, "bfloat16", "u2", "bf16", "BF16"),
+    DType(12, "float32", "f4", "f32", "F32"),
+    DType(13, "float64", "f8", "f64", None),
+    DType(14, "index", "i8", "index", None),
 )
 
 FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")

@@ -18,7 +18,13 @@ what plain Python value the runtime sees and how the attribute is rebuilt:
 | `TextValue`   | anything else, in MLIR syntax         | the xDSL attribute             |
 
 (1) A view into the program's buffer, of the element type's NumPy dtype and the
-attribute's shape; bfloat16 (which NumPy lacks) is widened to float32, exactly.
+attribute's shape; bfloat16 (which NumPy lacks) is widened to float32, exactly. The
+record holds the checked `Payload` and `codegen/program.py` makes the array on first
+read, so decoding imports no NumPy; the runtime's kernels get the same values as an
+`mx.array`, read without NumPy (`Payload.mx`, `Instruction.kernel_props`).
+
+Decoding imports neither NumPy nor the FlatBuffers library (whose builder imports
+NumPy): the encoders import the generated bindings when they write.
 
 These are the values `mlxir.runtime.props.python_props` gives for the same op, so
 kernels read an op the same way from IR and from a program.
@@ -29,34 +35,24 @@ earns a member of its own.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any, TypeAlias
-
-import numpy as np
-from flatbuffers.builder import Builder
+from math import prod
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
-from mlxir.codegen.fb import (
-    DenseValue,
-    FloatArray,
-    FloatValue,
-    IntArray,
-    IntValue,
-    NamedAttr,
-    StringValue,
-    SymbolValue,
-    TextValue,
-    UnitValue,
-)
-from mlxir.codegen.fb.AttrValue import AttrValue
+from mlxir.codegen.fb.layout import UNIONS
 from mlxir.codegen.flatbuffer import Table
 
-# xDSL is imported where an attribute is written or rebuilt, never on the runtime's
-# path (decoding), so loading a program does not import it.
+# xDSL, NumPy and FlatBuffers' builder are imported where an attribute is written or
+# rebuilt, never on the runtime's path (decoding), so loading a program imports none.
 if TYPE_CHECKING:
+    import mlx.core as mx
+    import numpy as np
+    from flatbuffers.builder import Builder
     from xdsl.context import Context
     from xdsl.ir import Attribute
 
@@ -75,9 +71,11 @@ class AttrRecord:
     """The `AttrValue` member: "IntValue", "FloatValue", ..., "TextValue"."""
     value: Any
     """The value as stored: an int, float, str, tuple, the symbol's references root
-    first, a dense value's raw array (bfloat16 as `uint16` bits), an attribute's text."""
+    first, a dense value's `Payload` (its `numpy()`: bfloat16 as `uint16` bits), an
+    attribute's text."""
     python: Any
-    """The runtime value (see the module's table)."""
+    """The runtime value (see the module's table); for a dense value its `Payload`,
+    which `codegen/program.py` reads as NumPy (`Payload.python`) on first use."""
     dtype: str | None = None
     """The element type of an int, float, array or dense value ("int64", "float32"...)."""
 
@@ -103,13 +101,18 @@ class Writer:
         return offset
 
     def longs(self, values: list[int] | tuple[int, ...]) -> int:
-        return self.builder.CreateNumpyVector(np.asarray(values, dtype="<i8").reshape(-1))
+        return self._vector(values, "<i8")
 
     def uints(self, values: list[int] | tuple[int, ...]) -> int:
-        return self.builder.CreateNumpyVector(np.asarray(values, dtype="<u4").reshape(-1))
+        return self._vector(values, "<u4")
 
     def doubles(self, values: list[float] | tuple[float, ...]) -> int:
-        return self.builder.CreateNumpyVector(np.asarray(values, dtype="<f8").reshape(-1))
+        return self._vector(values, "<f8")
+
+    def _vector(self, values: list[int] | list[float] | tuple[int | float, ...], layout: str) -> int:
+        import numpy as np
+
+        return self.builder.CreateNumpyVector(np.asarray(values, dtype=layout).reshape(-1))
 
     def offsets(self, offsets: list[int]) -> int:
         self.builder.StartVector(4, len(offsets), 4)
@@ -126,15 +129,87 @@ class Writer:
 # ---------------------------------------------------------------------------
 
 
-def payload_array(
+_UNSIGNED_FORMATS: dict[int, Literal["B", "H", "I", "Q"]] = {1: "B", 2: "H", 4: "I", 8: "Q"}
+"""`memoryview` formats of the unsigned integers by size: a payload is read as these
+and viewed as its own dtype in MLX, so no element is converted on the way."""
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """A checked payload (`check_payload`): `length` bytes at `offset` of the payload
+    segment holding `shape` elements of `dtype`, little-endian (bfloat16 as its raw
+    bits, bool one byte of 0 or 1). Reading it imports nothing; `numpy`, `python` and
+    `mx` make arrays of it."""
+
+    segment: memoryview
+    offset: int
+    length: int
+    dtype: dtypes.DType
+    shape: tuple[int, ...]
+
+    def numpy(self) -> np.ndarray:
+        """A read-only NumPy view into the segment, of `dtype.numpy` (bfloat16 as
+        `uint16` bits) and `shape`; imports NumPy."""
+        import numpy as np
+
+        count = self.length // self.dtype.itemsize
+        array = np.frombuffer(self.segment, dtype=self.dtype.numpy, count=count, offset=self.offset)
+        array = array.reshape(self.shape)
+        array.flags.writeable = False
+        return array
+
+    def python(self) -> np.ndarray:
+        """The runtime's NumPy value of a dense property: `numpy()`, with bfloat16
+        (which NumPy lacks) widened to float32, exactly; read-only."""
+        import numpy as np
+
+        array = self.numpy()
+        if self.dtype.name != "bfloat16":
+            return array
+        # np.asarray: on a 0-d array the shift gives a NumPy scalar, which has no flags.
+        widened = np.asarray(array.astype(np.uint32) << 16).view(np.float32)
+        widened.flags.writeable = False
+        return widened
+
+    def mx(self) -> mx.array:
+        """A copy of the elements as an `mx.array` of `dtype` (`index` as int64), read
+        through a `memoryview` as unsigned integers of the same size and viewed as
+        `dtype` in MLX: bit for bit, without NumPy (on a big-endian host, through
+        NumPy, which swaps the bytes)."""
+        import mlx.core as mx
+
+        target = mx.int64 if self.dtype.name == "index" else self.dtype.mlx
+        size = self.dtype.itemsize
+        data = self.segment[self.offset : self.offset + self.length]
+        if sys.byteorder == "little":
+            bits = mx.array(data.cast(_UNSIGNED_FORMATS[size]))  # pyright: ignore[reportArgumentType] (any buffer)
+        else:  # pragma: no cover - MLX runs on little-endian hosts
+            import numpy as np
+
+            native = np.frombuffer(data, dtype=f"<u{size}").astype(f"=u{size}")
+            bits = mx.array(native, dtype=getattr(mx, f"uint{8 * size}"))
+        return bits.view(target).reshape(self.shape)
+
+
+_BOOL_CHECK_CHUNK = 1 << 20
+
+MAX_ARRAY_DIMS = 64
+MAX_ARRAY_BYTES = 2**63 - 1
+"""NumPy's limits on an array, which every payload's view (`Payload.numpy`) meets: at
+most 64 dims, and the dims (an empty dim counted as 1) times the element size within
+a signed 64-bit count of bytes. (Only an empty payload can break the second.)"""
+
+
+def check_payload(
     segment: memoryview,
     offset: int,
     length: int,
     dtype: dtypes.DType,
     shape: tuple[int, ...],
     what: str,
-) -> np.ndarray:
-    """A read-only view of a payload, checked against the segment and its type."""
+) -> Payload:
+    """A payload checked against the segment and its type (without reading it as an
+    array: a bool payload's bytes are checked to be 0 or 1)."""
     if offset % PAYLOAD_ALIGNMENT:
         raise ProgramError(
             f"{what}: payload offset {offset} is not a multiple of {PAYLOAD_ALIGNMENT}"
@@ -146,17 +221,20 @@ def payload_array(
         )
     if any(d < 0 for d in shape):
         raise ProgramError(f"{what}: payload shape {list(shape)} has a negative dim")
-    count = int(np.prod(shape, dtype=object)) if shape else 1
+    if len(shape) > MAX_ARRAY_DIMS or prod(max(d, 1) for d in shape) * dtype.itemsize > MAX_ARRAY_BYTES:
+        raise ProgramError(f"{what}: payload shape {list(shape)} is too big for an array")
+    count = prod(shape)
     if count * dtype.itemsize != length:
         raise ProgramError(
             f"{what}: payload of {length} bytes does not hold {count} {dtype.name} "
             f"elements of shape {list(shape)}"
         )
-    array = np.frombuffer(segment, dtype=dtype.numpy, count=count, offset=offset).reshape(shape)
-    if dtype.name == "bool" and count and array.view(np.uint8).max() > 1:
-        raise ProgramError(f"{what}: bool payload holds a byte other than 0 or 1")
-    array.flags.writeable = False
-    return array
+    if dtype.name == "bool":
+        for start in range(offset, offset + length, _BOOL_CHECK_CHUNK):
+            chunk = segment[start : min(start + _BOOL_CHECK_CHUNK, offset + length)]
+            if chunk.tobytes().translate(None, b"\x00\x01"):
+                raise ProgramError(f"{what}: bool payload holds a byte other than 0 or 1")
+    return Payload(segment, offset, length, dtype, shape)
 
 
 # ---------------------------------------------------------------------------
@@ -205,6 +283,8 @@ def _is_float(d: dtypes.DType) -> bool:
 def _encode_int(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import IntegerAttr
 
+    from mlxir.codegen.fb import IntValue
+
     if not isinstance(attr, IntegerAttr):
         return None
     dtype = dtypes.of_ir(attr.type)
@@ -230,6 +310,8 @@ def _decode_int(t: Table, segment: memoryview) -> AttrRecord:
 def _encode_float(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import FloatAttr
 
+    from mlxir.codegen.fb import FloatValue
+
     if not isinstance(attr, FloatAttr):
         return None
     dtype = dtypes.of_ir(attr.type)
@@ -254,6 +336,8 @@ def _decode_float(t: Table, segment: memoryview) -> AttrRecord:
 def _encode_string(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import StringAttr
 
+    from mlxir.codegen.fb import StringValue
+
     if not isinstance(attr, StringAttr):
         return None
     text = w.string(attr.data)
@@ -269,6 +353,8 @@ def _decode_string(t: Table, segment: memoryview) -> AttrRecord:
 
 def _encode_unit(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import UnitAttr
+
+    from mlxir.codegen.fb import UnitValue
 
     if not isinstance(attr, UnitAttr):
         return None
@@ -293,6 +379,8 @@ def _rebuild_unit(record: AttrRecord, ctx: Context) -> Attribute:
 
 
 def _encode_text(w: Writer, attr: Attribute) -> int | None:
+    from mlxir.codegen.fb import TextValue
+
     text = w.string(str(attr))
     TextValue.Start(w.builder)
     TextValue.AddText(w.builder, text)
@@ -345,6 +433,8 @@ def parse_attribute(text: str) -> Attribute:
 def _encode_int_array(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import DenseArrayBase, IntegerType
 
+    from mlxir.codegen.fb import IntArray
+
     if not isinstance(attr, DenseArrayBase) or not isinstance(attr.elt_type, IntegerType):
         return None
     dtype = dtypes.of_ir(attr.elt_type)
@@ -366,6 +456,8 @@ def _decode_int_array(t: Table, segment: memoryview) -> AttrRecord:
 
 def _encode_float_array(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import DenseArrayBase, IntegerType
+
+    from mlxir.codegen.fb import FloatArray
 
     if not isinstance(attr, DenseArrayBase) or isinstance(attr.elt_type, IntegerType):
         return None
@@ -398,6 +490,8 @@ def _rebuild_array(record: AttrRecord, ctx: Context) -> Attribute:
 def _encode_symbol(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import SymbolRefAttr
 
+    from mlxir.codegen.fb import SymbolValue
+
     if not isinstance(attr, SymbolRefAttr):
         return None
     root = w.string(attr.root_reference.data)
@@ -427,13 +521,14 @@ def _rebuild_symbol(record: AttrRecord, ctx: Context) -> Attribute:
 def _encode_dense(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 
+    from mlxir.codegen.fb import DenseValue
     from mlxir.weights import dense_data
 
     if not isinstance(attr, DenseIntOrFPElementsAttr) or not isinstance(attr.type, TensorType):
         return None
     dtype = dtypes.of_ir(attr.get_element_type())
     shape = attr.get_shape()
-    count = int(np.prod(shape)) if shape else 1
+    count = prod(shape)
     if dtype is None or len(attr.data.data) != count * dtype.itemsize:
         return None
     data = dense_data(attr, dtype)
@@ -451,20 +546,16 @@ def _encode_dense(w: Writer, attr: Attribute) -> int | None:
 def _decode_dense(t: Table, segment: memoryview) -> AttrRecord:
     dtype = _dtype_field(t, lambda d: True, "dtype")
     shape = t.ints("shape")
-    array = payload_array(segment, t.int("offset"), t.int("length"), dtype, shape, t.what)
-    python = array
-    if dtype.name == "bfloat16":  # widened exactly: NumPy has no bfloat16
-        # np.asarray: on a 0-d array the shift gives a NumPy scalar, which has no flags.
-        python = np.asarray(array.astype(np.uint32) << 16).view(np.float32)
-        python.flags.writeable = False
-    return AttrRecord("DenseValue", array, python, dtype.name)
+    payload = check_payload(segment, t.int("offset"), t.int("length"), dtype, shape, t.what)
+    return AttrRecord("DenseValue", payload, payload, dtype.name)
 
 
 def _rebuild_dense(record: AttrRecord, ctx: Context) -> Attribute:
     from mlxir.weights import dense_attr
 
     dtype = dtypes.BY_NAME[record.dtype or ""]
-    return dense_attr(record.value, dtype, tuple(record.value.shape))
+    array = record.value.numpy()
+    return dense_attr(array, dtype, tuple(array.shape))
 
 
 def _rebuild_scalar(record: AttrRecord, ctx: Context) -> Attribute:
@@ -490,11 +581,14 @@ CODECS: tuple[Codec, ...] = (
 """Tried in order; the first that holds an attribute writes it."""
 
 _BY_KIND: dict[str, Codec] = {c.kind: c for c in CODECS}
-assert set(_BY_KIND) == {k for k in vars(AttrValue) if not k.startswith("_")} - {"NONE"}
+assert set(_BY_KIND) == set(UNIONS["AttrValue"]) - {"NONE"}
 
 
 def encode_named(w: Writer, name: str, attr: Attribute) -> int:
     """Writes one `NamedAttr`."""
+    from mlxir.codegen.fb import NamedAttr
+    from mlxir.codegen.fb.AttrValue import AttrValue
+
     for codec in CODECS:
         value = codec.encode(w, attr)
         if value is not None:

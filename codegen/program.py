@@ -3,7 +3,9 @@
 Loading untrusted bytes either returns a `ProgramInfo` whose every slot index,
 op name, property set, payload view and def-use order has been checked, or raises
 `ProgramError`; it never reads outside the buffer and its work is bounded by the
-buffer's size. Constant payloads are NumPy views into the buffer (no copy).
+buffer's size. Payloads are checked, not read: `payloads` says where each lies, and
+`constants` (NumPy views into the buffer, no copy) and a dense property's NumPy array
+are made on first use, so reading a program imports no NumPy.
 
 What the runtime may rely on after `read_program`:
 
@@ -16,8 +18,9 @@ What the runtime may rely on after `read_program`:
 - Each instruction names a known op, has the operand and result counts and the
   property names its IRDL definition allows, and `mlx.weight`/`mlx.load_state`/
   `mlx.store_state` name an existing global of the right kind.
-- `constants[slot]` exists for every constant and state slot (a state's initial
-  value), with the slot's static shape; bfloat16 payloads are `uint16` raw bits.
+- `payloads[slot]` (and `constants[slot]`) exists for every constant and state slot
+  (a state's initial value), with the slot's static shape; bfloat16 payloads are
+  `uint16` raw bits.
 
 Types are not checked here (an `add` of a tensor and an index reads fine): that is
 `deserialize`'s job, which rebuilds and verifies the IR.
@@ -26,20 +29,20 @@ Types are not checked here (an `add` of a tensor and an index reads fine): that 
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from mlxir import dtypes
 from mlxir.codegen.attributes import (
     PAYLOAD_ALIGNMENT,
     AttrRecord,
+    Payload,
     PropValue,
+    check_payload,
     decode_dict,
-    payload_array,
 )
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.fb.layout import ENUMS
@@ -53,6 +56,9 @@ from mlxir.codegen.ops import (
     program_op_rule,
 )
 from mlxir.codegen.signature import Signature
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SLOT_KINDS: dict[int, str] = {v: k.lower() for k, v in ENUMS["SlotKind"][1].items()}
 """Slot kinds by enum value: "temporary", "input", "constant", "state"."""
@@ -79,6 +85,33 @@ class SlotInfo:
     scalar: bool = False
     """True for an integer value slot (an `index`, `i64` or `i1` from `mlx.dim` and
     `arith`): the runtime holds a Python int there, not an array."""
+
+
+class PropValues(Mapping[str, PropValue]):
+    """Decoded attributes' runtime values by name (`AttrRecord.python`): a dense
+    value's read-only NumPy array (`Payload.python`) is made on first read, so a
+    runtime that never reads one never imports NumPy."""
+
+    __slots__ = ("_records", "_values")
+
+    def __init__(self, records: Mapping[str, AttrRecord]):
+        self._records = records
+        self._values: dict[str, PropValue] = {}
+
+    def __getitem__(self, name: str) -> PropValue:
+        if name not in self._values:
+            value = self._records[name].python
+            self._values[name] = value.python() if isinstance(value, Payload) else value
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +143,22 @@ class Instruction:
     source: tuple[str, int, int] | None = field(default=None, repr=False)
     """(file, line, column) of `location`."""
 
+    def kernel_props(self) -> dict[str, object]:
+        """`props` as the runtime's kernels take them: the same values, a dense one as
+        an `mx.array` of its NumPy value's dtype (bfloat16 widened to float32, exactly),
+        read from the buffer without NumPy."""
+        import mlx.core as mx
+
+        values: dict[str, object] = {}
+        for name in self.props:
+            record = self.typed_props.get(name)
+            if record is not None and isinstance(record.python, Payload):
+                array = record.python.mx()
+                values[name] = array.astype(mx.float32) if record.dtype == "bfloat16" else array
+            else:
+                values[name] = self.props[name]
+        return values
+
 
 @dataclass(frozen=True, slots=True)
 class GlobalInfo:
@@ -140,9 +189,9 @@ class ProgramInfo:
     """Output slots in signature order (a slot may repeat, or be an input or global)."""
     state: Mapping[str, int]
     """State name -> its slot."""
-    constants: Mapping[int, np.ndarray]
-    """Slot -> payload: every constant slot's value and every state slot's initial
-    value, as a read-only view into the program's buffer."""
+    payloads: Mapping[int, Payload]
+    """Slot -> payload: where every constant slot's value and every state slot's
+    initial value lies in the program's buffer (checked, not read)."""
     globals: tuple[GlobalInfo, ...]
     """Every global, in module order."""
     symbol_ranges: Mapping[str, tuple[int, int]]
@@ -158,6 +207,12 @@ class ProgramInfo:
     segment_start: int = 0
     """Where the payload segment starts in the program's bytes (the FlatBuffer and its
     padding come before)."""
+
+    @cached_property
+    def constants(self) -> Mapping[int, np.ndarray]:
+        """`payloads` as read-only NumPy views into the program's buffer (made, and
+        NumPy imported, on first use)."""
+        return MappingProxyType({slot: payload.numpy() for slot, payload in self.payloads.items()})
 
     def global_slot(self, name: str) -> int:
         """The slot of global `name`."""
@@ -240,10 +295,10 @@ class _Reader:
         p = self.program
         slots = self._slots()
         nslots = len(slots)
-        globals_, constants = self._globals(slots)
+        globals_, payloads = self._globals(slots)
         state = self._state(slots, globals_)
         bound = {s.index for s in slots if s.kind in ("constant", "state")}
-        unbound = sorted(bound - set(constants))
+        unbound = sorted(bound - set(payloads))
         if unbound:
             raise ProgramError(f"slot {unbound[0]} is a {slots[unbound[0]].kind} slot of no global")
 
@@ -280,7 +335,7 @@ class _Reader:
             inputs=inputs,
             outputs=outputs,
             state=MappingProxyType(state),
-            constants=MappingProxyType(constants),
+            payloads=MappingProxyType(payloads),
             globals=globals_,
             symbol_ranges=MappingProxyType(self._symbol_ranges()),
             input_dims=self._input_dims(inputs, slots),
@@ -326,9 +381,9 @@ class _Reader:
 
     def _globals(
         self, slots: tuple[SlotInfo, ...]
-    ) -> tuple[tuple[GlobalInfo, ...], dict[int, np.ndarray]]:
+    ) -> tuple[tuple[GlobalInfo, ...], dict[int, Payload]]:
         globals_: list[GlobalInfo] = []
-        constants: dict[int, np.ndarray] = {}
+        payloads: dict[int, Payload] = {}
         names: set[str] = set()
         for i, t in enumerate(self.program.tables("globals")):
             name = t.string("name") or ""
@@ -344,17 +399,17 @@ class _Reader:
                 raise ProgramError(
                     f"{what}: a {kind} global needs a {expected} slot, not a {info.kind} one"
                 )
-            if slot in constants:
+            if slot in payloads:
                 raise ProgramError(f"{what}: slot {slot} already belongs to another global")
             if None in info.shape:
                 raise ProgramError(f"{what}: a global's slot must have a static shape")
             shape = tuple(d for d in info.shape if d is not None)
             offset, length = t.int("offset"), t.int("length")
-            constants[slot] = payload_array(
+            payloads[slot] = check_payload(
                 self.segment, offset, length, dtypes.BY_NAME[info.dtype], shape, what
             )
             globals_.append(GlobalInfo(name, kind, slot, offset, length))
-        return tuple(globals_), constants
+        return tuple(globals_), payloads
 
     def _state(
         self, slots: tuple[SlotInfo, ...], globals_: tuple[GlobalInfo, ...]
@@ -438,11 +493,11 @@ class _Reader:
             op=op,
             operands=operands,
             results=results,
-            props=MappingProxyType({k: r.python for k, r in props.items()}),
+            props=PropValues(MappingProxyType(props)),
             location=location,
             free=free,
             result_names=names,
-            attributes=MappingProxyType({k: r.python for k, r in attrs.items()}),
+            attributes=PropValues(MappingProxyType(attrs)),
             typed_props=MappingProxyType(props),
             typed_attributes=MappingProxyType(attrs),
             source=source,

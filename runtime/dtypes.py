@@ -2,20 +2,23 @@
 
 Array conversions never go through float64 and never round: bfloat16 crosses the
 numpy/torch boundary as its raw 16-bit pattern (numpy has no bfloat16; `to_numpy`
-widens it to float32, which holds every bfloat16 value exactly). torch is imported
-lazily, so the runtime does not need it.
+widens it to float32, which holds every bfloat16 value exactly). torch and NumPy are
+imported lazily, by the conversions that take or give their arrays, so loading a
+program and running it on `mx.array`s imports neither.
 """
 
 from __future__ import annotations
 
+import sys
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import mlx.core as mx
-import numpy as np
 
 from mlxir import dtypes
 
 if TYPE_CHECKING:
+    import numpy as np
     import torch
     from xdsl.ir import Attribute
 
@@ -26,12 +29,27 @@ DTYPE_NAMES: tuple[str, ...] = tuple(MX_DTYPES)
 
 _MX_NAMES: dict[mx.Dtype, str] = {dtype: name for name, dtype in MX_DTYPES.items()}
 
-NUMPY_DTYPES: dict[str, np.dtype[Any]] = {
-    name: np.dtype(name) for name in DTYPE_NAMES if name != "bfloat16"
-}
-"""numpy dtypes by name; numpy has no bfloat16 (see `to_numpy`)."""
 
-_NUMPY_NAMES: dict[np.dtype[Any], str] = {dtype: name for name, dtype in NUMPY_DTYPES.items()}
+@cache
+def _numpy_names() -> dict[np.dtype[Any], str]:
+    """Dtype names by NumPy dtype (native byte order), from the table's layouts; NumPy
+    has no bfloat16 (see `to_numpy`). Built on first use."""
+    return {
+        dtypes.BY_NAME[name].numpy.newbyteorder("="): name for name in DTYPE_NAMES if name != "bfloat16"
+    }
+
+
+def is_numpy_array(value: object) -> bool:
+    """Whether `value` is a NumPy array, without importing NumPy: none exists before
+    something imported it."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.ndarray)
+
+
+def is_numpy_integer(value: object) -> bool:
+    """Whether `value` is a NumPy integer scalar, without importing NumPy."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.integer)
 
 
 def is_floating(name: str) -> bool:
@@ -85,10 +103,13 @@ def mx_dtype_name(dtype: mx.Dtype) -> str:
 
 
 def numpy_dtype_name(dtype: np.dtype[Any]) -> str:
+    import numpy as np
+
     dtype = np.dtype(dtype)
-    if dtype not in _NUMPY_NAMES:
+    names = _numpy_names()
+    if dtype not in names:
         raise ValueError(f"numpy dtype {dtype} has no MLX dtype")
-    return _NUMPY_NAMES[dtype]
+    return names[dtype]
 
 
 def torch_dtype(name: str) -> torch.dtype:
@@ -124,6 +145,8 @@ def to_mx(value: object, dtype: mx.Dtype | None = None) -> mx.array:
     elif _is_torch_tensor(value):
         array = _torch_to_mx(value)
     else:
+        import numpy as np
+
         data = np.asarray(value)
         if not data.dtype.isnative:
             data = data.astype(data.dtype.newbyteorder("="))
@@ -146,6 +169,8 @@ def _torch_to_mx(tensor: Any) -> mx.array:
 
 def to_numpy(array: mx.array) -> np.ndarray:
     """A numpy copy of `array` (evaluating it); bfloat16 becomes float32, exactly."""
+    import numpy as np
+
     if array.dtype == mx.bfloat16:
         bits = np.array(array.view(mx.uint16), copy=True).astype(np.uint32) << 16
         return bits.view(np.float32)
@@ -154,6 +179,7 @@ def to_numpy(array: mx.array) -> np.ndarray:
 
 def to_torch(array: mx.array) -> torch.Tensor:
     """A torch copy of `array` (evaluating it), bfloat16 included, bit for bit."""
+    import numpy as np
     import torch
 
     if array.dtype == mx.bfloat16:

@@ -41,7 +41,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import mlx.core as mx
-import numpy as np
 
 from mlxir.dialects.elementwise import MLX_BINARY_OPS, MLX_REDUCTION_OPS, MLX_UNARY_OPS
 from mlxir.runtime.dtypes import to_mx
@@ -965,7 +964,7 @@ def _triu(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 
 @_kernel("mlx.constant")
 def _constant(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    value = to_mx(cast(np.ndarray, props["value"]), _result(result_dtypes))
+    value = to_mx(props["value"], _result(result_dtypes))  # a NumPy array, or an mx.array from a program
     result = (value,)
     return lambda operands: result
 

@@ -15,26 +15,28 @@ the data section MLX reads, only the header is virtual. (A sidecar `.safetensors
 would make a program two files that must travel together.)
 
 Element types MLX's safetensors reader lacks (float64), and the payloads of small
-programs (`THROUGH_MLX_FROM`), go through NumPy instead.
+programs (`THROUGH_MLX_FROM`), are copied from a `memoryview` of the buffer instead
+(`Payload.mx`). Neither path imports NumPy.
 """
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import os
 import struct
+import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
 import mlx.core as mx
-import numpy as np
 
 from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.program import ProgramInfo
-from mlxir.runtime.dtypes import mx_dtype
 
 ReadAt = Callable[[memoryview, int], int]
 """Fills the view from the segment at an offset; returns how many bytes it filled."""
@@ -133,9 +135,9 @@ def _parallel_pread(fd: int, start: int, segment_size: int) -> ReadAt:
 
 
 THROUGH_MLX_FROM = 1 << 20
-"""Programs with fewer payload bytes than this copy their payloads from NumPy views
-(`mx.array`): `mx.load` costs about 0.5 ms more per load, which only pays off for
-weights worth reading in place."""
+"""Programs with fewer payload bytes than this copy their payloads from views of the
+buffer (`Payload.mx`): `mx.load` costs about 0.5 ms more per load, which only pays
+off for weights worth reading in place."""
 
 
 def _copy_from(buffer: memoryview, start: int, segment_size: int) -> ReadAt:
@@ -147,12 +149,27 @@ def _copy_from(buffer: memoryview, start: int, segment_size: int) -> ReadAt:
     return read_at
 
 
-def _from_numpy(payload: np.ndarray, dtype: str) -> mx.array:
-    """A payload as an `mx.array`: a bfloat16 payload holds its raw bits (`uint16`),
-    and the dtype is explicit because MLX makes float64 NumPy arrays float32."""
-    if dtype == "bfloat16":
-        return mx.array(payload).view(mx.bfloat16)
-    return mx.array(payload, dtype=mx_dtype(dtype))
+_STREAMS_IN_MLX: weakref.WeakSet[SafetensorsView] = weakref.WeakSet()
+"""Streams handed to `mx.load`, alive while MLX's loader still holds them."""
+
+EXIT_WAIT_S = 2.0
+
+
+@cache
+def _release_streams_at_exit() -> None:
+    atexit.register(_wait_for_mlx_to_release_streams)
+
+
+def _wait_for_mlx_to_release_streams() -> None:
+    """MLX's reader threads drop their references to a stream after reading, each
+    taking the GIL to do it, a moment after `mx.eval` returned. A thread that takes the
+    GIL once the interpreter is finalizing is ended by Python with `pthread_exit`,
+    which C++ turns into `std::terminate` (an abort, exit code 134), so a process that
+    exits right after a load waits here (at most `EXIT_WAIT_S`, before finalizing) for
+    those references to go."""
+    deadline = time.monotonic() + EXIT_WAIT_S
+    while len(_STREAMS_IN_MLX) and time.monotonic() < deadline:
+        time.sleep(0.001)  # releases the GIL to MLX's threads
 
 
 def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) -> dict[int, mx.array]:
@@ -163,7 +180,7 @@ def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) 
     segment_size = len(buffer) - start
     total = sum(g.length for g in info.globals)
     through_mlx = (
-        [s for s in sorted(info.constants) if dtypes.BY_NAME[info.slots[s].dtype].safetensors]
+        [s for s in sorted(info.payloads) if dtypes.BY_NAME[info.slots[s].dtype].safetensors]
         if total >= THROUGH_MLX_FROM
         else []
     )
@@ -175,13 +192,15 @@ def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) 
             else _copy_from(buffer, start, segment_size)
         )
         stream = SafetensorsView(safetensors_header(info, through_mlx), segment_size, read_at)
+        _release_streams_at_exit()
+        _STREAMS_IN_MLX.add(stream)
         try:
             loaded = mx.load(stream, format="safetensors")  # pyright: ignore[reportArgumentType]
         except (RuntimeError, ValueError, OSError) as error:  # e.g. the file shrank under us
             raise ProgramError(f"cannot read the weights: {error}") from None
         assert isinstance(loaded, dict)
         arrays = {int(name): array for name, array in loaded.items()}
-    for slot in sorted(set(info.constants) - set(through_mlx)):
-        arrays[slot] = _from_numpy(info.constants[slot], info.slots[slot].dtype)
+    for slot in sorted(set(info.payloads) - set(through_mlx)):
+        arrays[slot] = info.payloads[slot].mx()
     mx.eval(list(arrays.values()))
     return arrays

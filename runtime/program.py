@@ -71,12 +71,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeAlias
 
 import mlx.core as mx
-import numpy as np
 
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.program import ProgramInfo, read_program
 from mlxir.codegen.verification import is_verified, key_of, record_verified
-from mlxir.runtime.dtypes import mx_dtype, to_mx, to_numpy, to_torch
+from mlxir.runtime.dtypes import (
+    is_numpy_array,
+    is_numpy_integer,
+    mx_dtype,
+    to_mx,
+    to_numpy,
+    to_torch,
+)
 from mlxir.runtime.kernels import KERNELS, Kernel
 from mlxir.runtime.payloads import bind_payloads
 from mlxir.runtime.signature import InputError, bind_inputs, build_outputs
@@ -93,9 +99,6 @@ if TYPE_CHECKING:
 MAX_DIM = 2**31 - 1
 """MLX's dims are 32-bit: a program whose slot declares a bigger dim cannot run."""
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-
-
-_NUMPY_BITS = {"bfloat16": np.uint16}
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,7 @@ def _kind_of(value: Any) -> str:
     module = type(value).__module__
     if module.startswith("torch"):
         return "torch"
-    if isinstance(value, np.ndarray):
+    if is_numpy_array(value):
         return "numpy"
     if isinstance(value, mx.array):
         return "mlx"
@@ -170,7 +173,7 @@ def _dtype_name(value: Any) -> str:
     if kind == "torch":
         return str(value.dtype).removeprefix("torch.")
     if kind == "numpy":
-        return "bool" if value.dtype == np.bool_ else str(value.dtype)
+        return "bool" if value.dtype.kind == "b" else str(value.dtype)
     if kind == "mlx":
         return str(value.dtype).removeprefix("mlx.core.")
     return type(value).__name__
@@ -315,7 +318,7 @@ class Program:
                 None if slots[r].scalar else mx_dtype(slots[r].dtype) for r in instruction.results
             ]
             try:
-                run = factory(instruction.props, result_dtypes)
+                run = factory(instruction.kernel_props(), result_dtypes)
             except Exception as error:  # properties the kernel cannot take
                 raise ProgramError(
                     f"{what}: invalid properties: {type(error).__name__}: {error}"
@@ -517,7 +520,7 @@ class Program:
         arrays: list[Any] = []
         for position, (spec, value) in enumerate(zip(self.inputs, inputs)):
             if spec.dtype == "index":
-                if not isinstance(value, int | np.integer) or isinstance(value, bool):
+                if not (isinstance(value, int) or is_numpy_integer(value)) or isinstance(value, bool):
                     raise InputError(f"input '{spec.name}': expected an integer, got {type(value).__name__}")
                 if not _INT64_MIN <= int(value) <= _INT64_MAX:
                     raise InputError(f"input '{spec.name}': {int(value)} does not fit in int64")

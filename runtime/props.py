@@ -16,9 +16,8 @@
 from __future__ import annotations
 
 from math import prod
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseArrayBase,
@@ -33,7 +32,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from mlxir.runtime.dtypes import NUMPY_DTYPES, element_type_name
+from mlxir import dtypes
+from mlxir.runtime.dtypes import element_type_name
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def python_props(op: Operation) -> dict[str, object]:
@@ -68,6 +71,8 @@ def python_value(attr: Attribute) -> object:
 
 def dense_to_numpy(attr: DenseIntOrFPElementsAttr[Any]) -> np.ndarray:
     """The elements of a `dense<...>` literal, read from its raw little-endian bytes."""
+    import numpy as np
+
     element_type = attr.get_element_type()
     shape = attr.get_shape()
     raw = attr.data.data
@@ -79,8 +84,8 @@ def dense_to_numpy(attr: DenseIntOrFPElementsAttr[Any]) -> np.ndarray:
         if name == "bool":  # xDSL stores i1 as one byte, true as 0xff
             flat = np.frombuffer(raw, dtype=np.uint8) != 0
         else:
-            flat = np.frombuffer(raw, dtype=NUMPY_DTYPES[name].newbyteorder("<"))
-            flat = flat.astype(NUMPY_DTYPES[name])
+            layout = dtypes.BY_NAME[name].numpy
+            flat = np.frombuffer(raw, dtype=layout).astype(layout.newbyteorder("="))
     count = prod(shape)
     if flat.size == 1 and count != 1:  # a splat
         return np.full(shape, flat[0], dtype=flat.dtype)

@@ -82,8 +82,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-
 if TYPE_CHECKING:
     import mlx.core as mx
     import torch
@@ -767,6 +765,8 @@ def generate(
     out = mx.concatenate([prompt.astype(mx.int64), mx.stack(tokens, axis=1)], axis=1) if tokens else prompt
     if isinstance(input_ids, mx.array):
         return out
+    import numpy as np  # only for torch or NumPy prompts: a run on mx.arrays never imports it
+
     array = np.array(out)
     if type(input_ids).__module__.startswith("torch"):
         import torch
