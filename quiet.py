@@ -129,3 +129,16 @@ def quiet_transformers_progress() -> Iterator[None]:
     finally:
         if enabled:
             hf_logging.enable_progress_bar()
+
+
+@contextlib.contextmanager
+def quiet_torch_export_logs() -> Iterator[None]:
+    """torch.export.load logs a traceback before raising on a bad archive; mlxir's
+    callers raise an error that says it in one line."""
+    logger = logging.getLogger("torch.export")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)

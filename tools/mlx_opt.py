@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import logging
 import os
 import sys
 import weakref
@@ -188,6 +187,7 @@ class MlxOptMain(xDSLOptMain):
         import torch
 
         from mlxir.conversions.torch_to_aten import import_program
+        from mlxir.quiet import quiet_torch_export_logs
 
         try:
             with quiet_torch_export_logs():
@@ -259,19 +259,6 @@ class MlxOptMain(xDSLOptMain):
         if self._writes_mlxfb():
             return self._mlxfb().emit(prog)
         return super().output_resulting_program(prog)
-
-
-@contextlib.contextmanager
-def quiet_torch_export_logs() -> Iterator[None]:
-    """torch.export.load logs a traceback before raising on a bad archive; the error
-    we raise says it in one line."""
-    logger = logging.getLogger("torch.export")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def pass_help() -> str:

@@ -60,7 +60,7 @@ def _load_exported(path: Path) -> Any:
 
     if not path.exists():
         raise CliError(f"cannot open '{path}': no such file")
-    from mlxir.tools.mlx_opt import quiet_torch_export_logs
+    from mlxir.quiet import quiet_torch_export_logs
 
     try:
         with quiet_torch_export_logs():

@@ -194,26 +194,12 @@ def op_graph_dot(root: Operation, options: GraphOptions | None = None) -> str:
 
 
 @dataclass(frozen=True)
-class ViewOpGraphPass(ModulePass):
-    """Prints the module as a DOT graph on standard output; the IR is unchanged."""
+class ViewOpGraphPass(GraphOptions, ModulePass):
+    """Prints the module as a DOT graph on standard output; the IR is unchanged. Its
+    options are `GraphOptions`' fields (`view-op-graph{print-attrs=false}`)."""
 
     name = "view-op-graph"
 
-    max_label_len: int = 20
-    print_attrs: bool = True
-    print_control_flow_edges: bool = False
-    print_data_flow_edges: bool = True
-    print_result_types: bool = True
-    print_debug_info: bool = False
-
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        options = GraphOptions(
-            self.max_label_len,
-            self.print_attrs,
-            self.print_control_flow_edges,
-            self.print_data_flow_edges,
-            self.print_result_types,
-            self.print_debug_info,
-        )
-        sys.stdout.write(op_graph_dot(op, options))
+        sys.stdout.write(op_graph_dot(op, self))
         sys.stdout.flush()

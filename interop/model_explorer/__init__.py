@@ -43,12 +43,10 @@ for the model.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import logging
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,24 +139,13 @@ def _stack_namespace(stack: Mapping[str, Any] | None) -> tuple[str, dict[str, st
 # ---------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _quiet_export_logs() -> Iterator[None]:
-    # torch.export.load logs a traceback before raising on a bad archive; the error
-    # raised here says it in one line.
-    logger = logging.getLogger("torch.export")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-
-
 def load_exported(path: str | Path) -> Any:
     import torch
 
     try:
-        with _quiet_export_logs():
+        from mlxir.quiet import quiet_torch_export_logs
+
+        with quiet_torch_export_logs():
             return torch.export.load(str(path))
     except Exception as error:  # torch raises many types for a bad archive
         raise ValueError(f"{path} is not a torch.export archive: {_one_line(error)}") from error
