@@ -8,39 +8,36 @@ STAMP  := $(VENV)/.installed
 
 venv: blas chromium $(STAMP)
 
-# Best effort, never an error: MLX's Linux wheel bundles a reference BLAS about 40x
-# slower than OpenBLAS, which `import mlxir` loads when it is installed (docs/blas.md).
-# sudo only when not root; without a terminal it may not ask for a password (-n).
+# $(call best_effort_apt,NAME,PACKAGE,WHY,WITHOUT_IT): installs a Debian package with
+# apt-get where the machine has it, never an error: sudo only when not root, and
+# without a terminal it may not ask for a password (-n). The texts take no commas.
+define best_effort_apt
+if ! command -v apt-get >/dev/null 2>&1; then \
+	echo "$(1): no apt-get here: install $(2) with the system's package manager ($(3))"; exit 0; fi; \
+if [ "$$(id -u)" = 0 ]; then sudo=""; \
+elif ! command -v sudo >/dev/null 2>&1; then \
+	echo "$(1): not root and no sudo: run 'apt-get install $(2)' as root ($(3))"; exit 0; \
+elif [ -t 0 ]; then sudo="sudo"; else sudo="sudo -n"; fi; \
+echo "$(1): installing $(2) ($(3))"; \
+if $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+   $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; then :; \
+else echo "$(1): could not install $(2) (see above): $(4)"; fi
+endef
+
+# MLX's Linux wheel bundles a reference BLAS about 40x slower than OpenBLAS, which
+# `import mlxir` loads when it is installed (docs/blas.md).
 blas:
 	@if [ "$$(uname -s)" != Linux ]; then exit 0; fi; \
-	if ! command -v apt-get >/dev/null 2>&1; then \
-		echo "blas: no apt-get here: install OpenBLAS with the system's package manager for fast CPU matmuls (docs/blas.md)"; exit 0; fi; \
 	if dpkg-query -W -f='$${Status}' libopenblas0-pthread 2>/dev/null | grep -q "ok installed"; then exit 0; fi; \
-	if [ "$$(id -u)" = 0 ]; then sudo=""; \
-	elif ! command -v sudo >/dev/null 2>&1; then \
-		echo "blas: not root and no sudo: run 'apt-get install libopenblas0-pthread' as root for fast CPU matmuls (docs/blas.md)"; exit 0; \
-	elif [ -t 0 ]; then sudo="sudo"; else sudo="sudo -n"; fi; \
-	echo "blas: installing libopenblas0-pthread (MLX's bundled BLAS is slow; docs/blas.md)"; \
-	if $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	   $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas0-pthread >/dev/null; then :; \
-	else echo "blas: could not install libopenblas0-pthread (see above): MLX keeps its bundled BLAS"; fi
+	$(call best_effort_apt,blas,libopenblas0-pthread,MLX's bundled BLAS is slow: docs/blas.md,MLX keeps its bundled BLAS)
 
-# Best effort, never an error: tests/test_graph_view.py opens Model Explorer's page in
-# headless Chromium (Debian's `chromium`) and skips that one test where none is found.
+# tests/test_graph_view.py opens Model Explorer's page in headless Chromium (Debian's
+# `chromium`) and skips that one test where none is found.
 chromium:
 	@if [ "$$(uname -s)" != Linux ]; then exit 0; fi; \
 	for b in chromium chromium-browser google-chrome google-chrome-stable; do \
 		if command -v $$b >/dev/null 2>&1; then exit 0; fi; done; \
-	if ! command -v apt-get >/dev/null 2>&1; then \
-		echo "chromium: no apt-get here: install Chromium for the Model Explorer page test"; exit 0; fi; \
-	if [ "$$(id -u)" = 0 ]; then sudo=""; \
-	elif ! command -v sudo >/dev/null 2>&1; then \
-		echo "chromium: not root and no sudo: run 'apt-get install chromium' as root for the Model Explorer page test"; exit 0; \
-	elif [ -t 0 ]; then sudo="sudo"; else sudo="sudo -n"; fi; \
-	echo "chromium: installing chromium (the Model Explorer page test)"; \
-	if $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	   $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; then :; \
-	else echo "chromium: could not install chromium (see above): the page test will skip"; fi
+	$(call best_effort_apt,chromium,chromium,the Model Explorer page test,the page test will skip)
 
 # torch is pinned first: an unpinned torch pulls a multi-GB CUDA build.
 $(STAMP): pyproject.toml

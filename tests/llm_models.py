@@ -22,11 +22,11 @@ MODELS = [
 ]
 
 
-def build_model(name: str, dtype: torch.dtype = torch.float32) -> Any:
+def build_model(name: str, dtype: torch.dtype = torch.float32, vocab_size: int = 256) -> Any:
     import transformers as t
 
     common: dict[str, Any] = dict(
-        vocab_size=256,
+        vocab_size=vocab_size,
         hidden_size=64,
         intermediate_size=128,
         num_hidden_layers=2,

@@ -73,25 +73,12 @@ def test_loading_and_generating_imports_no_numpy(tmp_path: Path) -> None:
     import sys
 
     import mlx.core as mx
-    import torch
-    import transformers
+    from llm_models import build_model
 
     from mlxir.runtime.payloads import THROUGH_MLX_FROM
     from mlxir.tools import llm
 
-    config = transformers.LlamaConfig(
-        vocab_size=2048,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=256,
-        pad_token_id=0,
-    )
-    config._attn_implementation = "sdpa"
-    torch.manual_seed(0)
-    model = transformers.LlamaForCausalLM(config).eval()
+    model = build_model("llama", vocab_size=2048)  # its weights pass THROUGH_MLX_FROM
     compiled = llm.compile_llm(model, max_seq=16, max_past=32, max_batch=1)
     info = compiled.program.info
     assert sum(g.length for g in info.globals) > THROUGH_MLX_FROM
