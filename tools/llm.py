@@ -654,6 +654,9 @@ def stream_tokens(
     limit = llm.max_capacity if fixed else None
     kv = llm.empty_cache(batch)
     finished = mx.zeros((batch,), dtype=mx.bool_)
+    # What earlier work left in MLX's buffer cache (an earlier stream's cache and
+    # activations) would sit resident beside this stream's prefill.
+    mx.clear_cache()
 
     def run(tokens: mx.array, start: int, stop: int, evaluate: bool = True) -> mx.array:
         nonlocal kv, mask
@@ -697,11 +700,18 @@ def stream_tokens(
         # buffers (donated) instead of copies of them.
         last = run(ids[:, start:stop], start, stop, evaluate=False)
         mx.eval(last, *kv)
+        # The prefill's activations and the cache buffers a chunk outgrew are freed into
+        # MLX's buffer cache, sized as no decode step asks again: release them (mlx-lm
+        # does too) instead of carrying them as resident memory.
+        mx.clear_cache()
     # Pipelined as mlx-lm does: step n + 1's graph is built on step n's lazy token and
     # handed to MLX (`async_eval`) before step n's token is waited for, so building a
     # step overlaps computing the previous one.
     token, done = choose(last)
     mx.async_eval(token)
+    # The cache's size when the buffer cache was last released, and when `token`'s step
+    # ran: a step that outgrew the cache frees the smaller one, which no later step reuses.
+    released = size = _capacity_for(length, limit)
     for index in range(max_new_tokens):
         more = index + 1 < max_new_tokens
         if more:
@@ -712,10 +722,14 @@ def stream_tokens(
             following, following_done = choose(following_logits)
             mx.async_eval(following, *kv)
         mx.eval(token)
+        if size != released:
+            mx.clear_cache()
+            released = size
         yield token, last
         if not more or (eos and bool(mx.all(done))):
             return
         token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable]
+        size = _capacity_for(total, limit)  # pyright: ignore[reportPossiblyUnboundVariable]
 
 
 CACHE_CHUNK = 32
