@@ -29,12 +29,13 @@ is verified again next time.
 
 from __future__ import annotations
 
-import hashlib
+import importlib
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from mlxir.codegen.program import ProgramInfo
 
@@ -62,10 +63,27 @@ def cache_dir() -> Path | None:
     return Path(base) / "mlxir"
 
 
+def _sha256_constructor() -> Callable[[bytes], Any]:
+    """CPython's own SHA-256, the one hashlib falls back to, where this Python has it:
+    importing hashlib maps OpenSSL (about 4 MB resident) into every process that loads
+    a program, to hash a few kilobytes."""
+    for module in ("_sha2", "_sha256"):  # Python 3.12+, 3.11
+        try:
+            return importlib.import_module(module).sha256
+        except ImportError:
+            continue
+    import hashlib
+
+    return hashlib.sha256
+
+
+_sha256 = _sha256_constructor()
+
+
 @cache
 def verifier_fingerprint() -> bytes:
     """A digest of the verifier: mlxir's dialects and reader, and xDSL's release."""
-    digest = hashlib.sha256(b"mlxir verification 1\0")
+    digest = _sha256(b"mlxir verification 1\0")
     for entry in VERIFIER_SOURCES:
         path = _PACKAGE / entry
         for source in sorted(path.glob("*.py")) if path.is_dir() else [path]:
@@ -91,7 +109,7 @@ def _xdsl_release() -> str:
 def program_key(data: memoryview | bytes, segment_start: int, payloads: Iterable[tuple[int, int]]) -> str:
     """The key of a program: `data` its bytes, `segment_start` where its payload
     segment starts, `payloads` each global's (offset from the segment, length)."""
-    digest = hashlib.sha256(verifier_fingerprint())
+    digest = _sha256(verifier_fingerprint())
     digest.update(data[:segment_start])
     position = segment_start
     for offset, length in sorted((segment_start + o, n) for o, n in payloads):

@@ -72,7 +72,6 @@ those rows differ (their logits are never used, their keys/values are always mas
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 import time
@@ -808,6 +807,7 @@ def default_cache_dir() -> Path:
 def cache_key(folder: str | Path, **options: Any) -> str:
     """A hash of the folder's config and weights (their bytes), of mlxir's version and
     of the compile `options`: a program compiled with the same key is the same."""
+    import hashlib  # here, not at the top: it maps OpenSSL (4 MB resident), which a run never needs
     from importlib.metadata import PackageNotFoundError, version
 
     from mlxir.codegen import SCHEMA_VERSION
@@ -835,6 +835,8 @@ def cache_key(folder: str | Path, **options: Any) -> str:
 
 
 def _file_digest(path: Path) -> bytes:
+    import hashlib
+
     with path.open("rb") as f:
         return hashlib.file_digest(f, "sha256").digest()
 
