@@ -110,12 +110,14 @@ def mlx_lm_models(model: Any, args: argparse.Namespace) -> dict[str, Any]:
     return models
 
 
-def decode_median(compiled: Any, steps: int) -> float:
+def decode_median(compiled: Any, steps: int, vocab: int) -> float:
     import mlx.core as mx
 
     from mlxir.tools import llm
 
-    prompt = [(7 * i) % 1000 + 1 for i in range(128)]
+    # Ids inside the vocabulary: MLX's gather does not check its indices, so mlx-lm's
+    # embedding would read past its table (a segfault at --vocab 512).
+    prompt = [(7 * i) % (min(1000, vocab) - 1) + 1 for i in range(128)]
     if isinstance(compiled, MlxLm):
         from mlx_lm.generate import generate_step  # pyright: ignore[reportMissingImports]
 
@@ -151,11 +153,11 @@ def main() -> None:
     programs = compiled_programs(args)
     names = list(programs)
     for name in names:  # untimed warm-up: traces (and MLX's CPU kernels) are built here
-        decode_median(programs[name], args.steps)
+        decode_median(programs[name], args.steps, args.vocab)
     rounds: dict[str, list[float]] = {name: [] for name in names}
     for index in range(args.rounds):
         for name in names if index % 2 == 0 else reversed(names):
-            rounds[name].append(decode_median(programs[name], args.steps))
+            rounds[name].append(decode_median(programs[name], args.steps, args.vocab))
     print(f"\n{args.model}, vocab {args.vocab}; {blas}; {args.rounds} rounds x {args.steps} steps")
     first = statistics.median(rounds[names[0]])
     for name in names:
