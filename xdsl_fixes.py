@@ -25,7 +25,9 @@ def _print_dense_without_type(self: Any, printer: Any) -> None:
     """xDSL 0.75 decodes every element of a dense value into a Python tuple (and again
     to test for a splat) before it decides to print hex: a weight of 10^6 elements
     takes 0.4 s to print. Here a large value is printed from its bytes directly."""
-    raw: bytes = self.data.data
+    raw = self.data.data
+    if not isinstance(raw, bytes):  # a weight held by reference (`mlxir.weights`)
+        raw = bytes(raw)
     element = self.get_element_type()
     size = element.compile_time_size
     count = len(raw) // size if size else 0

@@ -85,14 +85,14 @@ class Writer:
 
     def __init__(self, builder: Builder):
         self.builder = builder
-        self.segment: list[bytes] = []
+        self.segment: list[bytes | memoryview] = []
         """The payload segment, in chunks (joined once, into the file)."""
         self.segment_size = 0
 
     def string(self, text: str) -> int:
         return self.builder.CreateSharedString(text)
 
-    def payload(self, data: bytes) -> int:
+    def payload(self, data: bytes | memoryview) -> int:
         """Appends `data` to the segment at the next aligned offset; returns the offset."""
         offset = self.segment_size
         padding = -len(data) % PAYLOAD_ALIGNMENT

@@ -56,7 +56,7 @@ from mlxir.transforms.constant_weights import (
 )
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.transforms.quantize import matmul_operands, replace_by_quantized_product
-from mlxir.weights import array_of, dense_attr
+from mlxir.weights import array_of, concatenated_columns, dense_attr
 
 if TYPE_CHECKING:
     pass
@@ -916,7 +916,7 @@ class MergeProjections(RewritePattern):
         anchor = group[0][0]
         widths = [shape_of(o.operands[-1])[1] for o, _, _ in group]
         weight_type = TensorType(dtype, [depth, sum(widths)])
-        weights = np.concatenate([m.array() for _, m, _ in group], axis=1)
+        weights = concatenated_columns([m.array() for _, m, _ in group])
         name = _merged_name([m.source.sym_name.data for _, m, _ in group])
         weight = add_global(anchor, name, weights, weight_type, group[0][1].source.kind.data)
         result_type = TensorType(dtype, [*rows, sum(widths)])
