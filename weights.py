@@ -11,13 +11,12 @@ bfloat16 weight holds those bits as `uint16`.
 
 A value of `SHARED_FROM` bytes or more is not copied into a `bytes`: its `BytesAttr`
 holds a read-only buffer over the array it came from (a torch parameter's storage, or
-the array a pass computed), which the serializer copies once, into the program. On
-this host a fresh `bytes` copy runs at about 0.35 GB/s (every page faulted in apart),
-so a Qwen3-0.6B compile spent 17 of its 22 s copying its 2.4 GB of weights into bytes,
-transposed bytes and concatenated bytes. A shared value compares by content, as
-`bytes` do, and hashes its length and ends only.
-Importing reads the exported program's tensors in place: the module sees a change
-made to them before it is serialized.
+the array a pass computed), which the serializer copies once, into the program. Copies
+into fresh memory are slow on this host (pages are faulted in one by one): the import's
+copy of the Qwen3-0.6B shape's 2.4 GB took 6 of its compile's 21.5 s
+(`docs/compile-time.md`). A shared value compares by content, as `bytes` do, and
+hashes its length and ends only. Importing reads the exported program's tensors in
+place: the module sees a change made to them before it is serialized.
 """
 
 from __future__ import annotations
