@@ -235,7 +235,9 @@ def import_program(
     """Imports an ExportedProgram as an `aten`-level module with `@forward`. When torch
     decomposed the whole program, the module's `mlxir.decomposed_by_torch` says why.
     `decompose=False` is `"none"`, `True` is `"nodes"`. `observed`, when given, gets
-    each graph node's name → the value that holds its (single) result (`mlxir.debug`)."""
+    each graph node's name → the value that holds its (single) result (`mlxir.debug`).
+    Weights of 1 MiB or more are read in place from `ep`'s tensors, not copied
+    (`mlxir.weights`): change those tensors after importing and the module changes."""
     ep, graph, because = graph_to_import(ep, decompose)
     nodes = list(graph.nodes)
     _check_supported(nodes)
