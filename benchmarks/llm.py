@@ -44,7 +44,13 @@ mlx.core`, with its peak RSS); prefill ms for a
 logits, argmax; median of `--runs`); decode ms/token (greedy, median over `--steps` >=
 32 steps of each of `--runs` runs; the median of the runs' medians); peak RSS
 (`VmHWM`) of each process (the mlxir compile process holds the torch
-model too; the mlxir run process only loads the program).
+model too; the mlxir run process only loads the program; the median over the rounds).
+
+The systems run in turns: `--runs` rounds, in each a fresh process per system (torch,
+mlxir per pipeline, mlx-lm, and the quantized ones) with one untimed warm-up run and
+one timed run, in an order that rotates from round to round. On a host whose memory
+bandwidth drifts from minute to minute, running each system's runs back to back made
+its decode row differ by up to 1.3x from an interleaved A/B of the same programs.
 
 Instructions per decoder layer: the same config is built with L and L/2 layers (random
 weights; nothing is run), each compiled with `mlxir.tools.llm.compile_llm` per pipeline,
@@ -436,10 +442,10 @@ def blas_env() -> tuple[dict[str, str], str]:
 
 def run_worker(
     kind: str, folder: Path, args: argparse.Namespace, env: dict[str, str], pipeline: str = "default",
-    bits: int = 0,
+    bits: int = 0, runs: int | None = None,
 ) -> dict[str, Any]:
     command = [sys.executable, __file__, "--worker", kind, "--folder", str(folder),
-               "--runs", str(args.runs), "--steps", str(args.steps), "--model", args.model,
+               "--runs", str(runs or args.runs), "--steps", str(args.steps), "--model", args.model,
                "--qwen3-hidden", str(args.qwen3_hidden), "--pipeline", pipeline,
                "--pipelines", args.pipelines, "--bits", str(bits), "--cache", args.cache]
     label = f"{kind} ({pipeline})" if kind.startswith("mlxir-") and kind != "mlxir-layers" else kind
@@ -453,6 +459,32 @@ def run_worker(
         raise SystemExit(f"worker {label} failed")
     print(f" {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def in_turns(
+    systems: dict[str, tuple[str, str, int]], folder: Path, args: argparse.Namespace, env: dict[str, str]
+) -> dict[str, dict[str, Any]]:
+    """Each system (name -> worker kind, pipeline, bits) run `args.runs` times, one
+    timed run per process, the order rotated each round; per system, the rounds merged:
+    every round's decode median (the figure is their median), the median prefill, load
+    and peak RSS, and the first round's tokens and quality."""
+    names = list(systems)
+    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    for index in range(args.runs):
+        print(f" round {index + 1} of {args.runs}", file=sys.stderr)
+        for name in names[index % len(names) :] + names[: index % len(names)]:
+            kind, pipeline, bits = systems[name]
+            rounds[name].append(run_worker(kind, folder, args, env, pipeline, bits, runs=1))
+    merged = {}
+    for name, results in rounds.items():
+        result = dict(results[0])
+        for key in ("prefill_ms", "load_s", "rss_mb"):
+            if result.get(key) is not None:
+                result[key] = statistics.median(r[key] for r in results)
+        result["decode_runs"] = [m for r in results for m in r["decode_runs"]]
+        result["decode_ms"] = statistics.median(result["decode_runs"])
+        merged[name] = result
+    return merged
 
 
 def fmt(value: Any, digits: int = 2) -> str:
@@ -692,21 +724,22 @@ def main() -> None:
             folder = Path(tmp)
             print(f"{name}: writing random weights to {folder}", file=sys.stderr)
             params = save_weights(name, args.qwen3_hidden, folder)
-            results: dict[str, Any] = {
-                "mx-load": run_worker("mx-load", folder, args, env),
-                "torch": run_worker("torch", folder, args, env),
-            }
+            results: dict[str, Any] = {"mx-load": run_worker("mx-load", folder, args, env)}
+            systems: dict[str, tuple[str, str, int]] = {"torch": ("torch", "default", 0)}
             for pipeline in pipelines:
-                for kind in ("mlxir-compile", "mlxir-run"):
-                    results[f"{kind}:{pipeline}"] = run_worker(kind, folder, args, env, pipeline)
+                results[f"mlxir-compile:{pipeline}"] = run_worker("mlxir-compile", folder, args, env, pipeline)
+                systems[f"mlxir-run:{pipeline}"] = ("mlxir-run", pipeline, 0)
             results["mlxir-layers"] = run_worker("mlxir-layers", folder, args, env)
-            results["mlx-lm"] = run_worker("mlx-lm", folder, args, env) if has_mlxlm else None
+            results["mlx-lm"] = None
+            if has_mlxlm:
+                systems["mlx-lm"] = ("mlx-lm", "default", 0)
             for bits in quantized_bits:
-                for kind in ("mlxir-compile", "mlxir-run"):
-                    results[f"{kind}:q{bits}"] = run_worker(kind, folder, args, env, f"q{bits}", bits)
-                results[f"mlx-lm:q{bits}"] = (
-                    run_worker("mlx-lm", folder, args, env, bits=bits) if has_mlxlm else None
-                )
+                results[f"mlxir-compile:q{bits}"] = run_worker("mlxir-compile", folder, args, env, f"q{bits}", bits)
+                systems[f"mlxir-run:q{bits}"] = ("mlxir-run", f"q{bits}", bits)
+                results[f"mlx-lm:q{bits}"] = None
+                if has_mlxlm:
+                    systems[f"mlx-lm:q{bits}"] = ("mlx-lm", "default", bits)
+            results.update(in_turns(systems, folder, args, env))
             report = table(name, params, results, pipelines, args.qwen3_hidden)
             if quantized_bits:
                 report += "\n\n" + quantized_table(results, quantized_bits, folder)
@@ -718,8 +751,8 @@ def main() -> None:
         f"MLX {_version('mlx')} CPU (1 thread), mlx-lm {_version('mlx-lm')}; MLX BLAS: {blas}; "
         f"one process per system (mlxir: a compile and a run process per pipeline: "
         f"{', '.join(f'{p} = ' + (PIPELINES[p] or 'lower-to-mlx') for p in pipelines)}); "
-        f"prompt {PROMPT} tokens, greedy, {args.steps} decode steps x "
-        f"{args.runs} runs (+1 warm-up)\n"
+        f"prompt {PROMPT} tokens, greedy, {args.steps} decode steps; {args.runs} rounds, "
+        f"the systems in turns, one process each per round (+1 warm-up run each)\n"
     )
     print("\n\n".join(reports))
 
