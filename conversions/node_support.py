@@ -110,7 +110,7 @@ def _compile_alone(node: Node) -> str | None:
     elif isinstance(result, SSAValue):
         results = [result]
     else:
-        results = list(result)
+        results = [r for r in result if r is not None]  # results mlxir does not compute
     body.add_op(func.ReturnOp(*results))
     function = func.FuncOp(
         "node", ([a.type for a in body.args], [r.type for r in results]), Region(body)

@@ -69,11 +69,13 @@ from mlxir.dialects.common import (
     verify_dtype,
     verify_element_count,
     verify_min_rank,
+    verify_per_matrix,
     verify_permutation,
     verify_reduced_shape,
     verify_same_shape,
     verify_shape_matches,
     verify_size_list,
+    verify_square_matrices,
 )
 from mlxir.dialects.elementwise import BINARY, UNARY, DtypeRule, aten_rules
 
@@ -1638,6 +1640,81 @@ class MatmulLikeOp(MlxirOp):
         _verify_matmul_shapes(a, b, self.result)
 
 
+class SquareMatricesOp(MlxirOp):
+    """A function of each square matrix of `input` (`[..., n, n]`)."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+
+@irdl_op_definition
+class LinalgInvOp(SquareMatricesOp):
+    """`torch.linalg.inv`: each matrix's inverse (from `linalg_inv_ex`, whose `info`
+    the importer makes zeros: a singular matrix fails the run instead)."""
+
+    name = "aten.linalg_inv"
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.input)
+        verify_same_shape(self.input, self.result)
+        if dtype_of(self.result) != dtype_of(self.input):
+            raise VerifyException("result element type must be the input's")
+
+
+@irdl_op_definition
+class LinalgDetOp(SquareMatricesOp):
+    """`torch.linalg.det` (`_linalg_det`'s first result): each matrix's determinant."""
+
+    name = "aten.linalg_det"
+
+    def verify_(self) -> None:
+        verify_per_matrix(self.input, self.result)
+
+
+@irdl_op_definition
+class LinalgSlogdetOp(MlxirOp):
+    """`torch.linalg.slogdet` (`_linalg_slogdet`'s first two results): the sign of each
+    matrix's determinant (0 for a singular one) and the log of its absolute value."""
+
+    name = "aten.linalg_slogdet"
+    input = operand_def(TensorType)
+    sign = result_def(TensorType)
+    logabsdet = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($sign) `,` type($logabsdet)"
+
+    def verify_(self) -> None:
+        verify_per_matrix(self.input, self.sign, "sign")
+        verify_per_matrix(self.input, self.logabsdet, "logabsdet")
+
+
+@irdl_op_definition
+class LinalgSolveOp(MlxirOp):
+    """`torch.linalg.solve(A, B, left)` (`_linalg_solve_ex`'s first result): X with
+    `A X = B`, or `X A = B` with `right` (`left=False`). B is a stack of matrices, or
+    of vectors where `B.ndim == 1` or B is `A.shape[:-1]` (torch's rule)."""
+
+    name = "aten.linalg_solve"
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    right = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$a `,` $b (`right` $right^)? attr-dict `:` type($a) `,` type($b) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.a, "A")
+        if rank_of(self.b) < 1 or rank_of(self.result) < rank_of(self.b):
+            raise VerifyException(
+                f"B {format_dims(shape_of(self.b))} must have a rank of at least 1, and the "
+                f"result {format_dims(shape_of(self.result))} at least B's"
+            )
+        if dtype_of(self.b) != dtype_of(self.a) or dtype_of(self.result) != dtype_of(self.a):
+            raise VerifyException("A, B and the result must share one element type")
+
+
 @irdl_op_definition
 class MatmulOp(MatmulLikeOp):
     name = "aten.matmul"
@@ -2414,6 +2491,10 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     MatmulOp,
     MmOp,
     BmmOp,
+    LinalgInvOp,
+    LinalgDetOp,
+    LinalgSlogdetOp,
+    LinalgSolveOp,
     AddmmOp,
     LinearOp,
     DequantizeAffineOp,

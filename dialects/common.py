@@ -182,6 +182,24 @@ def verify_same_shape(
         )
 
 
+def verify_square_matrices(value: SSAValue, what: str = "input") -> tuple[int, ...]:
+    """A stack of square float matrices `[..., n, n]`; returns the batch dims."""
+    shape = shape_of(value)
+    if len(shape) < 2 or not dims_compatible(shape[-1], shape[-2]):
+        raise VerifyException(f"{what} must be square matrices [..., n, n], got {format_dims(shape)}")
+    verify_dtype(value, "float", what)
+    return shape[:-2]
+
+
+def verify_per_matrix(matrices: SSAValue, result: SSAValue, what: str = "result") -> None:
+    """`result` holds one value per matrix of `matrices`: the batch dims, and its dtype."""
+    batch, got = verify_square_matrices(matrices), shape_of(result)
+    if len(got) != len(batch) or not all(dims_compatible(a, b) for a, b in zip(batch, got)):
+        raise VerifyException(f"{what} shape {format_dims(got)} must be the batch dims {format_dims(batch)}")
+    if dtype_of(result) != dtype_of(matrices):
+        raise VerifyException(f"{what} element type {dtype_of(result)} must be the input's {dtype_of(matrices)}")
+
+
 def broadcast_shapes(shapes: Sequence[Sequence[int]]) -> list[int]:
     """Statically broadcasts NumPy-style; `?` stays `?` unless another dim fixes it."""
     rank = max((len(s) for s in shapes), default=0)

@@ -82,12 +82,14 @@ from mlxir.dialects.common import (
     verify_diagonal,
     verify_dtype,
     verify_element_count,
+    verify_per_matrix,
     verify_permutation,
     verify_reduced_shape,
     verify_same_dtype,
     verify_same_shape,
     verify_shape_matches,
     verify_size_list,
+    verify_square_matrices,
 )
 from mlxir.dialects.elementwise import (
     MLX_BINARY_OPS,
@@ -1785,6 +1787,77 @@ class CumminOp(ScanOp):
 
 
 @irdl_op_definition
+class LinalgInvOp(MlxirOp):
+    """`mx.linalg.inv`: each square matrix's inverse (float32; MLX's CPU stream)."""
+
+    name = "mlx.linalg_inv"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.input)
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.result])
+
+
+@irdl_op_definition
+class LinalgDetOp(MlxirOp):
+    """`mx.linalg.det`: each square matrix's determinant."""
+
+    name = "mlx.linalg_det"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_per_matrix(self.input, self.result)
+
+
+@irdl_op_definition
+class LinalgSlogdetOp(MlxirOp):
+    """`mx.linalg.slogdet`: the sign of each square matrix's determinant and the log of
+    its absolute value."""
+
+    name = "mlx.linalg_slogdet"
+    input = operand_def(TensorType)
+    sign = result_def(TensorType)
+    logabsdet = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($sign) `,` type($logabsdet)"
+
+    def verify_(self) -> None:
+        verify_per_matrix(self.input, self.sign, "sign")
+        verify_per_matrix(self.input, self.logabsdet, "logabsdet")
+
+
+@irdl_op_definition
+class LinalgSolveOp(MlxirOp):
+    """`mx.linalg.solve(a, b)`: X with `a X = b`, for `a` `[..., n, n]` and `b`
+    `[..., n, k]` with the same batch dims (MLX broadcasts neither, nor takes vectors)."""
+
+    name = "mlx.linalg_solve"
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)"
+
+    def verify_(self) -> None:
+        batch, b = verify_square_matrices(self.a, "a"), shape_of(self.b)
+        n = shape_of(self.a)[-1]
+        if len(b) != len(batch) + 2 or not all(dims_compatible(x, y) for x, y in zip((*batch, n), b)):
+            raise VerifyException(
+                f"b {format_dims(b)} must be [..., n, k] with a's batch dims and n, "
+                f"a is {format_dims(shape_of(self.a))}"
+            )
+        verify_same_shape(self.b, self.result)
+        verify_same_dtype([self.a, self.b, self.result])
+
+
+@irdl_op_definition
 class SoftmaxOp(MlxirOp):
     """`mx.softmax(x, axes, precise)`; `precise` accumulates low precision in f32."""
 
@@ -2133,6 +2206,10 @@ class StoreStateOp(GlobalAccessOp):
 
 
 MLX_OPS: list[type[IRDLOperation]] = [
+    LinalgInvOp,
+    LinalgDetOp,
+    LinalgSlogdetOp,
+    LinalgSolveOp,
     *UNARY_OP_CLASSES.values(),
     *BINARY_OP_CLASSES.values(),
     *REDUCTION_OP_CLASSES.values(),

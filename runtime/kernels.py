@@ -472,6 +472,42 @@ def _concatenate(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: (mx.concatenate(list(operands), axis=axis),)
 
 
+# MLX implements its linear algebra on the CPU only (LAPACK): these run on the CPU
+# stream whatever the default device, as `mx.linalg` requires.
+
+
+# MLX's inverse and solve of 0x0 matrices stop the process (SIGFPE, MLX 0.32): those
+# are empty, and need no kernel.
+
+
+@_kernel("mlx.linalg_inv")
+def _linalg_inv(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
+        (a,) = operands
+        return (a if a.shape[-1] == 0 else mx.linalg.inv(a, stream=mx.cpu),)
+
+    return run
+
+
+@_kernel("mlx.linalg_det")
+def _linalg_det(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return lambda operands: (mx.linalg.det(operands[0], stream=mx.cpu),)
+
+
+@_kernel("mlx.linalg_slogdet")
+def _linalg_slogdet(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return lambda operands: tuple(mx.linalg.slogdet(operands[0], stream=mx.cpu))
+
+
+@_kernel("mlx.linalg_solve")
+def _linalg_solve(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
+        a, b = operands
+        return (b if a.shape[-1] == 0 else mx.linalg.solve(a, b, stream=mx.cpu),)
+
+    return run
+
+
 @_kernel("mlx.split")
 def _split(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     points = list(_ints(props, "indices"))

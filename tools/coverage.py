@@ -63,6 +63,11 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.to": "aten._to_copy",
         "aten.type_as": "aten._to_copy",
         "aten.dropout": None,  # the identity (inference) or refused
+        "aten.linalg_inv_ex": "aten.linalg_inv",  # info: zeros (docs/semantics.md §5)
+        "aten._linalg_det": "aten.linalg_det",
+        "aten._linalg_slogdet": "aten.linalg_slogdet",
+        "aten._linalg_solve_ex": "aten.linalg_solve",
+        "aten._linalg_check_errors": None,  # kept by MLX's own kernels, or refused
     }
     if packet in COPY_FORMS:
         return _aten_op_of(COPY_FORMS[packet])

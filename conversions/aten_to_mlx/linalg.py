@@ -1,5 +1,5 @@
 """Lowerings of the linear-algebra ops: matmul, addmm, linear, convolution (plain and
-transposed) and pooling."""
+transposed), pooling, and the inverse, determinant and solve of square matrices."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, f32
 from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, LoweringError, Size, tensor_of
@@ -16,6 +17,7 @@ from mlxir.dialects import aten, mlx
 from mlxir.dialects.common import (
     DYNAMIC,
     broadcast_shapes,
+    dims_compatible,
     dtype_of,
     int_array,
     ints,
@@ -301,10 +303,94 @@ class LowerPool(AtenLowering):
         self.replace(op, rewriter, build)
 
 
+def _float32_matrices(op: IRDLOperation, matrices: SSAValue) -> None:
+    """MLX's linear algebra (LAPACK on its CPU stream) takes float32 and float64 only,
+    and mlxir has no float64: torch's CPU kernels take neither float16 nor bfloat16."""
+    if dtype_of(matrices) != f32:
+        raise LoweringError(f"{op.name}: MLX's linear algebra takes float32 only, got {dtype_of(matrices)}")
+
+
+class LowerLinalgInv(AtenLowering):
+    OPS = (aten.LinalgInvOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinalgInvOp, rewriter: PatternRewriter) -> None:
+        _float32_matrices(op, op.input)
+        self.replace(
+            op, rewriter, lambda e: e.emit(mlx.LinalgInvOp.build(operands=[op.input], result_types=[op.result.type]))
+        )
+
+
+class LowerLinalgDet(AtenLowering):
+    OPS = (aten.LinalgDetOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinalgDetOp, rewriter: PatternRewriter) -> None:
+        _float32_matrices(op, op.input)
+        self.replace(
+            op, rewriter, lambda e: e.emit(mlx.LinalgDetOp.build(operands=[op.input], result_types=[op.result.type]))
+        )
+
+
+class LowerLinalgSlogdet(AtenLowering):
+    OPS = (aten.LinalgSlogdetOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinalgSlogdetOp, rewriter: PatternRewriter) -> None:
+        _float32_matrices(op, op.input)
+
+        def build(e: Emitter) -> list[SSAValue]:
+            slogdet = mlx.LinalgSlogdetOp.build(
+                operands=[op.input], result_types=[op.sign.type, op.logabsdet.type]
+            )
+            e.emit(slogdet)
+            return list(slogdet.results)
+
+        self.replace(op, rewriter, build)
+
+
+class LowerLinalgSolve(AtenLowering):
+    """`A X = B` by `mx.linalg.solve`, which takes matrices `[..., n, k]` with A's own
+    batch dims: a vector B (the result one rank below A: torch's rule) becomes one
+    column, and `X A = B` is `A^T X^T = B^T`. Batch dims that would broadcast are
+    refused."""
+
+    OPS = (aten.LinalgSolveOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinalgSolveOp, rewriter: PatternRewriter) -> None:
+        _float32_matrices(op, op.a)
+        a_shape, rank = shape_of(op.a), rank_of(op.a)
+        vector = rank_of(op.result) == rank - 1
+        b_shape = [*shape_of(op.b), 1] if vector else list(shape_of(op.b))
+        if len(b_shape) != rank or not all(dims_compatible(x, y) for x, y in zip(a_shape[:-2], b_shape[:-2])):
+            raise LoweringError(
+                f"{op.name}: batch dims that broadcast (A {list(a_shape)}, B {list(shape_of(op.b))}) are not supported"
+            )
+        swap = [*range(rank - 2), rank - 1, rank - 2]
+
+        def build(e: Emitter) -> SSAValue:
+            a, b = op.a, e.expand_dims(op.b, [rank - 1]) if vector else op.b
+            if op.right is not None:
+                a = e.transpose(a, swap)
+                if not vector:
+                    b = e.transpose(b, swap)
+            x = e.emit(mlx.LinalgSolveOp.build(operands=[a, b], result_types=[b.type]))
+            if vector:
+                return e.squeeze(x, [rank - 1])
+            return e.transpose(x, swap) if op.right is not None else x
+
+        self.replace(op, rewriter, build)
+
+
 PATTERNS: tuple[AtenLowering, ...] = (
     LowerMatmul(),
     LowerAddmm(),
     LowerLinear(),
     LowerConvolution(),
     LowerPool(),
+    LowerLinalgInv(),
+    LowerLinalgDet(),
+    LowerLinalgSlogdet(),
+    LowerLinalgSolve(),
 )

@@ -275,7 +275,9 @@ def positional_args(node: Node, count: int) -> tuple[Any, ...]:
 @dataclass
 class ImportState:
     builder: Builder
-    values: dict[Node, SSAValue | list[SSAValue]] = field(default_factory=dict)
+    values: dict[Node, SSAValue | list[SSAValue | None]] = field(default_factory=dict)
+    """Each imported node's value; a node with several results has a list, None where
+    a result mlxir does not compute (an error when something reads it)."""
     location: LocationAttr | None = None
 
     def insert(self, op: Operation) -> Operation:
@@ -319,7 +321,7 @@ class ImportState:
         return [s if isinstance(s, int) else self.value(s) for s in sizes]
 
 
-Handler = Callable[[ImportState, Node], Operation | SSAValue | list[SSAValue]]
+Handler = Callable[[ImportState, Node], Operation | SSAValue | list[SSAValue] | list[SSAValue | None]]
 """Imports one node: an op to insert, or the value(s) the node stands for."""
 
 # ---------------------------------------------------------------------------

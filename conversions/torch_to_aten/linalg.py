@@ -1,25 +1,33 @@
-"""Linear algebra and windows: matmul, mm, bmm, addmm, linear, convolution, pooling."""
+"""Linear algebra and windows: matmul, mm, bmm, addmm, linear, convolution, pooling, and
+the inverse, determinant and solve of square matrices."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from torch.fx import Node
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from mlxir.conversions.torch_to_aten.core import (
     Handler,
+    ImportError_,
     ImportState,
     _type_of_node,
     arguments_of,
+    describe_location,
     f64_attr,
     first_value,
     has_several_results,
     i64_attr,
+    packet_name,
     props,
+    result_types,
     tensor_type_of,
+    torch_overload,
     unit_attr,
 )
 from mlxir.dialects import aten
@@ -141,6 +149,80 @@ def _avg_pool(op_cls: type[IRDLOperation], n: int) -> Handler:
     return handle
 
 
+CHECKED_BY_MLX = {"aten.linalg_inv_ex", "aten._linalg_solve_ex"}
+"""Factorizations whose MLX kernel fails the run where LAPACK reports an error (a
+singular matrix), so their `info` is zeros whenever the program returns, and
+`_linalg_check_errors` on it is kept by MLX itself. (Not `mx.linalg.cholesky`: it
+returns a matrix for one that is not positive definite.)"""
+
+
+def _zero_info(state: ImportState, matrices: SSAValue, info_type: Any) -> SSAValue:
+    """Zeros of `info_type` (int32, one per matrix of `matrices`), shaped by a sum over
+    each matrix (which empty matrices have too)."""
+    matrices_type = cast(TensorType[Any], matrices.type)
+    per_matrix = TensorType(matrices_type.get_element_type(), matrices_type.get_shape()[:-2])
+    sum_op = cast(type[aten.ReductionOp], aten.REDUCTION_OP_CLASSES["sum"])
+    total = state.insert(sum_op(matrices, [-2, -1], False, per_matrix))
+    return state.insert(aten.ZerosLikeOp.build(operands=[total.results[0]], result_types=[info_type])).results[0]
+
+
+def _linalg_inv_ex(state: ImportState, node: Node) -> list[SSAValue]:
+    """`linalg_inv_ex(A, check_errors)` -> (inverse, info); see `CHECKED_BY_MLX`."""
+    args = arguments_of(node)
+    inverse_type, info_type = result_types(node)
+    inverse = state.insert(
+        aten.LinalgInvOp.build(operands=[state.value(args["A"])], result_types=[inverse_type])
+    ).results[0]
+    return [inverse, _zero_info(state, inverse, info_type)]
+
+
+def _linalg_det(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_linalg_det(A)` -> (det, LU, pivots): the determinant (the LU factors are not
+    supported where used)."""
+    args = arguments_of(node)
+    op = aten.LinalgDetOp.build(operands=[state.value(args["A"])], result_types=result_types(node)[:1])
+    return state.inserted_results(op)
+
+
+def _linalg_slogdet(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_linalg_slogdet(A)` -> (sign, logabsdet, LU, pivots): the first two."""
+    args = arguments_of(node)
+    op = aten.LinalgSlogdetOp.build(operands=[state.value(args["A"])], result_types=result_types(node)[:2])
+    return state.inserted_results(op)
+
+
+def _linalg_solve_ex(state: ImportState, node: Node) -> list[SSAValue | None]:
+    """`_linalg_solve_ex(A, B, left, check_errors)` -> (result, LU, pivots, info): the
+    solution and zeros for `info` (see `CHECKED_BY_MLX`); the LU factors are not
+    supported where used."""
+    args = arguments_of(node)
+    a = state.value(args["A"])
+    result_type, _, _, info_type = result_types(node)
+    (solution,) = state.inserted_results(
+        aten.LinalgSolveOp.build(
+            operands=[a, state.value(args["B"])],
+            result_types=[result_type],
+            properties=props(right=unit_attr(not args["left"])),
+        )
+    )
+    return [solution, None, None, _zero_info(state, a, info_type)]
+
+
+def _linalg_check_errors(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_linalg_check_errors(info, api_name, is_matrix)`: nothing to compute where the
+    factorization's own kernel fails the run (`CHECKED_BY_MLX`); refused elsewhere,
+    since the check would be lost."""
+    info = arguments_of(node)["info"]
+    source = info.args[0] if isinstance(info, Node) and info.target is operator.getitem else None
+    overload = torch_overload(source.target) if isinstance(source, Node) else None
+    if overload is None or packet_name(overload) not in CHECKED_BY_MLX:
+        raise ImportError_(
+            f"{describe_location(node)}: the error check of {getattr(source, 'target', info)} is not supported: "
+            "MLX would not fail where torch raises"
+        )
+    return []
+
+
 LINALG_IMPORTERS: dict[str, Handler] = {
     "aten.matmul": _product(aten.MatmulOp, "other"),
     "aten.mm": _product(aten.MmOp, "mat2"),
@@ -154,4 +236,9 @@ LINALG_IMPORTERS: dict[str, Handler] = {
     "aten.max_pool3d_with_indices": _max_pool(aten.MaxPool3dOp, 3),
     "aten.avg_pool2d": _avg_pool(aten.AvgPool2dOp, 2),
     "aten.avg_pool3d": _avg_pool(aten.AvgPool3dOp, 3),
+    "aten.linalg_inv_ex": _linalg_inv_ex,
+    "aten._linalg_det": _linalg_det,
+    "aten._linalg_slogdet": _linalg_slogdet,
+    "aten._linalg_solve_ex": _linalg_solve_ex,
+    "aten._linalg_check_errors": _linalg_check_errors,
 }

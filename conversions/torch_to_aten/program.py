@@ -129,9 +129,10 @@ def _getitem(state: ImportState, node: Node) -> SSAValue:
     source_node, index = positional_args(node, 2)
     source = state.values[source_node]
     assert isinstance(source, list) and isinstance(index, int)
-    if index >= len(source):
+    value = source[index] if index < len(source) else None
+    if value is None:
         raise ImportError_(f"{describe_location(node)}: result #{index} of {source_node} is not supported")
-    return source[index]
+    return value
 
 
 # ---------------------------------------------------------------------------
@@ -325,9 +326,9 @@ def import_program(
                 values = list(result.results)
                 if node.target is not operator.getitem and len(values) == 1:
                     values[0].name_hint = _name_hint(node.name)
-                state.values[node] = values[0] if len(values) == 1 else list[SSAValue](values)
+                state.values[node] = values[0] if len(values) == 1 else list[SSAValue | None](values)
             else:
-                state.values[node] = result
+                state.values[node] = result if isinstance(result, SSAValue) else list[SSAValue | None](result)
             value = state.values[node]
             if observed is not None and isinstance(value, SSAValue):
                 observed[node.name] = value

@@ -82,6 +82,14 @@ def nonzero_int(*shape: int, dtype: torch.dtype = torch.int64, salt: str = "") -
     return values * signs
 
 
+def _dominant(batch: int, n: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    """`batch` well-conditioned n x n matrices (the diagonal dominates), the first with
+    a negative determinant."""
+    matrices = randn(batch, n, n, salt=salt) + n * torch.eye(n)
+    matrices[0] = -matrices[0] if n % 2 else matrices[0][[1, 0, *range(2, n)]]
+    return matrices.to(dtype)
+
+
 def distinct(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
     """A permutation of the integers around 0 (exact in every dtype here): no ties, so
     the indices of sorts and selections are unique."""
@@ -339,6 +347,10 @@ CASES: list[Case] = [
     Case("var_mean_std_mean", lambda m, x: (*torch.var_mean(x, dim=1), *torch.std_mean(x, dim=(0, 2), correction=0, keepdim=True)), lambda n, dt: (randn(3, n, 4, dtype=dt, salt="vm"),), {0: (1,)}),
     Case("bucketize", lambda m, x: (torch.bucketize(x, torch.tensor([-1.0, 0.0, 0.5, 1.0])), torch.bucketize(x, torch.tensor([-1.0, 0.0, 1.0]), right=True)), lambda n, dt: (randn(3, n, dtype=dt, salt="bk"),), {0: (1,)}, dtypes=F32),
     Case("isin", lambda m, x: torch.isin(x, torch.tensor([0, 2, -3])), lambda n, dt: (int_tensor(3, n, dtype=dt, salt="isin") // 4,), {0: (1,)}, dtypes=INTS),
+    # square matrices (float32 only: torch's CPU linear algebra has no float16/bfloat16):
+    # diagonally dominant, so well conditioned, one with a negative determinant; B as
+    # matrices, as vectors, and on the right (left=False)
+    Case("linalg_inv_det_solve", lambda m, a, b, c: (torch.linalg.inv(a), torch.linalg.det(a), *torch.linalg.slogdet(a), torch.linalg.solve(a, b), torch.linalg.solve(a, b[..., 0]), torch.linalg.solve(a, c, left=False), torch.linalg.inv_ex(a), torch.logdet(a @ a.mT)), lambda n, dt: (_dominant(n, 4, dtype=dt, salt="li"), randn(n, 4, 2, dtype=dt, salt="lb"), randn(n, 3, 4, dtype=dt, salt="lc")), {0: (0,), 1: (0,), 2: (0,)}, dtypes=F32),
     Case("trace", lambda m, x: torch.trace(x), lambda n, dt: (randn(n, n + 1, dtype=dt, salt="tr"),), {0: (0,)}, static_only=True),
     Case("take", lambda m, x: torch.take(x, torch.tensor([0, 5, 8, 2])), lambda n, dt: (randn(3, n, dtype=dt, salt="tk2"),), {0: (1,)}),
     Case("index_fill", lambda m, x: (x.index_fill(1, torch.tensor([0, 2]), -1.0), x.index_fill(0, torch.tensor([1]), torch.tensor(2.0, dtype=x.dtype))), lambda n, dt: (randn(3, n, dtype=dt, salt="if"),), {0: (1,)}, min_size=3),

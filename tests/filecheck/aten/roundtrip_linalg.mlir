@@ -2,7 +2,8 @@
 // RUN: mlx-opt %s --print-op-generic | mlx-opt | filecheck %s
 // RUN: mlx-opt %s -p canonicalize,cse | filecheck %s --check-prefix=CANON
 
-// Round trips of matmul (all the 1-D and batched cases), mm, bmm, addmm and linear.
+// Round trips of matmul (all the 1-D and batched cases), mm, bmm, addmm, linear, and the
+// inverse, determinant, sign and log-determinant, and solve of square matrices.
 
 // CHECK-LABEL: func.func @matmul(%x: tensor<2x?x8xf32>, %w: tensor<8x16xf32>, %v: tensor<8xf32>, %b: tensor<?x8x16xf32>) -> tensor<2x?x16xf32> {
 // CHECK-NEXT:    %matmul = aten.matmul %x, %w : tensor<2x?x8xf32>, tensor<8x16xf32> -> tensor<2x?x16xf32>
@@ -55,4 +56,24 @@ func.func @linear(%x: tensor<2x?x64xf32>, %w: tensor<128x64xf32>, %bias: tensor<
   %no_bias = aten.linear %x, %w : tensor<2x?x64xf32>, tensor<128x64xf32> -> tensor<2x?x128xf32>
   %vector = aten.linear %x, %wv : tensor<2x?x64xf32>, tensor<64xf32> -> tensor<2x?xf32>
   func.return %linear : tensor<2x?x128xf32>
+}
+
+// CHECK-LABEL: func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>) -> tensor<?x4x4xf32> {
+// CHECK-NEXT:    %inv = aten.linalg_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+// CHECK-NEXT:    %det = aten.linalg_det %a : tensor<?x4x4xf32> -> tensor<?xf32>
+// CHECK-NEXT:    %sl, %sl_1 = aten.linalg_slogdet %a : tensor<?x4x4xf32> -> tensor<?xf32>, tensor<?xf32>
+// CHECK-NEXT:    %x = aten.linalg_solve %a, %b : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+// CHECK-NEXT:    %xv = aten.linalg_solve %a, %v right : tensor<?x4x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK-NEXT:    func.return %inv : tensor<?x4x4xf32>
+// CHECK-NEXT:  }
+// CANON-LABEL: func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>) -> tensor<?x4x4xf32> {
+// CANON-NEXT:    %inv = aten.linalg_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+// CANON-NEXT:    func.return %inv : tensor<?x4x4xf32>
+func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>) -> tensor<?x4x4xf32> {
+  %inv = aten.linalg_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+  %det = aten.linalg_det %a : tensor<?x4x4xf32> -> tensor<?xf32>
+  %sl:2 = aten.linalg_slogdet %a : tensor<?x4x4xf32> -> tensor<?xf32>, tensor<?xf32>
+  %x = aten.linalg_solve %a, %b : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+  %xv = aten.linalg_solve %a, %v right : tensor<?x4x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  func.return %inv : tensor<?x4x4xf32>
 }

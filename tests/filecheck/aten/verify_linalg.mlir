@@ -1,6 +1,7 @@
 // RUN: mlx-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-// Each chunk breaks one rule of matmul, mm, bmm, addmm or linear.
+// Each chunk breaks one rule of matmul, mm, bmm, addmm, linear, or the square-matrix
+// ops (inverse, determinant, slogdet, solve).
 
 // CHECK: 'aten.matmul' op matmul operands must have rank >= 1
 func.func @matmul_0d(%x: tensor<f32>, %y: tensor<4xf32>) {
@@ -141,5 +142,61 @@ func.func @linear_shape(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>) {
 // CHECK: 'aten.linear' op operand shapes [3], [2, 4] are not broadcastable
 func.func @linear_bias(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) {
   %0 = aten.linear %x, %w bias %b : tensor<3xf32> : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_inv' op input must be square matrices [..., n, n], got [2, 3, 4]
+func.func @inv_not_square(%a: tensor<2x3x4xf32>) {
+  %0 = aten.linalg_inv %a : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_det' op input must have float element type, got i64
+func.func @det_of_integers(%a: tensor<3x3xi64>) {
+  %0 = aten.linalg_det %a : tensor<3x3xi64> -> tensor<i64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_slogdet' op logabsdet shape [3] must be the batch dims [2]
+func.func @slogdet_batch(%a: tensor<2x3x3xf32>) {
+  %0:2 = aten.linalg_slogdet %a : tensor<2x3x3xf32> -> tensor<2xf32>, tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_solve' op B [] must have a rank of at least 1, and the result [3] at least B's
+func.func @solve_scalar_b(%a: tensor<3x3xf32>, %b: tensor<f32>) {
+  %0 = aten.linalg_solve %a, %b : tensor<3x3xf32>, tensor<f32> -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_inv' op result element type must be the input's
+func.func @inv_dtype(%a: tensor<3x3xf32>) {
+  %0 = aten.linalg_inv %a : tensor<3x3xf32> -> tensor<3x3xf16>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_solve' op A, B and the result must share one element type
+func.func @solve_dtype(%a: tensor<3x3xf32>, %b: tensor<3xf16>) {
+  %0 = aten.linalg_solve %a, %b : tensor<3x3xf32>, tensor<3xf16> -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_det' op result element type f16 must be the input's f32
+func.func @det_dtype(%a: tensor<2x3x3xf32>) {
+  %0 = aten.linalg_det %a : tensor<2x3x3xf32> -> tensor<2xf16>
   func.return
 }

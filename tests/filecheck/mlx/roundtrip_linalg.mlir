@@ -107,3 +107,18 @@ func.func @rope(%q: tensor<1x32x?x64xf16>, %pos: index, %freqs: tensor<16xf32>, 
   %f = mlx.rope %q dims 32 freqs %freqs : tensor<16xf32> scale 1.000000e+00 offset [%pos] rows %rows : tensor<1xi64> : tensor<1x32x?x64xf16> -> tensor<1x32x?x64xf16>
   func.return %r : tensor<1x32x?x64xf16>
 }
+
+// CHECK-LABEL: func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>) -> (tensor<?x4x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4x2xf32>) {
+// CHECK-NEXT:    %inv = mlx.linalg_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+// CHECK-NEXT:    %det = mlx.linalg_det %a : tensor<?x4x4xf32> -> tensor<?xf32>
+// CHECK-NEXT:    %sl, %sl_1 = mlx.linalg_slogdet %a : tensor<?x4x4xf32> -> tensor<?xf32>, tensor<?xf32>
+// CHECK-NEXT:    %x = mlx.linalg_solve %a, %b : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+// CHECK-NEXT:    func.return %inv, %det, %sl_1, %x : tensor<?x4x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4x2xf32>
+// CHECK-NEXT:  }
+func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>) -> (tensor<?x4x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4x2xf32>) {
+  %inv = mlx.linalg_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+  %det = mlx.linalg_det %a : tensor<?x4x4xf32> -> tensor<?xf32>
+  %sl:2 = mlx.linalg_slogdet %a : tensor<?x4x4xf32> -> tensor<?xf32>, tensor<?xf32>
+  %x = mlx.linalg_solve %a, %b : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+  func.return %inv, %det, %sl#1, %x : tensor<?x4x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4x2xf32>
+}

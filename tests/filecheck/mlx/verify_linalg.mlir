@@ -1,6 +1,6 @@
 // Verifier rules of the mlx linear-algebra, convolution and fast ops (matmul, addmm,
-// conv_general, scaled_dot_product_attention, rms_norm, layer_norm, rope): each chunk
-// breaks exactly one rule.
+// conv_general, scaled_dot_product_attention, rms_norm, layer_norm, rope, linalg_inv,
+// linalg_solve): each chunk breaks exactly one rule.
 // RUN: mlx-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // CHECK: 'mlx.matmul' op matmul operands must have rank >= 2 at this level, got 1 and 2
@@ -445,5 +445,21 @@ func.func @rope_shape(%x: tensor<1x8x4x64xf16>) {
 // CHECK: 'mlx.rope' op result element type f32 must equal the input's f16
 func.func @rope_dtype(%x: tensor<1x8x4x64xf16>) {
   %0 = mlx.rope %x dims 64 base 1.000000e+04 scale 1.000000e+00 offset [0] : tensor<1x8x4x64xf16> -> tensor<1x8x4x64xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.linalg_solve' op b [2, 4] must be [..., n, k] with a's batch dims and n, a is [3, 4, 4]
+func.func @solve_without_batch(%a: tensor<3x4x4xf32>, %b: tensor<2x4xf32>) {
+  %0 = mlx.linalg_solve %a, %b : tensor<3x4x4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.linalg_inv' op result shape [3, 4] does not match operand shape [4, 4]
+func.func @inv_shape(%a: tensor<4x4xf32>) {
+  %0 = mlx.linalg_inv %a : tensor<4x4xf32> -> tensor<3x4xf32>
   func.return
 }
