@@ -72,6 +72,7 @@ from mlxir.dialects.common import (
     verify_per_matrix,
     verify_permutation,
     verify_reduced_shape,
+    verify_same_dtype,
     verify_same_shape,
     verify_shape_matches,
     verify_size_list,
@@ -1659,8 +1660,7 @@ class LinalgInvOp(SquareMatricesOp):
     def verify_(self) -> None:
         verify_square_matrices(self.input)
         verify_same_shape(self.input, self.result)
-        if dtype_of(self.result) != dtype_of(self.input):
-            raise VerifyException("result element type must be the input's")
+        verify_same_dtype([self.input, self.result], "input and result")
 
 
 @irdl_op_definition
@@ -1711,8 +1711,51 @@ class LinalgSolveOp(MlxirOp):
                 f"B {format_dims(shape_of(self.b))} must have a rank of at least 1, and the "
                 f"result {format_dims(shape_of(self.result))} at least B's"
             )
-        if dtype_of(self.b) != dtype_of(self.a) or dtype_of(self.result) != dtype_of(self.a):
-            raise VerifyException("A, B and the result must share one element type")
+        verify_same_dtype([self.a, self.b, self.result], "A, B and the result")
+
+
+@irdl_op_definition
+class LinalgSolveTriangularOp(MlxirOp):
+    """`torch.linalg.solve_triangular(A, B, upper, left, unitriangular)`: X with
+    `A X = B` (`X A = B` with `right`), reading only A's upper or lower triangle, its
+    diagonal taken as ones with `unitriangular`. B is a stack of matrices."""
+
+    name = "aten.linalg_solve_triangular"
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    upper = opt_prop_def(UnitAttr)
+    right = opt_prop_def(UnitAttr)
+    unitriangular = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$a `,` $b (`upper` $upper^)? (`right` $right^)? (`unitriangular` $unitriangular^)? attr-dict "
+        "`:` type($a) `,` type($b) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.a, "A")
+        if rank_of(self.b) < 2 or rank_of(self.result) < rank_of(self.b):
+            raise VerifyException(
+                f"B {format_dims(shape_of(self.b))} must be matrices, and the result "
+                f"{format_dims(shape_of(self.result))} at least B's rank"
+            )
+        verify_same_dtype([self.a, self.b, self.result], "A, B and the result")
+
+
+@irdl_op_definition
+class CholeskyInverseOp(SquareMatricesOp):
+    """`torch.cholesky_inverse(L, upper)`: the inverse of `L L^T` (of `U^T U` with
+    `upper`), from each matrix's Cholesky factor."""
+
+    name = "aten.cholesky_inverse"
+    upper = opt_prop_def(UnitAttr)
+    assembly_format = "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.input)
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.result], "input and result")
 
 
 @irdl_op_definition
@@ -2495,6 +2538,8 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     LinalgDetOp,
     LinalgSlogdetOp,
     LinalgSolveOp,
+    LinalgSolveTriangularOp,
+    CholeskyInverseOp,
     AddmmOp,
     LinearOp,
     DequantizeAffineOp,

@@ -1846,15 +1846,55 @@ class LinalgSolveOp(MlxirOp):
     assembly_format = "$a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)"
 
     def verify_(self) -> None:
-        batch, b = verify_square_matrices(self.a, "a"), shape_of(self.b)
-        n = shape_of(self.a)[-1]
-        if len(b) != len(batch) + 2 or not all(dims_compatible(x, y) for x, y in zip((*batch, n), b)):
-            raise VerifyException(
-                f"b {format_dims(b)} must be [..., n, k] with a's batch dims and n, "
-                f"a is {format_dims(shape_of(self.a))}"
-            )
-        verify_same_shape(self.b, self.result)
-        verify_same_dtype([self.a, self.b, self.result])
+        _verify_solve_operands(self.a, self.b, self.result)
+
+
+def _verify_solve_operands(a: SSAValue, b: SSAValue, result: SSAValue) -> None:
+    """`a` `[..., n, n]`, `b` and `result` `[..., n, k]` with `a`'s batch dims."""
+    batch, b_shape = verify_square_matrices(a, "a"), shape_of(b)
+    n = shape_of(a)[-1]
+    if len(b_shape) != len(batch) + 2 or not all(dims_compatible(x, y) for x, y in zip((*batch, n), b_shape)):
+        raise VerifyException(
+            f"b {format_dims(b_shape)} must be [..., n, k] with a's batch dims and n, "
+            f"a is {format_dims(shape_of(a))}"
+        )
+    verify_same_shape(b, result)
+    verify_same_dtype([a, b, result])
+
+
+@irdl_op_definition
+class LinalgSolveTriangularOp(MlxirOp):
+    """`mx.linalg.solve_triangular(a, b, upper)`: X with `a X = b`, reading only `a`'s
+    lower (or, with `upper`, upper) triangle; `b` as for `mlx.linalg_solve`."""
+
+    name = "mlx.linalg_solve_triangular"
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    upper = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$a `,` $b (`upper` $upper^)? attr-dict `:` type($a) `,` type($b) `->` type($result)"
+
+    def verify_(self) -> None:
+        _verify_solve_operands(self.a, self.b, self.result)
+
+
+@irdl_op_definition
+class LinalgCholeskyInvOp(MlxirOp):
+    """`mx.linalg.cholesky_inv(l, upper)`: the inverse of `l l^T` (`u^T u` with
+    `upper`) for each Cholesky factor."""
+
+    name = "mlx.linalg_cholesky_inv"
+    input = operand_def(TensorType)
+    upper = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.input)
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.result])
 
 
 @irdl_op_definition
@@ -2210,6 +2250,8 @@ MLX_OPS: list[type[IRDLOperation]] = [
     LinalgDetOp,
     LinalgSlogdetOp,
     LinalgSolveOp,
+    LinalgSolveTriangularOp,
+    LinalgCholeskyInvOp,
     *UNARY_OP_CLASSES.values(),
     *BINARY_OP_CLASSES.values(),
     *REDUCTION_OP_CLASSES.values(),

@@ -476,7 +476,7 @@ def _concatenate(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 # stream whatever the default device, as `mx.linalg` requires.
 
 
-# MLX's inverse and solve of 0x0 matrices stop the process (SIGFPE, MLX 0.32): those
+# MLX's inverse and solves of 0x0 matrices stop the process (SIGFPE, MLX 0.32): those
 # are empty, and need no kernel.
 
 
@@ -485,6 +485,28 @@ def _linalg_inv(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
         (a,) = operands
         return (a if a.shape[-1] == 0 else mx.linalg.inv(a, stream=mx.cpu),)
+
+    return run
+
+
+@_kernel("mlx.linalg_solve_triangular")
+def _linalg_solve_triangular(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    upper = _flag(props, "upper")
+
+    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
+        a, b = operands
+        return (b if a.shape[-1] == 0 else mx.linalg.solve_triangular(a, b, upper=upper, stream=mx.cpu),)
+
+    return run
+
+
+@_kernel("mlx.linalg_cholesky_inv")
+def _linalg_cholesky_inv(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    upper = _flag(props, "upper")
+
+    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
+        (factor,) = operands
+        return (factor if factor.shape[-1] == 0 else mx.linalg.cholesky_inv(factor, upper=upper, stream=mx.cpu),)
 
     return run
 

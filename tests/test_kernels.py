@@ -1822,3 +1822,33 @@ def test_linalg_of_empty_matrices() -> None:
     check_exact(det, np.ones(2, np.float32))
     check_exact(sign, np.ones(2, np.float32))
     check_exact(logabsdet, np.zeros(2, np.float32))
+
+
+def test_linalg_solve_triangular_and_cholesky_inv() -> None:
+    """Against NumPy in float64: triangular solves read only their triangle (the other
+    one holds noise here), and `cholesky_inv` is the inverse of `L L^T` (`U^T U`);
+    0x0 matrices give empty results (MLX's own kernels stop the process on them)."""
+    rng = np.random.default_rng(1)
+    noise = rng.standard_normal((2, 4, 4))
+    lower = (np.tril(noise) + 4 * np.eye(4)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    text = """func.func @forward(%l: tensor<?x?x?xf32>, %m: tensor<?x?x?xf32>, %b: tensor<?x?x3xf32>) -> (tensor<?x?x3xf32>, tensor<?x?x3xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+      %lo = mlx.linalg_solve_triangular %m, %b : tensor<?x?x?xf32>, tensor<?x?x3xf32> -> tensor<?x?x3xf32>
+      %up = mlx.linalg_solve_triangular %m, %b upper : tensor<?x?x?xf32>, tensor<?x?x3xf32> -> tensor<?x?x3xf32>
+      %inv = mlx.linalg_cholesky_inv %l : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+      %inv_u = mlx.linalg_cholesky_inv %l upper : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+      func.return %lo, %up, %inv, %inv_u : tensor<?x?x3xf32>, tensor<?x?x3xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+    }"""
+    mixed = (lower + np.triu(noise.transpose(0, 2, 1), 1)).astype(np.float32)  # both triangles dominated
+    lo, up, inv, inv_u = run_ir(text, lower, mixed, b)
+    m64, l64 = mixed.astype(np.float64), lower.astype(np.float64)
+    for got, ref in (
+        (lo, np.linalg.solve(np.tril(m64), b)),
+        (up, np.linalg.solve(np.triu(m64), b)),
+        (inv, np.linalg.inv(l64 @ l64.transpose(0, 2, 1))),
+        (inv_u, np.linalg.inv(np.triu(l64).transpose(0, 2, 1) @ np.triu(l64))),  # its diagonal only
+    ):
+        np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-4, atol=1e-5)
+    empty = np.zeros((2, 0, 0), np.float32)
+    lo, up, inv, inv_u = run_ir(text, empty, empty, np.zeros((2, 0, 3), np.float32))
+    assert [np.asarray(r).shape for r in (lo, up, inv, inv_u)] == [(2, 0, 3), (2, 0, 3), (2, 0, 0), (2, 0, 0)]

@@ -383,6 +383,73 @@ class LowerLinalgSolve(AtenLowering):
         self.replace(op, rewriter, build)
 
 
+class LowerLinalgSolveTriangular(AtenLowering):
+    """`mx.linalg.solve_triangular` on A's own batch dims; `X A = B` is
+    `A^T X^T = B^T`, whose triangle is the other one. MLX has no unit-diagonal form:
+    with `unitriangular`, A's triangle without its diagonal, plus the identity."""
+
+    OPS = (aten.LinalgSolveTriangularOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinalgSolveTriangularOp, rewriter: PatternRewriter) -> None:
+        _float32_matrices(op, op.a)
+        a_shape, b_shape, rank = shape_of(op.a), shape_of(op.b), rank_of(op.a)
+        if len(b_shape) != rank or not all(dims_compatible(x, y) for x, y in zip(a_shape[:-2], b_shape[:-2])):
+            raise LoweringError(
+                f"{op.name}: batch dims that broadcast (A {list(a_shape)}, B {list(b_shape)}) are not supported"
+            )
+        right = op.right is not None
+        upper = (op.upper is not None) != right
+        swap = [*range(rank - 2), rank - 1, rank - 2]
+
+        def build(e: Emitter) -> SSAValue:
+            a = _unit_diagonal(e, op.a, op.upper is not None) if op.unitriangular is not None else op.a
+            a, b = (e.transpose(a, swap), e.transpose(op.b, swap)) if right else (a, op.b)
+            x = e.emit(
+                mlx.LinalgSolveTriangularOp.build(
+                    operands=[a, b], result_types=[b.type], properties={"upper": UnitAttr()} if upper else {}
+                )
+            )
+            return e.transpose(x, swap) if right else x
+
+        self.replace(op, rewriter, build)
+
+
+def _unit_diagonal(e: Emitter, a: SSAValue, upper: bool) -> SSAValue:
+    """`a`'s upper (or lower) triangle with ones on the diagonal."""
+    k = IntegerAttr(1 if upper else -1, 64)
+    strict = e.emit((mlx.TriuOp if upper else mlx.TrilOp).build(operands=[a], result_types=[a.type], properties={"k": k}))
+    ones = e.broadcast_to(e.constant(1.0, dtype_of(a)), e.dims(a))
+    zero = {"k": IntegerAttr(0, 64)}
+    identity = e.emit(
+        mlx.TrilOp.build(
+            operands=[e.emit(mlx.TriuOp.build(operands=[ones], result_types=[a.type], properties=zero))],
+            result_types=[a.type],
+            properties=zero,
+        )
+    )
+    return e.binary("add", strict, identity)
+
+
+class LowerCholeskyInverse(AtenLowering):
+    OPS = (aten.CholeskyInverseOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.CholeskyInverseOp, rewriter: PatternRewriter) -> None:
+        _float32_matrices(op, op.input)
+        self.replace(
+            op,
+            rewriter,
+            lambda e: e.emit(
+                mlx.LinalgCholeskyInvOp.build(
+                    operands=[op.input],
+                    result_types=[op.result.type],
+                    properties={"upper": UnitAttr()} if op.upper is not None else {},
+                )
+            ),
+        )
+
+
 PATTERNS: tuple[AtenLowering, ...] = (
     LowerMatmul(),
     LowerAddmm(),
@@ -393,4 +460,6 @@ PATTERNS: tuple[AtenLowering, ...] = (
     LowerLinalgDet(),
     LowerLinalgSlogdet(),
     LowerLinalgSolve(),
+    LowerLinalgSolveTriangular(),
+    LowerCholeskyInverse(),
 )

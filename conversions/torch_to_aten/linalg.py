@@ -223,6 +223,30 @@ def _linalg_check_errors(state: ImportState, node: Node) -> list[SSAValue]:
     return []
 
 
+def _linalg_solve_triangular(state: ImportState, node: Node) -> Operation:
+    """`linalg_solve_triangular(self, B, upper, left, unitriangular)`."""
+    args = arguments_of(node)
+    return aten.LinalgSolveTriangularOp.build(
+        operands=[state.value(args["self"]), state.value(args["B"])],
+        result_types=[_type_of_node(node)],
+        properties=props(
+            upper=unit_attr(args["upper"]),
+            right=unit_attr(not args["left"]),
+            unitriangular=unit_attr(args["unitriangular"]),
+        ),
+    )
+
+
+def _cholesky_inverse(state: ImportState, node: Node) -> Operation:
+    """`cholesky_inverse(self, upper)`."""
+    args = arguments_of(node)
+    return aten.CholeskyInverseOp.build(
+        operands=[state.value(args["self"])],
+        result_types=[_type_of_node(node)],
+        properties=props(upper=unit_attr(args["upper"])),
+    )
+
+
 LINALG_IMPORTERS: dict[str, Handler] = {
     "aten.matmul": _product(aten.MatmulOp, "other"),
     "aten.mm": _product(aten.MmOp, "mat2"),
@@ -241,4 +265,6 @@ LINALG_IMPORTERS: dict[str, Handler] = {
     "aten._linalg_slogdet": _linalg_slogdet,
     "aten._linalg_solve_ex": _linalg_solve_ex,
     "aten._linalg_check_errors": _linalg_check_errors,
+    "aten.linalg_solve_triangular": _linalg_solve_triangular,
+    "aten.cholesky_inverse": _cholesky_inverse,
 }

@@ -351,6 +351,10 @@ CASES: list[Case] = [
     # diagonally dominant, so well conditioned, one with a negative determinant; B as
     # matrices, as vectors, and on the right (left=False)
     Case("linalg_inv_det_solve", lambda m, a, b, c: (torch.linalg.inv(a), torch.linalg.det(a), *torch.linalg.slogdet(a), torch.linalg.solve(a, b), torch.linalg.solve(a, b[..., 0]), torch.linalg.solve(a, c, left=False), torch.linalg.inv_ex(a), torch.logdet(a @ a.mT)), lambda n, dt: (_dominant(n, 4, dtype=dt, salt="li"), randn(n, 4, 2, dtype=dt, salt="lb"), randn(n, 3, 4, dtype=dt, salt="lc")), {0: (0,), 1: (0,), 2: (0,)}, dtypes=F32),
+    # triangular solves read one triangle (the other holds noise), on either side, and
+    # with a unit diagonal;
+    # cholesky_inverse of a lower and of an upper factor
+    Case("linalg_solve_triangular_cholesky_inverse", lambda m, a, b, c: (torch.linalg.solve_triangular(a, b, upper=False), torch.linalg.solve_triangular(a, b, upper=True), torch.linalg.solve_triangular(a, c, upper=True, left=False), torch.linalg.solve_triangular(a, b, upper=False, unitriangular=True), torch.linalg.solve_triangular(a, c, upper=True, left=False, unitriangular=True), torch.cholesky_inverse(torch.tril(a)), torch.cholesky_inverse(torch.triu(a), upper=True)), lambda n, dt: ((randn(n, 4, 4, salt="st") + 4 * torch.eye(4)).to(dt), randn(n, 4, 2, dtype=dt, salt="sb"), randn(n, 3, 4, dtype=dt, salt="sc")), {0: (0,), 1: (0,), 2: (0,)}, dtypes=F32),
     Case("trace", lambda m, x: torch.trace(x), lambda n, dt: (randn(n, n + 1, dtype=dt, salt="tr"),), {0: (0,)}, static_only=True),
     Case("take", lambda m, x: torch.take(x, torch.tensor([0, 5, 8, 2])), lambda n, dt: (randn(3, n, dtype=dt, salt="tk2"),), {0: (1,)}),
     Case("index_fill", lambda m, x: (x.index_fill(1, torch.tensor([0, 2]), -1.0), x.index_fill(0, torch.tensor([1]), torch.tensor(2.0, dtype=x.dtype))), lambda n, dt: (randn(3, n, dtype=dt, salt="if"),), {0: (1,)}, min_size=3),

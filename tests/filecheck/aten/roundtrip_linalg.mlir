@@ -58,22 +58,28 @@ func.func @linear(%x: tensor<2x?x64xf32>, %w: tensor<128x64xf32>, %bias: tensor<
   func.return %linear : tensor<2x?x128xf32>
 }
 
-// CHECK-LABEL: func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>) -> tensor<?x4x4xf32> {
+// CHECK-LABEL: func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>, %c: tensor<?x2x4xf32>) -> tensor<?x4x4xf32> {
 // CHECK-NEXT:    %inv = aten.linalg_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
 // CHECK-NEXT:    %det = aten.linalg_det %a : tensor<?x4x4xf32> -> tensor<?xf32>
 // CHECK-NEXT:    %sl, %sl_1 = aten.linalg_slogdet %a : tensor<?x4x4xf32> -> tensor<?xf32>, tensor<?xf32>
 // CHECK-NEXT:    %x = aten.linalg_solve %a, %b : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
 // CHECK-NEXT:    %xv = aten.linalg_solve %a, %v right : tensor<?x4x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK-NEXT:    %t = aten.linalg_solve_triangular %a, %b upper : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+// CHECK-NEXT:    %tr = aten.linalg_solve_triangular %a, %c right unitriangular : tensor<?x4x4xf32>, tensor<?x2x4xf32> -> tensor<?x2x4xf32>
+// CHECK-NEXT:    %ci = aten.cholesky_inverse %a upper : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
 // CHECK-NEXT:    func.return %inv : tensor<?x4x4xf32>
 // CHECK-NEXT:  }
-// CANON-LABEL: func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>) -> tensor<?x4x4xf32> {
+// CANON-LABEL: func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>, %c: tensor<?x2x4xf32>) -> tensor<?x4x4xf32> {
 // CANON-NEXT:    %inv = aten.linalg_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
 // CANON-NEXT:    func.return %inv : tensor<?x4x4xf32>
-func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>) -> tensor<?x4x4xf32> {
+func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: tensor<?x4xf32>, %c: tensor<?x2x4xf32>) -> tensor<?x4x4xf32> {
   %inv = aten.linalg_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
   %det = aten.linalg_det %a : tensor<?x4x4xf32> -> tensor<?xf32>
   %sl:2 = aten.linalg_slogdet %a : tensor<?x4x4xf32> -> tensor<?xf32>, tensor<?xf32>
   %x = aten.linalg_solve %a, %b : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
   %xv = aten.linalg_solve %a, %v right : tensor<?x4x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  %t = aten.linalg_solve_triangular %a, %b upper : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+  %tr = aten.linalg_solve_triangular %a, %c right unitriangular : tensor<?x4x4xf32>, tensor<?x2x4xf32> -> tensor<?x2x4xf32>
+  %ci = aten.cholesky_inverse %a upper : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
   func.return %inv : tensor<?x4x4xf32>
 }

@@ -179,7 +179,7 @@ func.func @solve_scalar_b(%a: tensor<3x3xf32>, %b: tensor<f32>) {
 
 // -----
 
-// CHECK: 'aten.linalg_inv' op result element type must be the input's
+// CHECK: 'aten.linalg_inv' op input and result must share one element type, got f32, f16
 func.func @inv_dtype(%a: tensor<3x3xf32>) {
   %0 = aten.linalg_inv %a : tensor<3x3xf32> -> tensor<3x3xf16>
   func.return
@@ -187,7 +187,7 @@ func.func @inv_dtype(%a: tensor<3x3xf32>) {
 
 // -----
 
-// CHECK: 'aten.linalg_solve' op A, B and the result must share one element type
+// CHECK: 'aten.linalg_solve' op A, B and the result must share one element type, got f32, f16, f32
 func.func @solve_dtype(%a: tensor<3x3xf32>, %b: tensor<3xf16>) {
   %0 = aten.linalg_solve %a, %b : tensor<3x3xf32>, tensor<3xf16> -> tensor<3xf32>
   func.return
@@ -198,5 +198,21 @@ func.func @solve_dtype(%a: tensor<3x3xf32>, %b: tensor<3xf16>) {
 // CHECK: 'aten.linalg_det' op result element type f16 must be the input's f32
 func.func @det_dtype(%a: tensor<2x3x3xf32>) {
   %0 = aten.linalg_det %a : tensor<2x3x3xf32> -> tensor<2xf16>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_solve_triangular' op B [4] must be matrices, and the result [4] at least B's rank
+func.func @solve_triangular_vector(%a: tensor<4x4xf32>, %b: tensor<4xf32>) {
+  %0 = aten.linalg_solve_triangular %a, %b upper : tensor<4x4xf32>, tensor<4xf32> -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.cholesky_inverse' op input must be square matrices [..., n, n], got [4, 3]
+func.func @cholesky_inverse_not_square(%a: tensor<4x3xf32>) {
+  %0 = aten.cholesky_inverse %a : tensor<4x3xf32> -> tensor<4x3xf32>
   func.return
 }

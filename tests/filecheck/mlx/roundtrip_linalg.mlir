@@ -113,6 +113,8 @@ func.func @rope(%q: tensor<1x32x?x64xf16>, %pos: index, %freqs: tensor<16xf32>, 
 // CHECK-NEXT:    %det = mlx.linalg_det %a : tensor<?x4x4xf32> -> tensor<?xf32>
 // CHECK-NEXT:    %sl, %sl_1 = mlx.linalg_slogdet %a : tensor<?x4x4xf32> -> tensor<?xf32>, tensor<?xf32>
 // CHECK-NEXT:    %x = mlx.linalg_solve %a, %b : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+// CHECK-NEXT:    %t = mlx.linalg_solve_triangular %a, %b upper : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+// CHECK-NEXT:    %ci = mlx.linalg_cholesky_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
 // CHECK-NEXT:    func.return %inv, %det, %sl_1, %x : tensor<?x4x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4x2xf32>
 // CHECK-NEXT:  }
 func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>) -> (tensor<?x4x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4x2xf32>) {
@@ -120,5 +122,7 @@ func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>) -> (ten
   %det = mlx.linalg_det %a : tensor<?x4x4xf32> -> tensor<?xf32>
   %sl:2 = mlx.linalg_slogdet %a : tensor<?x4x4xf32> -> tensor<?xf32>, tensor<?xf32>
   %x = mlx.linalg_solve %a, %b : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+  %t = mlx.linalg_solve_triangular %a, %b upper : tensor<?x4x4xf32>, tensor<?x4x2xf32> -> tensor<?x4x2xf32>
+  %ci = mlx.linalg_cholesky_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
   func.return %inv, %det, %sl#1, %x : tensor<?x4x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4x2xf32>
 }

@@ -463,3 +463,11 @@ func.func @inv_shape(%a: tensor<4x4xf32>) {
   %0 = mlx.linalg_inv %a : tensor<4x4xf32> -> tensor<3x4xf32>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.linalg_cholesky_inv' op operands must share one element type, got f32, f16
+func.func @cholesky_inv_dtype(%a: tensor<4x4xf32>) {
+  %0 = mlx.linalg_cholesky_inv %a : tensor<4x4xf32> -> tensor<4x4xf16>
+  func.return
+}
