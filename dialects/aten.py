@@ -1642,12 +1642,18 @@ class MatmulLikeOp(MlxirOp):
 
 
 class SquareMatricesOp(MlxirOp):
-    """A function of each square matrix of `input` (`[..., n, n]`)."""
+    """A function of each square matrix of `input` (`[..., n, n]`): by default a
+    matrix of the same shape and type for each."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.input)
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.result], "input and result")
 
 
 @irdl_op_definition
@@ -1656,11 +1662,6 @@ class LinalgInvOp(SquareMatricesOp):
     the importer makes zeros: a singular matrix fails the run instead)."""
 
     name = "aten.linalg_inv"
-
-    def verify_(self) -> None:
-        verify_square_matrices(self.input)
-        verify_same_shape(self.input, self.result)
-        verify_same_dtype([self.input, self.result], "input and result")
 
 
 @irdl_op_definition
@@ -1751,11 +1752,6 @@ class CholeskyInverseOp(SquareMatricesOp):
     name = "aten.cholesky_inverse"
     upper = opt_prop_def(UnitAttr)
     assembly_format = "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($result)"
-
-    def verify_(self) -> None:
-        verify_square_matrices(self.input)
-        verify_same_shape(self.input, self.result)
-        verify_same_dtype([self.input, self.result], "input and result")
 
 
 @irdl_op_definition

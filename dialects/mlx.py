@@ -1786,11 +1786,10 @@ class CumminOp(ScanOp):
     name = "mlx.cummin"
 
 
-@irdl_op_definition
-class LinalgInvOp(MlxirOp):
-    """`mx.linalg.inv`: each square matrix's inverse (float32; MLX's CPU stream)."""
+class SquareMatricesOp(MlxirOp):
+    """An `mx.linalg` function of each square matrix of `input` (float32, on MLX's CPU
+    stream): by default a matrix of the same shape and type for each."""
 
-    name = "mlx.linalg_inv"
     input = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -1803,14 +1802,17 @@ class LinalgInvOp(MlxirOp):
 
 
 @irdl_op_definition
-class LinalgDetOp(MlxirOp):
+class LinalgInvOp(SquareMatricesOp):
+    """`mx.linalg.inv`: each square matrix's inverse."""
+
+    name = "mlx.linalg_inv"
+
+
+@irdl_op_definition
+class LinalgDetOp(SquareMatricesOp):
     """`mx.linalg.det`: each square matrix's determinant."""
 
     name = "mlx.linalg_det"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         verify_per_matrix(self.input, self.result)
@@ -1880,21 +1882,13 @@ class LinalgSolveTriangularOp(MlxirOp):
 
 
 @irdl_op_definition
-class LinalgCholeskyInvOp(MlxirOp):
+class LinalgCholeskyInvOp(SquareMatricesOp):
     """`mx.linalg.cholesky_inv(l, upper)`: the inverse of `l l^T` (`u^T u` with
     `upper`) for each Cholesky factor."""
 
     name = "mlx.linalg_cholesky_inv"
-    input = operand_def(TensorType)
     upper = opt_prop_def(UnitAttr)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($result)"
-
-    def verify_(self) -> None:
-        verify_square_matrices(self.input)
-        verify_same_shape(self.input, self.result)
-        verify_same_dtype([self.input, self.result])
 
 
 @irdl_op_definition

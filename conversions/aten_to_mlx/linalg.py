@@ -6,9 +6,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, f32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
@@ -303,50 +304,34 @@ class LowerPool(AtenLowering):
         self.replace(op, rewriter, build)
 
 
-def _float32_matrices(op: IRDLOperation, matrices: SSAValue) -> None:
+def _float32_matrices(op: Operation, matrices: SSAValue) -> None:
     """MLX's linear algebra (LAPACK on its CPU stream) takes float32 and float64 only,
     and mlxir has no float64: torch's CPU kernels take neither float16 nor bfloat16."""
     if dtype_of(matrices) != f32:
         raise LoweringError(f"{op.name}: MLX's linear algebra takes float32 only, got {dtype_of(matrices)}")
 
 
-class LowerLinalgInv(AtenLowering):
-    OPS = (aten.LinalgInvOp,)
+class LowerSquareMatrices(AtenLowering):
+    """The square-matrix ops with an mlx op of the same operands, results and
+    properties: one table."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: aten.LinalgInvOp, rewriter: PatternRewriter) -> None:
-        _float32_matrices(op, op.input)
-        self.replace(
-            op, rewriter, lambda e: e.emit(mlx.LinalgInvOp.build(operands=[op.input], result_types=[op.result.type]))
+    MLX_OPS: ClassVar[dict[type[IRDLOperation], type[IRDLOperation]]] = {
+        aten.LinalgInvOp: mlx.LinalgInvOp,
+        aten.LinalgDetOp: mlx.LinalgDetOp,
+        aten.LinalgSlogdetOp: mlx.LinalgSlogdetOp,
+        aten.CholeskyInverseOp: mlx.LinalgCholeskyInvOp,
+    }
+    OPS = tuple(MLX_OPS)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        mlx_op = self.MLX_OPS.get(type(op)) if isinstance(op, IRDLOperation) else None
+        if mlx_op is None:
+            return
+        _float32_matrices(op, op.operands[0])
+        built = mlx_op.build(
+            operands=list(op.operands), result_types=[r.type for r in op.results], properties=dict(op.properties)
         )
-
-
-class LowerLinalgDet(AtenLowering):
-    OPS = (aten.LinalgDetOp,)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: aten.LinalgDetOp, rewriter: PatternRewriter) -> None:
-        _float32_matrices(op, op.input)
-        self.replace(
-            op, rewriter, lambda e: e.emit(mlx.LinalgDetOp.build(operands=[op.input], result_types=[op.result.type]))
-        )
-
-
-class LowerLinalgSlogdet(AtenLowering):
-    OPS = (aten.LinalgSlogdetOp,)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: aten.LinalgSlogdetOp, rewriter: PatternRewriter) -> None:
-        _float32_matrices(op, op.input)
-
-        def build(e: Emitter) -> list[SSAValue]:
-            slogdet = mlx.LinalgSlogdetOp.build(
-                operands=[op.input], result_types=[op.sign.type, op.logabsdet.type]
-            )
-            e.emit(slogdet)
-            return list(slogdet.results)
-
-        self.replace(op, rewriter, build)
+        self.replace(op, rewriter, lambda e: e.emit_all(built))
 
 
 class LowerLinalgSolve(AtenLowering):
@@ -431,35 +416,13 @@ def _unit_diagonal(e: Emitter, a: SSAValue, upper: bool) -> SSAValue:
     return e.binary("add", strict, identity)
 
 
-class LowerCholeskyInverse(AtenLowering):
-    OPS = (aten.CholeskyInverseOp,)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: aten.CholeskyInverseOp, rewriter: PatternRewriter) -> None:
-        _float32_matrices(op, op.input)
-        self.replace(
-            op,
-            rewriter,
-            lambda e: e.emit(
-                mlx.LinalgCholeskyInvOp.build(
-                    operands=[op.input],
-                    result_types=[op.result.type],
-                    properties={"upper": UnitAttr()} if op.upper is not None else {},
-                )
-            ),
-        )
-
-
 PATTERNS: tuple[AtenLowering, ...] = (
     LowerMatmul(),
     LowerAddmm(),
     LowerLinear(),
     LowerConvolution(),
     LowerPool(),
-    LowerLinalgInv(),
-    LowerLinalgDet(),
-    LowerLinalgSlogdet(),
+    LowerSquareMatrices(),
     LowerLinalgSolve(),
     LowerLinalgSolveTriangular(),
-    LowerCholeskyInverse(),
 )
