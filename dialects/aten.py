@@ -1691,57 +1691,55 @@ class LinalgSlogdetOp(MlxirOp):
         verify_per_matrix(self.input, self.logabsdet, "logabsdet")
 
 
-@irdl_op_definition
-class LinalgSolveOp(MlxirOp):
-    """`torch.linalg.solve(A, B, left)` (`_linalg_solve_ex`'s first result): X with
-    `A X = B`, or `X A = B` with `right` (`left=False`). B is a stack of matrices, or
-    of vectors where `B.ndim == 1` or B is `A.shape[:-1]` (torch's rule)."""
+class SolveOp(MlxirOp):
+    """X with `A X = B`, or `X A = B` with `right`, for square matrices A; what B may
+    be (`B_RULE`, from `B_MIN_RANK`) is each solve's own."""
 
-    name = "aten.linalg_solve"
+    B_MIN_RANK: ClassVar[int]
+    B_RULE: ClassVar[str]
     a = operand_def(TensorType)
     b = operand_def(TensorType)
     right = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    assembly_format = "$a `,` $b (`right` $right^)? attr-dict `:` type($a) `,` type($b) `->` type($result)"
 
     def verify_(self) -> None:
         verify_square_matrices(self.a, "A")
-        if rank_of(self.b) < 1 or rank_of(self.result) < rank_of(self.b):
+        if rank_of(self.b) < self.B_MIN_RANK or rank_of(self.result) < rank_of(self.b):
             raise VerifyException(
-                f"B {format_dims(shape_of(self.b))} must have a rank of at least 1, and the "
-                f"result {format_dims(shape_of(self.result))} at least B's"
+                f"B {format_dims(shape_of(self.b))} {self.B_RULE}, and the result "
+                f"{format_dims(shape_of(self.result))} at least B's rank"
             )
         verify_same_dtype([self.a, self.b, self.result], "A, B and the result")
 
 
 @irdl_op_definition
-class LinalgSolveTriangularOp(MlxirOp):
-    """`torch.linalg.solve_triangular(A, B, upper, left, unitriangular)`: X with
-    `A X = B` (`X A = B` with `right`), reading only A's upper or lower triangle, its
-    diagonal taken as ones with `unitriangular`. B is a stack of matrices."""
+class LinalgSolveOp(SolveOp):
+    """`torch.linalg.solve(A, B, left)` (`_linalg_solve_ex`'s first result), `right`
+    for `left=False`. B is a stack of matrices, or of vectors where `B.ndim == 1` or B
+    is `A.shape[:-1]` (torch's rule)."""
+
+    name = "aten.linalg_solve"
+    B_MIN_RANK: ClassVar[int] = 1
+    B_RULE: ClassVar[str] = "must have a rank of at least 1"
+    assembly_format = "$a `,` $b (`right` $right^)? attr-dict `:` type($a) `,` type($b) `->` type($result)"
+
+
+@irdl_op_definition
+class LinalgSolveTriangularOp(SolveOp):
+    """`torch.linalg.solve_triangular(A, B, upper, left, unitriangular)`, `right` for
+    `left=False`, reading only A's upper or lower triangle, its diagonal taken as ones
+    with `unitriangular`. B is a stack of matrices."""
 
     name = "aten.linalg_solve_triangular"
-    a = operand_def(TensorType)
-    b = operand_def(TensorType)
+    B_MIN_RANK: ClassVar[int] = 2
+    B_RULE: ClassVar[str] = "must be matrices"
     upper = opt_prop_def(UnitAttr)
-    right = opt_prop_def(UnitAttr)
     unitriangular = opt_prop_def(UnitAttr)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = (
         "$a `,` $b (`upper` $upper^)? (`right` $right^)? (`unitriangular` $unitriangular^)? attr-dict "
         "`:` type($a) `,` type($b) `->` type($result)"
     )
-
-    def verify_(self) -> None:
-        verify_square_matrices(self.a, "A")
-        if rank_of(self.b) < 2 or rank_of(self.result) < rank_of(self.b):
-            raise VerifyException(
-                f"B {format_dims(shape_of(self.b))} must be matrices, and the result "
-                f"{format_dims(shape_of(self.result))} at least B's rank"
-            )
-        verify_same_dtype([self.a, self.b, self.result], "A, B and the result")
 
 
 @irdl_op_definition

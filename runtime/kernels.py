@@ -473,42 +473,36 @@ def _concatenate(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 
 
 # MLX implements its linear algebra on the CPU only (LAPACK): these run on the CPU
-# stream whatever the default device, as `mx.linalg` requires.
+# stream whatever the default device, as `mx.linalg` requires. Its inverse and solves
+# of 0x0 matrices stop the process (SIGFPE, MLX 0.32): those are empty, and need no
+# kernel.
 
 
-# MLX's inverse and solves of 0x0 matrices stop the process (SIGFPE, MLX 0.32): those
-# are empty, and need no kernel.
+def _unless_empty(fn: Callable[..., mx.array], *flags: str) -> KernelFactory:
+    """`fn(*operands, flags..., stream=cpu)`, or, for 0x0 matrices, the last operand
+    (the matrices, or the right-hand sides): empty, of the result's shape."""
+
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        options = {flag: _flag(props, flag) for flag in flags}
+
+        def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
+            if operands[0].shape[-1] == 0:
+                return (operands[-1],)
+            return (fn(*operands, **options, stream=mx.cpu),)
+
+        return run
+
+    return factory
 
 
-@_kernel("mlx.linalg_inv")
-def _linalg_inv(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
-        (a,) = operands
-        return (a if a.shape[-1] == 0 else mx.linalg.inv(a, stream=mx.cpu),)
-
-    return run
-
-
-@_kernel("mlx.linalg_solve_triangular")
-def _linalg_solve_triangular(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    upper = _flag(props, "upper")
-
-    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
-        a, b = operands
-        return (b if a.shape[-1] == 0 else mx.linalg.solve_triangular(a, b, upper=upper, stream=mx.cpu),)
-
-    return run
-
-
-@_kernel("mlx.linalg_cholesky_inv")
-def _linalg_cholesky_inv(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    upper = _flag(props, "upper")
-
-    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
-        (factor,) = operands
-        return (factor if factor.shape[-1] == 0 else mx.linalg.cholesky_inv(factor, upper=upper, stream=mx.cpu),)
-
-    return run
+KERNELS.update(
+    {
+        "mlx.linalg_inv": _unless_empty(mx.linalg.inv),
+        "mlx.linalg_solve": _unless_empty(mx.linalg.solve),
+        "mlx.linalg_solve_triangular": _unless_empty(mx.linalg.solve_triangular, "upper"),
+        "mlx.linalg_cholesky_inv": _unless_empty(mx.linalg.cholesky_inv, "upper"),
+    }
+)
 
 
 @_kernel("mlx.linalg_det")
@@ -519,15 +513,6 @@ def _linalg_det(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 @_kernel("mlx.linalg_slogdet")
 def _linalg_slogdet(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: tuple(mx.linalg.slogdet(operands[0], stream=mx.cpu))
-
-
-@_kernel("mlx.linalg_solve")
-def _linalg_solve(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
-        a, b = operands
-        return (b if a.shape[-1] == 0 else mx.linalg.solve(a, b, stream=mx.cpu),)
-
-    return run
 
 
 @_kernel("mlx.split")

@@ -334,6 +334,18 @@ class LowerSquareMatrices(AtenLowering):
         self.replace(op, rewriter, lambda e: e.emit_all(built))
 
 
+def _transposition(op: Operation, a: SSAValue, b: SSAValue, b_shape: Sequence[int]) -> list[int]:
+    """The permutation that transposes each matrix of a solve's operands (for
+    `X A = B`), once B (as `[..., n, k]`, `b_shape`) is known to have A's batch dims:
+    MLX's solves broadcast nothing, so batch dims that would are refused."""
+    a_shape, rank = shape_of(a), rank_of(a)
+    if len(b_shape) != rank or not all(dims_compatible(x, y) for x, y in zip(a_shape[:-2], b_shape[:-2])):
+        raise LoweringError(
+            f"{op.name}: batch dims that broadcast (A {list(a_shape)}, B {list(shape_of(b))}) are not supported"
+        )
+    return [*range(rank - 2), rank - 1, rank - 2]
+
+
 class LowerLinalgSolve(AtenLowering):
     """`A X = B` by `mx.linalg.solve`, which takes matrices `[..., n, k]` with A's own
     batch dims: a vector B (the result one rank below A: torch's rule) becomes one
@@ -345,14 +357,9 @@ class LowerLinalgSolve(AtenLowering):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.LinalgSolveOp, rewriter: PatternRewriter) -> None:
         _float32_matrices(op, op.a)
-        a_shape, rank = shape_of(op.a), rank_of(op.a)
+        rank = rank_of(op.a)
         vector = rank_of(op.result) == rank - 1
-        b_shape = [*shape_of(op.b), 1] if vector else list(shape_of(op.b))
-        if len(b_shape) != rank or not all(dims_compatible(x, y) for x, y in zip(a_shape[:-2], b_shape[:-2])):
-            raise LoweringError(
-                f"{op.name}: batch dims that broadcast (A {list(a_shape)}, B {list(shape_of(op.b))}) are not supported"
-            )
-        swap = [*range(rank - 2), rank - 1, rank - 2]
+        swap = _transposition(op, op.a, op.b, [*shape_of(op.b), 1] if vector else shape_of(op.b))
 
         def build(e: Emitter) -> SSAValue:
             a, b = op.a, e.expand_dims(op.b, [rank - 1]) if vector else op.b
@@ -378,14 +385,9 @@ class LowerLinalgSolveTriangular(AtenLowering):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.LinalgSolveTriangularOp, rewriter: PatternRewriter) -> None:
         _float32_matrices(op, op.a)
-        a_shape, b_shape, rank = shape_of(op.a), shape_of(op.b), rank_of(op.a)
-        if len(b_shape) != rank or not all(dims_compatible(x, y) for x, y in zip(a_shape[:-2], b_shape[:-2])):
-            raise LoweringError(
-                f"{op.name}: batch dims that broadcast (A {list(a_shape)}, B {list(b_shape)}) are not supported"
-            )
+        swap = _transposition(op, op.a, op.b, shape_of(op.b))
         right = op.right is not None
         upper = (op.upper is not None) != right
-        swap = [*range(rank - 2), rank - 1, rank - 2]
 
         def build(e: Emitter) -> SSAValue:
             a = _unit_diagonal(e, op.a, op.upper is not None) if op.unitriangular is not None else op.a
