@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
@@ -190,3 +192,22 @@ def make_context() -> Context:
     ctx = Context()
     register_dialects(ctx)
     return ctx
+
+
+def parse_mlir_file(path: Path) -> ModuleOp:
+    """The module in the text file `path`; a ValueError of one line naming
+    `file:line:col` and the problem where it does not parse."""
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError
+
+    try:
+        return Parser(make_context(), path.read_text(), str(path)).parse_module()
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error.strerror}") from error
+    except ParseError as error:
+        lines = str(error).strip().splitlines()
+        # xDSL's message: the location, the source line, a caret, then the problem.
+        raise ValueError(f"{lines[0]} {lines[-1]}" if len(lines) > 1 else lines[0]) from error
+    except Exception as error:  # a verifier or type constraint raised while parsing
+        first = str(error).strip().splitlines()
+        raise ValueError(f"{path}: cannot parse: {first[0] if first else type(error).__name__}") from error

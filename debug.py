@@ -261,12 +261,16 @@ class NodeComparison:
     within_tolerance: bool
     inputs: tuple[str, ...]
     """The compared nodes this node reads."""
+    mlx_op: str = ""
+    """The mlx op that computes the node's value (`mlx.addmm`), "" where none does
+    (the value is an input)."""
 
     def row(self) -> str:
         verdict = "ok" if self.within_tolerance else "DIVERGES"
         return (
-            f"{self.node:<28} {self.target:<34} {self.max_abs_error:>10.3g} {self.max_rel_error:>10.3g} "
-            f"{self.cosine:>9.6f} {self.out_of_tolerance:>7.2%}  {verdict}  {self.location}"
+            f"{self.node:<28} {self.target:<34} {self.mlx_op:<20} {self.max_abs_error:>10.3g} "
+            f"{self.max_rel_error:>10.3g} {self.cosine:>9.6f} {self.out_of_tolerance:>7.2%}  {verdict}  "
+            f"{self.location}"
         )
 
 
@@ -290,69 +294,60 @@ class DivergenceReport:
 
     def table(self, every_node: bool = False) -> str:
         header = (
-            f"{'node':<28} {'ATen op':<34} {'max abs':>10} {'max rel':>10} {'cosine':>9} "
+            f"{'node':<28} {'ATen op':<34} {'mlx op':<20} {'max abs':>10} {'max rel':>10} {'cosine':>9} "
             f"{'out tol':>7}  verdict  source"
         )
         found = self.first_divergence
         rows = [c.row() for c in self.nodes] if every_node else ([found.row()] if found else [])
         summary = (
-            f"first divergence: {found.node} ({found.target}) at {found.location}"
+            f"first divergence: {found.node} ({found.target}, computed by {found.mlx_op or 'no op'}) "
+            f"at {found.location}"
             if found
             else f"no divergence: {len(self.nodes)} node values within tolerance of eager PyTorch"
         )
         return "\n".join([header, *rows, summary] if rows else [summary])
 
 
-def compare(ep: Any, *args: Any, pipeline: str | None = None, **kwargs: Any) -> DivergenceReport:
-    """Every node's value in the compiled program (`pipeline`, default lower-to-mlx)
-    against eager PyTorch's on `args`/`kwargs`, in program order.
+def compare(
+    ep: Any, *args: Any, module: Any = None, pipeline: str | None = None, **kwargs: Any
+) -> DivergenceReport:
+    """Every node's value in the compiled program against eager PyTorch's on
+    `args`/`kwargs`, in program order.
 
-    Each node's result is made an output of the program, so it is computed and kept:
-    a value observed this way cannot be fused away, and the fusions around it do not
-    happen (`bisect_passes` finds a pass that changes the outputs). Nodes torch's
-    decompositions replaced are compared at the nodes they became only where those
-    exist in the exported graph."""
+    The program is `ep` compiled with `pipeline` (default lower-to-mlx), or `module`:
+    an mlx-level module (a `ModuleOp`, or the path of its text as `mlxir compile
+    --emit mlx` prints it) that a user edited or made with their own passes.
+
+    Compiling, each node's aten result is made an output of the program before the
+    lowering, so it is computed and kept: a value observed this way cannot be fused
+    away, and the fusions around it do not happen (`bisect_passes` finds a pass that
+    changes the outputs). Nodes torch's decompositions replaced are compared at the
+    nodes they became only where those exist in the exported graph.
+
+    With `module`, nothing is added before the fusions: a node's value is found by the
+    location every op carries, `loc("node"(...))`, as the result of the node's last op
+    (in the module's order) with the node's dtype and rank, and static dims equal to
+    eager's; nodes without one are not compared. A global the text names without a
+    value is bound to the global of the same name and type in `ep` compiled with
+    `pipeline`."""
     import torch
-    from xdsl.dialects import func
-    from xdsl.dialects.builtin import FunctionType, TensorType
 
     from mlxir.codegen import serialize
-    from mlxir.codegen.signature import SIGNATURE_ATTR, Signature, Tree
-    from mlxir.conversions.aten_to_mlx import lower
-    from mlxir.conversions.torch_to_aten import describe_location, import_program
+    from mlxir.conversions.torch_to_aten import describe_location
     from mlxir.runtime.program import Program
 
     eager = _eager_values(ep, args, kwargs)
-    observed: dict[str, Any] = {}
-    module = import_program(ep, observed=observed)
-    forward = next(op for op in module.ops if isinstance(op, func.FuncOp))
-    names = [
-        n for n, v in observed.items()
-        if isinstance(eager.get(n), torch.Tensor) and isinstance(v.type, TensorType)
-    ]
-    ret = forward.body.block.last_op
-    assert isinstance(ret, func.ReturnOp)
-    outputs = [*ret.operands, *(observed[n] for n in names)]
-    new_ret = func.ReturnOp(*outputs)
-    forward.body.block.insert_op_before(new_ret, ret)
-    forward.body.block.erase_op(ret)
-    forward.function_type = FunctionType.from_lists(
-        list(forward.function_type.inputs.data), [v.type for v in outputs]
-    )
-    num_inputs = len(forward.body.block.args)
-    signature = Signature.from_attr(forward.attributes[SIGNATURE_ATTR], num_inputs, len(ret.operands))
-    observations = Tree("tuple", tuple(Tree("leaf") for _ in names))
-    forward.attributes[SIGNATURE_ATTR] = Signature(
-        signature.inputs, Tree("tuple", (signature.outputs, observations)), signature.arg_names
-    ).to_attr()
-    lower(module, pipeline, verify=False)
-    program = Program(serialize(module), verify=False, compile=False)
+    if module is None:
+        lowered, names, computed_by = _observed_by_value(ep, eager, pipeline)
+    else:
+        lowered, names, computed_by = _observed_by_location(_mlx_module(module), ep, eager, pipeline)
+    program = Program(serialize(lowered), verify=False, compile=False)
     with torch.no_grad():
         _, values = program(*args, **kwargs)
     nodes = {n.name: n for n in ep.graph.nodes}
     compared = set(names)
     report = DivergenceReport(eager=eager, graph=ep.graph)
-    for name, got in zip(names, values):
+    for name, got, mlx_op in zip(names, values, computed_by):
         node = nodes[name]
         expected = _flat(eager[name])[0]
         report.nodes.append(
@@ -363,9 +358,162 @@ def compare(ep: Any, *args: Any, pipeline: str | None = None, **kwargs: Any) -> 
                 expected,
                 _flat(got)[0],
                 tuple(i.name for i in node.all_input_nodes if i.name in compared),
+                mlx_op,
             )
         )
     return report
+
+
+def _observed_by_value(ep: Any, eager: dict[str, Any], pipeline: str | None) -> tuple[Any, list[str], list[str]]:
+    """`ep` compiled with every compared node's aten result returned too: the module,
+    the nodes' names and the mlx op computing each."""
+    import torch
+    from xdsl.dialects.builtin import TensorType
+
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import import_program
+
+    observed: dict[str, Any] = {}
+    module = import_program(ep, observed=observed)
+    names = [
+        n for n, v in observed.items()
+        if isinstance(eager.get(n), torch.Tensor) and isinstance(v.type, TensorType)
+    ]
+    _return_also(module, [observed[n] for n in names])
+    lower(module, pipeline, verify=False)
+    returned = _forward(module).body.block.last_op
+    assert returned is not None
+    extra = list(returned.operands)[len(returned.operands) - len(names):]
+    return module, names, [_computed_by(value) for value in extra]
+
+
+def _observed_by_location(
+    module: Any, ep: Any, eager: dict[str, Any], pipeline: str | None
+) -> tuple[Any, list[str], list[str]]:
+    """`module` with each node's value, found by its ops' locations, returned too."""
+    import torch
+    from xdsl.dialects.builtin import TensorType
+
+    from mlxir.locations import node_of, result_locations
+
+    _bind_weights(module, ep, pipeline)
+    compared = {
+        n.name: eager[n.name]
+        for n in ep.graph.nodes
+        if n.op == "call_function" and isinstance(eager.get(n.name), torch.Tensor)
+    }
+    found: dict[str, Any] = {}
+    for op in _forward(module).body.block.ops:
+        for result, loc in zip(op.results, result_locations(op)):
+            name = node_of(loc)
+            if name in compared and isinstance(result.type, TensorType) and _may_hold(result.type, compared[name]):
+                found[name] = result
+    if not found:
+        raise ValueError(
+            "no op of the module names a node of the exported program: give the text "
+            "`mlxir compile --emit mlx` prints, which keeps each op's loc(\"node\"(...))"
+        )
+    names = [n for n in compared if n in found]  # the exported graph's order
+    _return_also(module, [found[n] for n in names])
+    return module, names, [_computed_by(found[n]) for n in names]
+
+
+def _may_hold(tensor_type: Any, value: Any) -> bool:
+    """Whether a value of `tensor_type` may be eager's `value`: the same dtype and
+    rank, and static dims equal to its dims."""
+    from mlxir import dtypes
+
+    shape = tensor_type.get_shape()
+    dtype = dtypes.of_ir(tensor_type.get_element_type())
+    if dtype is None or dtype.name != str(value.dtype).removeprefix("torch.") or len(shape) != value.dim():
+        return False
+    return all(d < 0 or d == size for d, size in zip(shape, value.shape))
+
+
+def _mlx_module(module: Any) -> Any:
+    """`module` (a ModuleOp, copied, or the path of its text), verified and mlx-level."""
+    from pathlib import Path
+
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.utils.exceptions import VerifyException
+
+    from mlxir.context import parse_mlir_file
+
+    module = module.clone() if isinstance(module, ModuleOp) else parse_mlir_file(Path(module))
+    try:
+        module.verify()
+    except VerifyException as error:
+        raise ValueError(f"the module does not verify: {error}") from error
+    if not _is_mlx_level(module):
+        raise ValueError("the module holds aten ops: give an mlx-level module (mlxir compile --emit mlx)")
+    return module
+
+
+def _bind_weights(module: Any, ep: Any, pipeline: str | None) -> None:
+    """Gives each `mlx.global` without a value the value of the same global in `ep`
+    compiled with `pipeline`; refuses, naming them all, the globals it has no value of
+    the same type for."""
+    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.torch_to_aten import import_program
+    from mlxir.dialects import mlx
+
+    unbound = [g for g in module.ops if isinstance(g, mlx.GlobalOp) and g.value is None]
+    if not unbound:
+        return
+    reference = import_program(ep)
+    lower(reference, pipeline, verify=False)
+    compiled = {g.sym_name.data: g for g in reference.ops if isinstance(g, mlx.GlobalOp)}
+    refused = []
+    for g in unbound:
+        source = compiled.get(g.sym_name.data)
+        if source is None or source.type != g.type or source.value is None:
+            what = "no such global" if source is None else f"a global of type {source.type}"
+            refused.append(f"@{g.sym_name.data} : {g.type} (the .pt2 compiles to {what})")
+            continue
+        g.properties["value"] = source.value
+    if refused:
+        raise ValueError(
+            "globals without a value that the .pt2 cannot give: " + "; ".join(refused)
+        )
+
+
+def _forward(module: Any) -> Any:
+    from xdsl.dialects import func
+
+    return next(op for op in module.ops if isinstance(op, func.FuncOp))
+
+
+def _return_also(module: Any, values: Sequence[Any]) -> None:
+    """Makes the forward function return `values` after its outputs: the program then
+    returns `(outputs, tuple of values)`."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import FunctionType
+
+    from mlxir.codegen.signature import SIGNATURE_ATTR, Signature, Tree
+
+    forward = _forward(module)
+    ret = forward.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    outputs = [*ret.operands, *values]
+    new_ret = func.ReturnOp(*outputs)
+    new_ret.location = ret.location
+    forward.body.block.insert_op_before(new_ret, ret)
+    forward.body.block.erase_op(ret)
+    forward.function_type = FunctionType.from_lists(
+        list(forward.function_type.inputs.data), [v.type for v in outputs]
+    )
+    num_inputs = len(forward.body.block.args)
+    signature = Signature.from_attr(forward.attributes[SIGNATURE_ATTR], num_inputs, len(ret.operands))
+    observations = Tree("tuple", tuple(Tree("leaf") for _ in values))
+    forward.attributes[SIGNATURE_ATTR] = Signature(
+        signature.inputs, Tree("tuple", (signature.outputs, observations)), signature.arg_names
+    ).to_attr()
+
+
+def _computed_by(value: Any) -> str:
+    from xdsl.ir import OpResult
+
+    return value.op.name if isinstance(value, OpResult) else ""
 
 
 def _eager_values(ep: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -400,11 +548,11 @@ def _inputs_checked() -> Iterator[None]:
 
 
 def _node_comparison(
-    name: str, target: str, location: str, expected: _Leaf, got: _Leaf, inputs: tuple[str, ...]
+    name: str, target: str, location: str, expected: _Leaf, got: _Leaf, inputs: tuple[str, ...], mlx_op: str
 ) -> NodeComparison:
     m = _metrics(expected, got)
     return NodeComparison(
-        name, target, location, m.max_abs, m.max_rel, m.cosine, m.out_of_tolerance, m.within, inputs
+        name, target, location, m.max_abs, m.max_rel, m.cosine, m.out_of_tolerance, m.within, inputs, mlx_op
     )
 
 

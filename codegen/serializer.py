@@ -11,7 +11,6 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
-    FileLineColLoc,
     ModuleOp,
     StringAttr,
     TensorType,
@@ -54,6 +53,7 @@ from mlxir.codegen.signature import SIGNATURE_ATTR, Signature
 from mlxir.codegen.verification import program_key, record_verified
 from mlxir.dialects.mlx import GlobalOp
 from mlxir.gc_pause import without_gc
+from mlxir.locations import file_line_col, source_location
 from mlxir.progress import report
 from mlxir.weights import WeightError, checked_array, dense_data, element_bytes
 
@@ -301,7 +301,8 @@ class _Serializer:
         return Instruction.End(b)
 
     def _location(self, loc: Attribute) -> int | None:
-        if not isinstance(loc, FileLineColLoc):
+        loc = source_location(loc)
+        if loc is None:
             return None
         line, column = loc.line.data, loc.column.data
         if not (0 <= line < 2**32 and 0 <= column < 2**32):
@@ -396,7 +397,5 @@ class _Serializer:
 
 
 def _where(op: Operation) -> str:
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f" (at {loc.filename.data}:{loc.line.data}:{loc.column.data})"
-    return ""
+    where = file_line_col(op.location)
+    return f" (at {where})" if where else ""

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.frontend.mlir import MLIRFrontend
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -40,6 +40,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from mlxir import xdsl_fixes
 from mlxir.context import PASSES, register_dialects, registered_passes
 from mlxir.gc_pause import gc_paused
+from mlxir.locations import file_line_col
 
 xdsl_fixes.apply()
 
@@ -149,9 +150,9 @@ def location_of(op: Operation, line_offset: int = 0) -> str | None:
         span = _SPANS.get(current)
         if span is not None:
             return str(dataclasses.replace(span, line_offset=line_offset).get_location())
-        loc = current.location
-        if isinstance(loc, FileLineColLoc):
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        where = file_line_col(current.location)
+        if where is not None:
+            return where
         current = current.parent_op()
     return None
 

@@ -6,6 +6,8 @@
     mlxir run model.mlxfb --input x.npy ...      run a program on .npy inputs
     mlxir debug model.pt2 --input x.npy [--all]  the first node whose value leaves eager
                                                  PyTorch's while its inputs agree
+    mlxir debug model.pt2 --input x.npy --module edited.mlir
+                                                 the same for an mlx-level module (compile --emit mlx)
     mlxir debug --bisect model.pt2 --input x.npy the first pass that takes the outputs away
                                                  from eager PyTorch's, and its IR diff
     mlxir inspect model.mlxfb                    instructions, slots, constants, signature
@@ -233,7 +235,7 @@ def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
         print(f"note: torch re-traced the whole program to decompose it: {because.data}", file=sys.stderr)
     timer.done("import (aten)" if because is None else "import (aten, torch's re-trace)")
     if args.emit == "aten":
-        return _write_text(str(module), args.output)
+        return _write_text(_ir_text(module, args.elide_weights), args.output)
     mlxir.lower(module, args.pipeline, verify=args.emit == "mlx")  # else serialize verifies
     timer.done(f"lower ({args.pipeline or 'lower-to-mlx'})")
     quantize = _quantize_option(args)
@@ -246,7 +248,7 @@ def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
             raise CliError(str(error)) from None
         timer.done("quantize")
     if args.emit == "mlx":
-        return _write_text(str(module), args.output)
+        return _write_text(_ir_text(module, args.elide_weights), args.output)
     if not args.output:
         raise CliError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
     data = mlxir.serialize(module)
@@ -286,6 +288,25 @@ def add_quantize_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --quantize: the embedding tables too (a tied LM head shares them)")
 
 
+def _ir_text(module: Any, elide_weights: bool) -> str:
+    """The module as text with each op's location, `loc("node"("file.py":line:col))`:
+    the provenance `mlxir debug --module` maps an edited module back to nodes by.
+    `elide_weights`: each mlx.global without its value (debug binds it from the .pt2)."""
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
+    from mlxir.dialects import mlx
+
+    if elide_weights:
+        for op in module.ops:
+            if isinstance(op, mlx.GlobalOp):
+                op.properties.pop("value", None)
+    text = StringIO()
+    Printer(stream=text, print_debuginfo=True).print_op(module)
+    return text.getvalue()
+
+
 def _write_text(text: str, output: str | None) -> int:
     if output:
         Path(output).write_text(text + "\n")
@@ -306,11 +327,13 @@ def debug(args: argparse.Namespace) -> int:
 
     if args.bisect and args.overlay:
         raise CliError("--overlay needs per-node errors, which --bisect does not compute")
+    if args.bisect and args.module:
+        raise CliError("--bisect runs the pipeline's passes, so it takes no --module")
     ep = _load_exported(Path(args.input_program))
     inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in _read_inputs(args.input)]
     try:
         if not args.bisect:
-            report = compare(ep, *inputs, pipeline=args.pipeline)
+            report = compare(ep, *inputs, module=args.module, pipeline=args.pipeline)
             print(report.table(every_node=args.all))
             if args.overlay:
                 from mlxir.interop.model_explorer import write_overlay
@@ -654,7 +677,11 @@ def build_parser() -> argparse.ArgumentParser:
     compile_parser = sub.add_parser("compile", help="compile a saved ExportedProgram (.pt2)")
     compile_parser.add_argument("input")
     compile_parser.add_argument("-o", "--output")
-    compile_parser.add_argument("--emit", choices=["aten", "mlx", "program"], default="program")
+    compile_parser.add_argument("--emit", choices=["aten", "mlx", "program"], default="program",
+                                help="aten|mlx: print the IR at that level, each op with its loc(\"node\"(file:line))")
+    compile_parser.add_argument("--elide-weights", action="store_true",
+                                help="with --emit: print each mlx.global without its value "
+                                "(mlxir debug --module binds it from the .pt2)")
     compile_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
     add_quantize_arguments(compile_parser)
     compile_parser.add_argument("--time", action="store_true", help="print the seconds each stage took")
@@ -676,6 +703,10 @@ def build_parser() -> argparse.ArgumentParser:
     debug_parser.add_argument("--repro", metavar="DIR",
                               help="write the diverging node alone as a program, its inputs and the expected value")
     debug_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
+    debug_parser.add_argument("--module", metavar="M.mlir",
+                              help="compare this mlx-level module (as `compile --emit mlx` prints it, edited or "
+                              "made by your passes) instead of compiling; globals without a value are bound "
+                              "from the .pt2 compiled with --pipeline")
     debug_parser.add_argument("--overlay", metavar="FILE",
                               help="write each node's error as Model Explorer node data (JSON)")
     debug_parser.add_argument("--overlay-metric", default="max_abs_error",

@@ -36,6 +36,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
+from mlxir.locations import per_result, result_locations
 from mlxir.transforms.canonicalization.mlx import (
     _constant_tensor,
     _scalar_dense,
@@ -944,7 +945,7 @@ class MergeProjections(RewritePattern):
             result_types=[[TensorType(dtype, [*rows, w]) for w in widths]],
             properties={"indices": int_array(points), "axis": IntegerAttr(len(rows), 64)},
         )
-        split.location = anchor.location
+        split.location = per_result([projection.location for projection, _, _ in group])
         rewriter.insert(split, InsertPoint.before(anchor))
         for (projection, _, _), piece in zip(group, split.results, strict=True):
             reads = list(projection.operands)
@@ -1026,8 +1027,10 @@ class SplitHeadsOnce(RewritePattern):
                 "axis": IntegerAttr(axis, 64),
             },
         )
-        for new in (reshape, transpose, split):
+        for new in (reshape, transpose):
             new.location = op.location
+        split.location = per_result([t.location for _, t in pairs])
+        for new in (reshape, transpose, split):
             rewriter.insert(new, InsertPoint.before(op))
         for (old_reshape, old_transpose), piece in zip(pairs, split.results, strict=True):
             rewriter.replace(old_transpose, [], [piece])
@@ -1072,8 +1075,9 @@ class SplitHeadsOnce(RewritePattern):
             result_types=[[p.type for p in op.outputs[start:end]]],
             properties={"indices": int_array(run_points), "axis": op.axis},
         )
-        for new in (outer, inner):
-            new.location = op.location
+        pieces_at = result_locations(op)
+        outer.location = per_result([*pieces_at[:start], op.location, *pieces_at[end:]])
+        inner.location = per_result(pieces_at[start:end])
         pieces = [*outer.results[:start], *inner.results, *outer.results[start + 1 :]]
         rewriter.replace(op, [outer, inner], pieces)
 

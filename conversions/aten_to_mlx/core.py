@@ -12,7 +12,6 @@ import torch
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
-    FileLineColLoc,
     Float64Type,
     FloatAttr,
     IndexType,
@@ -105,8 +104,7 @@ class Emitter:
     ops: list[Operation] = field(default_factory=list)
 
     def emit(self, op: Operation) -> SSAValue:
-        if isinstance(self.location, FileLineColLoc):
-            op.location = self.location
+        op.location = self.location
         self.ops.append(op)
         return op.results[0] if op.results else SSAValue.get(op)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AnyFloat, FileLineColLoc, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -31,6 +31,7 @@ from mlxir.conversions.aten_to_mlx import (
 )
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, LoweringError
 from mlxir.gc_pause import without_gc
+from mlxir.locations import describe, source_location
 from mlxir.progress import report
 from mlxir.transforms.pattern_passes import OpDispatch, by_op
 
@@ -49,9 +50,7 @@ LOWERINGS_BY_OP: dict[str, tuple[RewritePattern, ...]] = by_op(
 
 
 def _describe(op: Operation) -> str:
-    loc = op.location
-    where = f"{loc.filename.data}:{loc.line.data}" if isinstance(loc, FileLineColLoc) else "unknown location"
-    return f"{op.name} at {where}"
+    return f"{op.name} at {describe(op.location)}"
 
 
 @dataclass
@@ -65,10 +64,9 @@ class _LocatedLowering(RewritePattern):
         try:
             self.patterns.match_and_rewrite(op, rewriter)
         except LoweringError as error:
-            loc = op.location
-            if not isinstance(loc, FileLineColLoc):
+            if source_location(op.location) is None:
                 raise
-            raise LoweringError(f"{loc.filename.data}:{loc.line.data}: {error}") from error
+            raise LoweringError(f"{describe(op.location)}: {error}") from error
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from typing import cast
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
-    FileLineColLoc,
     IntegerType,
     Signedness,
     TensorType,
@@ -49,6 +48,7 @@ from mlxir.conversions.aten_to_mlx.core import (
 from mlxir.dialects import aten, mlx
 from mlxir.dialects.aten import blocked_shapes
 from mlxir.dialects.common import DYNAMIC, dtype_of, ints, is_float, is_integer, shape_of
+from mlxir.locations import source_location
 from mlxir.transforms.constant_weights import (
     add_global,
     array_of_constant,
@@ -190,8 +190,8 @@ class LowerDequantizeAffine(AtenLowering):
         layout = mlx_layout(op)
         if isinstance(layout, str):
             message = f"{_describe(op)} is not run on MLX's quantized kernels: {layout}"
-            location = op.location
-            if isinstance(location, FileLineColLoc):  # the user's line that uses the weight
+            location = source_location(op.location)
+            if location is not None:  # the user's line that uses the weight
                 warnings.warn_explicit(
                     message, TorchaoSchemeWarning, location.filename.data, location.line.data
                 )

@@ -115,6 +115,27 @@ class NodeDecompositionFailed(Exception):
     decomposed instead."""
 
 
+SOURCE_NODE = "mlxir_source_node"
+"""Meta key of a node of the copied graph: the name of the exported graph's node whose
+value it holds. The copy's names differ from the exported graph's (a decomposition's
+nodes take names first), and locations and `mlxir.debug` name the exported nodes."""
+
+PART_OF = "mlxir_part_of"
+"""Meta key of a decomposition's node other than its result: the exported node it
+helps compute."""
+
+
+def exported_name(node: Node) -> str:
+    """The exported graph's node that `node` computes, or helps compute."""
+    return node.meta.get(SOURCE_NODE) or node.meta.get(PART_OF) or node.name
+
+
+def exported_value_of(node: Node) -> str | None:
+    """The exported graph's node whose value `node` holds; None for a decomposition's
+    intermediate node."""
+    return None if PART_OF in node.meta else node.meta.get(SOURCE_NODE, node.name)
+
+
 def decompose_nodes(
     graph: Graph, has_importer: Callable[[Node], bool]
 ) -> tuple[Graph, str | None]:
@@ -203,9 +224,18 @@ def _with_decomposed_nodes(graph: Graph, plan: dict[Node, Callable[..., Any] | N
         elif node.target is operator.getitem and isinstance(env.get(node.args[0]), list | tuple):  # type: ignore[arg-type]
             source, index = node.args
             env[node] = env[source][index]  # type: ignore[index]
+            _holds_value_of(env[node], node)
         else:
             env[node] = copy.node_copy(node, lambda n: env[n])
+            env[node].meta[SOURCE_NODE] = node.name
     return copy
+
+
+def _holds_value_of(value: Any, node: Node) -> None:
+    """Marks a decomposition's node that gives `node`'s value as holding it."""
+    if isinstance(value, Node) and PART_OF in value.meta:
+        del value.meta[PART_OF]
+        value.meta[SOURCE_NODE] = node.name
 
 
 def node_arguments(node: Node) -> tuple[list[Node], Callable[[Sequence[Any]], tuple[Any, Any]]]:
@@ -303,5 +333,7 @@ def _splice(copy: Graph, node: Node, traced: torch.fx.GraphModule, env: dict[Nod
             for key in ("stack_trace", "nn_module_stack", "source_fn_stack"):  # the user's source
                 if key in node.meta:
                     new.meta[key] = node.meta[key]
+            new.meta[PART_OF] = node.name
             local[inner] = new
+    _holds_value_of(result, node)  # a multi-result node's values: its getitem nodes hold them
     return result

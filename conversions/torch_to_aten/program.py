@@ -78,13 +78,18 @@ from mlxir.conversions.torch_to_aten.elementwise import ELEMENTWISE_IMPORTERS
 from mlxir.conversions.torch_to_aten.indexing import INDEXING_IMPORTERS
 from mlxir.conversions.torch_to_aten.linalg import LINALG_IMPORTERS
 from mlxir.conversions.torch_to_aten.nn import NN_IMPORTERS
-from mlxir.conversions.torch_to_aten.node_decompositions import decompose_nodes
+from mlxir.conversions.torch_to_aten.node_decompositions import (
+    decompose_nodes,
+    exported_name,
+    exported_value_of,
+)
 from mlxir.conversions.torch_to_aten.reduction import REDUCTION_IMPORTERS
 from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS
 from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_ATEN_IMPORTERS, SYMBOLIC_IMPORTERS
 from mlxir.dialects import mlx
 from mlxir.dialects.common import int_array
 from mlxir.gc_pause import without_gc
+from mlxir.locations import node_location
 from mlxir.progress import report
 from mlxir.weights import dense_of
 
@@ -306,6 +311,7 @@ def import_program(
         op = access.build(
             properties={"global_name": SymbolRefAttr(name)}, result_types=[tensor_type]
         )
+        op.location = node_location(node.name, None)
         state.insert(op)
         op.results[0].name_hint = node.name
         state.values[node] = op.results[0]
@@ -319,7 +325,7 @@ def import_program(
         if node.op == "call_function":
             handler = _handler_for(node)
             assert handler is not None
-            state.location = location_of(node)
+            state.location = node_location(exported_name(node), location_of(node))
             result = handler(state, node)
             if isinstance(result, Operation):
                 state.insert(result)
@@ -330,8 +336,9 @@ def import_program(
             else:
                 state.values[node] = result if isinstance(result, SSAValue) else list[SSAValue | None](result)
             value = state.values[node]
-            if observed is not None and isinstance(value, SSAValue):
-                observed[node.name] = value
+            exported = exported_value_of(node)
+            if observed is not None and isinstance(value, SSAValue) and exported is not None:
+                observed[exported] = value
         elif node.op == "output":
             state.location = None
             (outputs,) = positional_args(node, 1)

@@ -320,12 +320,12 @@ def _global_name(op: Operation) -> str:
 
 
 def _location_text(op: Operation) -> str | None:
-    from xdsl.dialects.builtin import FileLineColLoc
+    from mlxir.locations import file_line_col, node_of
 
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    return None
+    where, node = file_line_col(op.location), node_of(op.location)
+    if node is None:
+        return where
+    return f"{where} (node {node})" if where else f"node {node}"
 
 
 def graphs_of_module(module: ModuleOp, classes: Mapping[str, str] | None = None) -> list[Any]:
@@ -523,19 +523,9 @@ def convert(path: str | Path, settings: Mapping[str, Any] | None = None) -> dict
 
 
 def parse_mlir(path: Path) -> ModuleOp:
-    from xdsl.parser import Parser
-    from xdsl.utils.exceptions import ParseError
+    from mlxir.context import parse_mlir_file
 
-    from mlxir.context import make_context
-
-    try:
-        return Parser(make_context(), path.read_text(), str(path)).parse_module()
-    except ParseError as error:
-        lines = str(error).strip().splitlines()
-        # xDSL's message: the location, the source line, a caret, then the problem.
-        raise ValueError(f"{lines[0]} {lines[-1]}" if len(lines) > 1 else lines[0]) from error
-    except Exception as error:  # a verifier or type constraint raised while parsing
-        raise ValueError(f"{path}: cannot parse: {_one_line(error)}") from error
+    return parse_mlir_file(path)
 
 
 # ---------------------------------------------------------------------------

@@ -49,6 +49,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
+from mlxir.locations import per_result
 from mlxir.transforms.known_dims import known_dims
 
 # ---------------------------------------------------------------------------
@@ -604,7 +605,7 @@ class SlicesToSplit(RewritePattern):
             result_types=[piece_types],
             properties={"indices": int_array(bounds[1:-1]), "axis": IntegerAttr(axis, 64)},
         )
-        split.location = op.location
+        split.location = per_result([sibling.location for sibling, _ in ordered])
         # Right after y is defined: the split must dominate every use of every slice.
         owner = y.owner
         if isinstance(owner, Operation):

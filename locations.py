@@ -1,0 +1,78 @@
+"""Where an op comes from: the exported graph's node, and the user's source line.
+
+The importer stamps every aten op with `loc("node"("file.py":line:0))`, an MLIR name
+location holding the ATen node's name around the file location of the user's frame
+that made it. The lowering and every pattern copy an op's location onto the ops that
+replace it, so each mlx op still names its node after the default pipeline, and
+printed with `loc(...)` (`mlxir compile --emit mlx`) a module keeps that provenance
+through a user's edits: `mlxir debug --module` maps values back to nodes by it.
+
+An op with several results whose values come from different nodes (a merged
+projection's `mlx.split`) carries `loc(fused[...])`, one location per result, in order:
+`result_locations` reads it and `per_result` writes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FileLineColLoc,
+    FusedLoc,
+    LocationAttr,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation
+
+
+def node_location(node: str, source: LocationAttr | None) -> NameLoc:
+    """The location of an op made for the graph node `node`, from `source` in the
+    user's code (unknown without a stack trace)."""
+    return NameLoc(StringAttr(node), source if source is not None else UnknownLoc())
+
+
+def source_location(loc: Attribute) -> FileLineColLoc | None:
+    """The user's `file:line:col` a location holds, through any node name around it
+    (of a fused location: its first part's)."""
+    while isinstance(loc, NameLoc | FusedLoc):
+        loc = loc.location if isinstance(loc, NameLoc) else (loc.locations.data or [UnknownLoc()])[0]
+    return loc if isinstance(loc, FileLineColLoc) else None
+
+
+def per_result(locations: Sequence[Attribute]) -> Attribute:
+    """The location of an op whose i-th result replaces a value located at
+    `locations[i]`: that location where all are one, else one per result, fused."""
+    if all(loc == locations[0] for loc in locations):
+        return locations[0]
+    return FusedLoc(ArrayAttr(locations), NoneAttr())
+
+
+def result_locations(op: Operation) -> list[Attribute]:
+    """Each result's location: the op's, or its `per_result` part."""
+    loc = op.location
+    if isinstance(loc, FusedLoc) and len(loc.locations.data) == len(op.results):
+        return list(loc.locations.data)
+    return [loc] * len(op.results)
+
+
+def node_of(loc: Attribute) -> str | None:
+    """The name of the graph node a location names, if it names one."""
+    return loc.desc.data if isinstance(loc, NameLoc) else None
+
+
+def describe(loc: Attribute) -> str:
+    """`file:line` of a location, or "unknown location"."""
+    source = source_location(loc)
+    return f"{source.filename.data}:{source.line.data}" if source is not None else "unknown location"
+
+
+def file_line_col(loc: Attribute) -> str | None:
+    """`file:line:col` of a location, None where it holds no source position."""
+    source = source_location(loc)
+    if source is None:
+        return None
+    return f"{source.filename.data}:{source.line.data}:{source.column.data}"
