@@ -281,6 +281,11 @@ class DivergenceReport:
     """Every node's eager value by name (the inputs of a reproducer)."""
     graph: Any = field(default=None, repr=False)
     """The exported graph the node names refer to."""
+    module: Any = field(default=None, repr=False)
+    """With `compare(module=...)`: the module run, returning each compared node's value
+    after its outputs, in the order of `nodes`."""
+    inputs: list[Any] = field(default_factory=list, repr=False)
+    """The program's flat inputs (tensors and ints), for a reproducer."""
 
     @property
     def first_divergence(self) -> NodeComparison | None:
@@ -335,6 +340,7 @@ def compare(
     from mlxir.codegen import serialize
     from mlxir.conversions.torch_to_aten import describe_location
     from mlxir.runtime.program import Program
+    from mlxir.runtime.signature import bind_inputs
 
     eager = _eager_values(ep, args, kwargs)
     if module is None:
@@ -347,6 +353,10 @@ def compare(
     nodes = {n.name: n for n in ep.graph.nodes}
     compared = set(names)
     report = DivergenceReport(eager=eager, graph=ep.graph)
+    if module is not None:
+        report.module = lowered
+        assert program.signature is not None  # compiled from an ExportedProgram
+        report.inputs = [value for _, value in bind_inputs(program.signature, args, kwargs)]
     for name, got, mlx_op in zip(names, values, computed_by):
         node = nodes[name]
         expected = _flat(eager[name])[0]
@@ -406,7 +416,9 @@ def _observed_by_location(
     for op in _forward(module).body.block.ops:
         for result, loc in zip(op.results, result_locations(op)):
             name = node_of(loc)
-            if name in compared and isinstance(result.type, TensorType) and _may_hold(result.type, compared[name]):
+            if name is None or name not in compared or not isinstance(result.type, TensorType):
+                continue
+            if _may_hold(result.type, compared[name]):
                 found[name] = result
     if not found:
         raise ValueError(
@@ -562,7 +574,14 @@ def write_repro(report: DivergenceReport, directory: str, pipeline: str | None =
     as `node.mlir` (its mlx IR) and `node.mlxfb`; its tensor inputs `input_<i>.npy`
     and eager PyTorch's value `expected.npy`. bfloat16 tensors are stored as float32
     (exact) and cast back first thing in the program, as NumPy has no bfloat16. The
-    files written, and last the command that runs it."""
+    files written, and last the command that runs it.
+
+    For a report on a given module (`compare(module=...)`) compiling the node again
+    would not reproduce the module's own ops: the reproducer is that module cut at the
+    node, returning the node's value and keeping only the ops it needs, on the
+    program's inputs."""
+    if report.module is not None:
+        return _write_module_repro(report, directory)
     from pathlib import Path
 
     import torch
@@ -610,3 +629,78 @@ def write_repro(report: DivergenceReport, directory: str, pipeline: str | None =
     inputs = " ".join(f"--input {out / f'input_{i}.npy'}" for i in range(len(stored)))
     written.append(f"mlxir run {out / 'node.mlxfb'} {inputs} --output-dir {out / 'got'}")
     return written
+
+
+def _write_module_repro(report: DivergenceReport, directory: str) -> list[str]:
+    from pathlib import Path
+
+    import torch
+    from xdsl.context import Context
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import FunctionType
+    from xdsl.printer import Printer
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    from mlxir.codegen import serialize
+    from mlxir.codegen.signature import SIGNATURE_ATTR, Signature, Tree
+
+    found = report.first_divergence
+    if found is None:
+        raise ValueError("no divergence to reproduce")
+    module = report.module.clone()
+    forward = _forward(module)
+    ret = forward.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    position = len(ret.operands) - len(report.nodes) + report.nodes.index(found)
+    value = ret.operands[position]
+    num_inputs = len(forward.body.block.args)
+    signature = Signature.from_attr(forward.attributes[SIGNATURE_ATTR], num_inputs, len(ret.operands))
+    new_ret = func.ReturnOp(value)
+    new_ret.location = ret.location
+    forward.body.block.insert_op_before(new_ret, ret)
+    forward.body.block.erase_op(ret)
+    forward.function_type = FunctionType.from_lists(list(forward.function_type.inputs.data), [value.type])
+    forward.attributes[SIGNATURE_ATTR] = Signature(signature.inputs, Tree("leaf"), signature.arg_names).to_attr()
+    DeadCodeElimination().apply(Context(), module)
+    _bfloat16_inputs_as_float32(forward)
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    text = StringIO()
+    Printer(stream=text, print_debuginfo=True).print_op(module)
+    (out / "node.mlir").write_text(f"// {found.target} at {found.location}: the module up to it\n{text.getvalue()}\n")
+    (out / "node.mlxfb").write_bytes(serialize(module))
+    written = [str(out / "node.mlir"), str(out / "node.mlxfb")]
+    arguments = []
+    for i, value_in in enumerate(report.inputs):
+        if isinstance(value_in, torch.Tensor):
+            np.save(out / f"input_{i}.npy", _flat(value_in)[0].array)
+            written.append(str(out / f"input_{i}.npy"))
+            arguments.append(f"--input {out / f'input_{i}.npy'}")
+        else:
+            arguments.append(f"--input {value_in}")
+    np.save(out / "expected.npy", _flat(report.eager[found.node])[0].array)
+    written.append(str(out / "expected.npy"))
+    written.append(f"mlxir run {out / 'node.mlxfb'} {' '.join(arguments)} --output-dir {out / 'got'}")
+    return written
+
+
+def _bfloat16_inputs_as_float32(forward: Any) -> None:
+    """Makes each bfloat16 input a float32 one cast back first thing (exact): NumPy,
+    and so a reproducer's `.npy` inputs, has no bfloat16."""
+    from xdsl.dialects.builtin import BFloat16Type, Float32Type, FunctionType, TensorType
+
+    from mlxir.dialects import mlx
+
+    block = forward.body.block
+    types = list(forward.function_type.inputs.data)
+    for i, arg in enumerate(list(block.args)):
+        if not (isinstance(arg.type, TensorType) and isinstance(arg.type.element_type, BFloat16Type)):
+            continue
+        types[i] = TensorType(Float32Type(), arg.type.get_shape())
+        stored = block.insert_arg(types[i], i)
+        stored.name_hint = arg.name_hint
+        cast_back = mlx.AstypeOp(stored, arg.type)
+        block.insert_op_before(cast_back, block.first_op)
+        arg.replace_all_uses_with(cast_back.result)
+        block.erase_arg(arg)
+    forward.function_type = FunctionType.from_lists(types, list(forward.function_type.outputs.data))

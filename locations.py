@@ -15,6 +15,7 @@ projection's `mlx.split`) carries `loc(fused[...])`, one location per result, in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -43,7 +44,7 @@ def source_location(loc: Attribute) -> FileLineColLoc | None:
     return loc if isinstance(loc, FileLineColLoc) else None
 
 
-def per_result(locations: Sequence[Attribute]) -> Attribute:
+def per_result(locations: Sequence[LocationAttr]) -> LocationAttr:
     """The location of an op whose i-th result replaces a value located at
     `locations[i]`: that location where all are one, else one per result, fused."""
     if all(loc == locations[0] for loc in locations):
@@ -51,11 +52,11 @@ def per_result(locations: Sequence[Attribute]) -> Attribute:
     return FusedLoc(ArrayAttr(locations), NoneAttr())
 
 
-def result_locations(op: Operation) -> list[Attribute]:
+def result_locations(op: Operation) -> list[LocationAttr]:
     """Each result's location: the op's, or its `per_result` part."""
     loc = op.location
     if isinstance(loc, FusedLoc) and len(loc.locations.data) == len(op.results):
-        return list(loc.locations.data)
+        return [cast(LocationAttr, part) for part in loc.locations.data]
     return [loc] * len(op.results)
 
 

@@ -301,13 +301,13 @@ class _Serializer:
         return Instruction.End(b)
 
     def _location(self, loc: Attribute) -> int | None:
-        loc = source_location(loc)
-        if loc is None:
+        source = source_location(loc)
+        if source is None:
             return None
-        line, column = loc.line.data, loc.column.data
+        line, column = source.line.data, source.column.data
         if not (0 <= line < 2**32 and 0 <= column < 2**32):
             return None
-        file = self.writer.string(loc.filename.data)
+        file = self.writer.string(source.filename.data)
         Location.Start(self.b)
         Location.AddFile(self.b, file)
         Location.AddLine(self.b, line)

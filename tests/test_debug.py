@@ -49,7 +49,9 @@ class Block(torch.nn.Module):
 class AddBecomesSubtract(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: mlx.AddOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace(op, mlx.SubtractOp(op.lhs, op.rhs, op.result.type))
+        subtract = mlx.SubtractOp(op.lhs, op.rhs, op.result.type)
+        subtract.location = op.location  # as every pattern does: the op's node stays known
+        rewriter.replace(op, subtract)
 
 
 @dataclass(frozen=True)
@@ -180,3 +182,140 @@ def test_half_precision_is_compared_at_its_own_tolerance() -> None:
     assert report.first_divergence is None, report.table(every_node=True)
     assert max(c.max_abs_error for c in report.nodes) > 1e-4  # bf16 roundings do show
     assert bisect_passes(ep, run).first_divergent is None
+
+
+def test_nodes_decomposed_alone_keep_their_exported_names() -> None:
+    """hardswish is decomposed node by node into add, clamp, mul and div: those nodes
+    must not take the names of the exported graph's own `mul` and `add`, which the
+    comparison looks up in eager PyTorch by name."""
+
+    class Act(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.nn.functional.hardswish(x) * 3 + 1
+
+    ep = export(Act(), (torch.randn(2, 5),))
+    assert [n.name for n in ep.graph.nodes if n.op == "call_function"] == ["hardswish", "mul", "add"]
+    report = compare(ep, torch.randn(2, 5) * 4)
+    assert [c.node for c in report.nodes] == ["hardswish", "mul", "add"]
+    assert report.first_divergence is None, report.table(every_node=True)
+    assert [c.mlx_op for c in report.nodes][1:] == ["mlx.multiply", "mlx.add"]
+
+
+def gelu_line() -> int:
+    """The source line of Block.forward's expression, where each op's location points."""
+    return Block.forward.__code__.co_firstlineno + 1
+
+
+def test_a_module_from_the_users_own_pipeline_is_compared_by_location(broken_pass: str) -> None:
+    """An mlx-level module made by a pipeline of the user's (here with a broken pass),
+    given as a ModuleOp: its values are found by each op's loc("node"(...)), with no
+    output added before the passes, and the first divergence is the same node as when
+    debug compiles with that pipeline itself."""
+    import mlxir
+
+    ep = exported()
+    module = mlxir.import_program(ep)
+    mlxir.lower(module, f"convert-aten-to-mlx,canonicalize,{broken_pass},cse,dce")
+    report = compare(ep, torch.randn(2, 7, 8), module=module)
+    found = report.first_divergence
+    assert found is not None and found.node == "linear" and found.mlx_op == "mlx.subtract"
+    assert found.location.startswith(f"{__file__}:{gelu_line()}")
+    assert report.nodes[0].node == "layer_norm" and report.nodes[0].within_tolerance
+    clean = mlxir.import_program(ep)
+    mlxir.lower(clean)
+    report = compare(ep, torch.randn(2, 3, 8), module=clean)
+    assert [c.node for c in report.nodes] == ["layer_norm", "linear", "gelu", "linear_1", "add"]
+    assert report.first_divergence is None, report.table(every_node=True)
+
+
+def test_a_hand_edited_module_is_debugged_from_its_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`mlxir compile --emit mlx --elide-weights` prints the module with each op's
+    location and no weight values; an edit to one op's constant (gelu's 1/sqrt(2)) is
+    found by `mlxir debug --module`: the node, the mlx op, the source line, exit 1.
+    The unedited text reports no divergence; the weights come from the .pt2."""
+    path = tmp_path / "block.pt2"
+    torch.export.save(exported(), str(path))
+    np.save(tmp_path / "x.npy", torch.randn(2, 6, 8).numpy())
+    text_path = tmp_path / "block.mlir"
+    assert main_with(["compile", str(path), "--emit", "mlx", "--elide-weights", "-o", str(text_path)]) == 0
+    text = text_path.read_text()
+    assert 'mlx.global @up.weight "parameter" : tensor<8x16xf32> loc(unknown)' in text  # no value
+    assert f'loc("gelu"("{__file__}":{gelu_line()}:0))' in text
+    debug = ["debug", str(path), "--input", str(tmp_path / "x.npy"), "--module"]
+    assert main_with([*debug, str(text_path)]) == 0
+    assert "no divergence: 5 node values" in capsys.readouterr().out
+    edited = tmp_path / "edited.mlir"
+    edited.write_text(text.replace("dense<0.707106769>", "dense<0.5>"))
+    assert edited.read_text() != text
+    assert main_with([*debug, str(edited), "--all"]) == 1
+    out = capsys.readouterr().out
+    assert f"first divergence: gelu (aten.gelu.default, computed by mlx.multiply) at {__file__}:{gelu_line()}" in out
+    rows = {line.split()[0]: line for line in out.splitlines()[1:-1]}
+    assert "ok" in rows["linear"] and "DIVERGES" in rows["gelu"] and "DIVERGES" in rows["add"]
+    repro = tmp_path / "repro"
+    assert main_with([*debug, str(edited), "--repro", str(repro)]) == 1
+    command = capsys.readouterr().out.split("run it: mlxir ")[1].split()
+    assert main_with(command) == 0  # the module cut at gelu, on the program's inputs
+    got, expected = np.load(repro / "got" / "output_0.npy"), np.load(repro / "expected.npy")
+    assert got.shape == expected.shape == (2, 6, 16) and not np.allclose(got, expected, atol=1e-2)
+    cut = (repro / "node.mlir").read_text()
+    assert "0.707106769" not in cut and "mlx.erf" in cut and '"linear_1"' not in cut  # the edit, up to gelu
+
+
+def test_a_bfloat16_module_reproducer_takes_float32_files(broken_pass: str, tmp_path: Path) -> None:
+    """NumPy has no bfloat16: the module reproducer's inputs are float32 files, cast
+    back first thing, and it reproduces the divergence of the broken module."""
+    import mlx.core as mx
+
+    import mlxir
+
+    model = Block().to(torch.bfloat16).eval()
+    x = torch.randn(2, 5, 8, dtype=torch.bfloat16)
+    ep = export(model, (x,), dynamic_shapes=({1: Dim("seq", min=2, max=64)},))
+    module = mlxir.import_program(ep)
+    mlxir.lower(module, f"convert-aten-to-mlx,canonicalize,{broken_pass}")
+    report = compare(ep, torch.randn(2, 7, 8, dtype=torch.bfloat16), module=module)
+    found = report.first_divergence
+    assert found is not None and found.node == "linear", report.table(every_node=True)
+    *files, _command = write_repro(report, str(tmp_path))
+    (got,) = mlxir.load(str(tmp_path / "node.mlxfb")).call_flat(np.load(tmp_path / "input_0.npy"))
+    got_array = np.asarray(mx.array(got).astype(mx.float32))
+    expected = np.load(tmp_path / "expected.npy")
+    assert np.load(tmp_path / "input_0.npy").dtype == np.float32
+    assert got_array.shape == expected.shape and not np.allclose(got_array, expected, atol=0.1)
+
+
+def test_a_module_debug_cannot_map_is_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import mlxir
+
+    ep = exported()
+    path = tmp_path / "block.pt2"
+    torch.export.save(ep, str(path))
+    np.save(tmp_path / "x.npy", torch.randn(2, 6, 8).numpy())
+    module = mlxir.import_program(ep)
+    mlxir.lower(module)
+    cases = {
+        "plain.mlir": (str(module), "no op of the module names a node of the exported program"),
+        "renamed.mlir": (
+            "",
+            "globals without a value that the .pt2 cannot give: @up.weights : tensor<8x16xf32> "
+            "(the .pt2 compiles to no such global)",
+        ),
+        "broken.mlir": ("builtin.module {\n  %0 = mlx.nonsense\n}\n", "Operation mlx.nonsense is not registered"),
+    }
+    emitted = tmp_path / "emitted.mlir"
+    assert main_with(["compile", str(path), "--emit", "mlx", "--elide-weights", "-o", str(emitted)]) == 0
+    cases["renamed.mlir"] = (emitted.read_text().replace("@up.weight ", "@up.weights "), cases["renamed.mlir"][1])
+    assert main_with(["compile", str(path), "--emit", "aten", "-o", str(tmp_path / "aten.mlir")]) == 0
+    cases["aten.mlir"] = ((tmp_path / "aten.mlir").read_text(), "the module holds aten ops")
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_text(text)
+        command = ["debug", str(path), "--input", str(tmp_path / "x.npy"), "--module", str(tmp_path / name)]
+        assert main_with(command) == 1, name
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, (name, err)
+        assert name != "broken.mlir" or f"{tmp_path / name}:" in err  # file:line:col
+    assert main_with(["debug", "--bisect", str(path), "--input", str(tmp_path / "x.npy"), "--module", str(emitted)]) == 1
+    assert "--bisect runs the pipeline's passes, so it takes no --module" in capsys.readouterr().err

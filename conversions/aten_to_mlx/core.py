@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    LocationAttr,
     TensorType,
     i1,
     i64,
@@ -100,7 +101,7 @@ def tensor_of(dtype: Attribute, shape: Sequence[int]) -> TensorType[Attribute]:
 class Emitter:
     """Collects the ops that replace one aten op, stamping each with its location."""
 
-    location: Attribute
+    location: LocationAttr
     ops: list[Operation] = field(default_factory=list)
 
     def emit(self, op: Operation) -> SSAValue:
