@@ -9,7 +9,8 @@ through a user's edits: `mlxir debug --module` maps values back to nodes by it.
 
 An op with several results whose values come from different nodes (a merged
 projection's `mlx.split`) carries `loc(fused[...])`, one location per result, in order:
-`result_locations` reads it and `per_result` writes it.
+`result_locations` reads it and `fused` writes it. An op computing for several nodes at
+once (the merged projection itself) carries them fused too (`nodes_of`).
 """
 
 from __future__ import annotations
@@ -40,24 +41,38 @@ def source_location(loc: Attribute) -> FileLineColLoc | None:
     """The user's `file:line:col` a location holds, through any node name around it
     (of a fused location: its first part's)."""
     while isinstance(loc, NameLoc | FusedLoc):
-        loc = loc.location if isinstance(loc, NameLoc) else (loc.locations.data or [UnknownLoc()])[0]
+        loc = loc.location if isinstance(loc, NameLoc) else (_parts(loc) or [UnknownLoc()])[0]
     return loc if isinstance(loc, FileLineColLoc) else None
 
 
-def per_result(locations: Sequence[LocationAttr]) -> LocationAttr:
-    """The location of an op whose i-th result replaces a value located at
-    `locations[i]`: that location where all are one, else one per result, fused."""
+def _parts(loc: FusedLoc) -> tuple[Attribute, ...]:
+    return cast(ArrayAttr[Attribute], loc.locations).data
+
+
+def fused(locations: Sequence[LocationAttr]) -> LocationAttr:
+    """The location of an op made from ops at `locations`: that location where all
+    are one, else them fused. An op with one result per location (a split) has result
+    i's value from `locations[i]` (`result_locations`); another op computes for all of
+    those nodes (a merged projection), so it is none of theirs alone."""
     if all(loc == locations[0] for loc in locations):
         return locations[0]
     return FusedLoc(ArrayAttr(locations), NoneAttr())
 
 
 def result_locations(op: Operation) -> list[LocationAttr]:
-    """Each result's location: the op's, or its `per_result` part."""
+    """Each result's location: the op's, or its `fused` part."""
     loc = op.location
-    if isinstance(loc, FusedLoc) and len(loc.locations.data) == len(op.results):
-        return [cast(LocationAttr, part) for part in loc.locations.data]
+    if isinstance(loc, FusedLoc) and len(_parts(loc)) == len(op.results):
+        return [cast(LocationAttr, part) for part in _parts(loc)]
     return [loc] * len(op.results)
+
+
+def nodes_of(loc: Attribute) -> list[str]:
+    """Every graph node a location names, through fused locations."""
+    if isinstance(loc, FusedLoc):
+        return [name for part in _parts(loc) for name in nodes_of(part)]
+    name = node_of(loc)
+    return [name] if name is not None else []
 
 
 def node_of(loc: Attribute) -> str | None:

@@ -129,6 +129,7 @@ def add_global(
         created.properties["value"] = value
         Rewriter.insert_op(created, InsertPoint.before(func))
     read = new_read(unique, tensor_type, module)
+    read.location = anchor.location
     Rewriter.insert_op(read, InsertPoint.before(anchor))
     return read
 

@@ -36,7 +36,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
-from mlxir.locations import per_result, result_locations
+from mlxir.locations import fused, result_locations
 from mlxir.transforms.canonicalization.mlx import (
     _constant_tensor,
     _scalar_dense,
@@ -937,7 +937,9 @@ class MergeProjections(RewritePattern):
             merged = mlx.AddmmOp.build(
                 operands=[merged_bias.result, x, weight.result], result_types=[result_type]
             )
-        merged.location = anchor.location
+        merged.location = fused([projection.location for projection, _, _ in group])
+        for read in [weight] if bias is None else [weight, merged_bias]:
+            read.location = merged.location
         rewriter.insert(merged, InsertPoint.before(anchor))
         points = [int(p) for p in np.cumsum(widths)[:-1]]
         split = mlx.SplitOp.build(
@@ -945,7 +947,7 @@ class MergeProjections(RewritePattern):
             result_types=[[TensorType(dtype, [*rows, w]) for w in widths]],
             properties={"indices": int_array(points), "axis": IntegerAttr(len(rows), 64)},
         )
-        split.location = per_result([projection.location for projection, _, _ in group])
+        split.location = fused([projection.location for projection, _, _ in group])
         rewriter.insert(split, InsertPoint.before(anchor))
         for (projection, _, _), piece in zip(group, split.results, strict=True):
             reads = list(projection.operands)
@@ -1029,7 +1031,7 @@ class SplitHeadsOnce(RewritePattern):
         )
         for new in (reshape, transpose):
             new.location = op.location
-        split.location = per_result([t.location for _, t in pairs])
+        split.location = fused([t.location for _, t in pairs])
         for new in (reshape, transpose, split):
             rewriter.insert(new, InsertPoint.before(op))
         for (old_reshape, old_transpose), piece in zip(pairs, split.results, strict=True):
@@ -1076,8 +1078,8 @@ class SplitHeadsOnce(RewritePattern):
             properties={"indices": int_array(run_points), "axis": op.axis},
         )
         pieces_at = result_locations(op)
-        outer.location = per_result([*pieces_at[:start], op.location, *pieces_at[end:]])
-        inner.location = per_result(pieces_at[start:end])
+        outer.location = fused([*pieces_at[:start], fused(pieces_at[start:end]), *pieces_at[end:]])
+        inner.location = fused(pieces_at[start:end])
         pieces = [*outer.results[:start], *inner.results, *outer.results[start + 1 :]]
         rewriter.replace(op, [outer, inner], pieces)
 

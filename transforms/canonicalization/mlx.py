@@ -49,7 +49,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
-from mlxir.locations import per_result
+from mlxir.locations import fused
 from mlxir.transforms.known_dims import known_dims
 
 # ---------------------------------------------------------------------------
@@ -605,7 +605,7 @@ class SlicesToSplit(RewritePattern):
             result_types=[piece_types],
             properties={"indices": int_array(bounds[1:-1]), "axis": IntegerAttr(axis, 64)},
         )
-        split.location = per_result([sibling.location for sibling, _ in ordered])
+        split.location = fused([sibling.location for sibling, _ in ordered])
         # Right after y is defined: the split must dominate every use of every slice.
         owner = y.owner
         if isinstance(owner, Operation):
