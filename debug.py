@@ -632,56 +632,139 @@ def write_repro(report: DivergenceReport, directory: str, pipeline: str | None =
 
 
 def _write_module_repro(report: DivergenceReport, directory: str) -> list[str]:
+    """The diverging node's ops taken out of the module as a function of their
+    operands from elsewhere (`input_<i>.npy` with the values they had in the run,
+    ints for `index` inputs); `index` values are computed inside from their sources."""
     from pathlib import Path
 
     import torch
-    from xdsl.context import Context
     from xdsl.dialects import func
-    from xdsl.dialects.builtin import FunctionType
+    from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+    from xdsl.ir import Block, Region
     from xdsl.printer import Printer
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
     from mlxir.codegen import serialize
-    from mlxir.codegen.signature import SIGNATURE_ATTR, Signature, Tree
+    from mlxir.dialects import mlx
+    from mlxir.locations import nodes_of, result_locations
+    from mlxir.runtime.program import Program
 
     found = report.first_divergence
     if found is None:
         raise ValueError("no divergence to reproduce")
-    module = report.module.clone()
-    forward = _forward(module)
+    forward = _forward(report.module)
     ret = forward.body.block.last_op
     assert isinstance(ret, func.ReturnOp)
-    position = len(ret.operands) - len(report.nodes) + report.nodes.index(found)
-    value = ret.operands[position]
-    num_inputs = len(forward.body.block.args)
-    signature = Signature.from_attr(forward.attributes[SIGNATURE_ATTR], num_inputs, len(ret.operands))
-    new_ret = func.ReturnOp(value)
-    new_ret.location = ret.location
-    forward.body.block.insert_op_before(new_ret, ret)
-    forward.body.block.erase_op(ret)
-    forward.function_type = FunctionType.from_lists(list(forward.function_type.inputs.data), [value.type])
-    forward.attributes[SIGNATURE_ATTR] = Signature(signature.inputs, Tree("leaf"), signature.arg_names).to_attr()
-    DeadCodeElimination().apply(Context(), module)
-    _bfloat16_inputs_as_float32(forward)
+    value = ret.operands[len(ret.operands) - len(report.nodes) + report.nodes.index(found)]
+    node_ops = {
+        op for op in forward.body.block.ops
+        if any(found.node in nodes_of(loc) for loc in result_locations(op))
+    }
+    taken: set[Any] = set()
+    externals: list[Any] = []
+
+    def take(v: Any) -> None:
+        owner = v.owner
+        inside = isinstance(owner, mlx.WeightOp) or (
+            not isinstance(v.type, TensorType) and not isinstance(owner, Block)
+        )
+        if isinstance(owner, Block) or not (owner in node_ops or inside):
+            if v not in externals:
+                externals.append(v)
+            return
+        if owner not in taken:
+            taken.add(owner)
+            for operand in owner.operands:
+                take(operand)
+
+    take(value)
+    with torch.no_grad():
+        observed = _run_returning(report, [v for v in externals if isinstance(v.type, TensorType)])
+    values = iter(observed)
+    arguments: list[Any] = []
+    arg_types: list[Any] = []
+    for v in externals:
+        if isinstance(v.type, TensorType):
+            got = next(values)
+            arguments.append(got)
+            arg_types.append(TensorType(v.type.get_element_type(), list(got.shape)))
+        else:  # an index input of the program
+            arguments.append(report.inputs[v.index])
+            arg_types.append(v.type)
+    block = Block(arg_types=arg_types)
+    mapping: dict[Any, Any] = dict(zip(externals, block.args))
+    for arg, v in zip(block.args, externals):
+        arg.name_hint = v.name_hint
+    for op in forward.body.block.ops:
+        if op in taken:
+            block.add_op(op.clone(value_mapper=mapping))
+    block.add_op(func.ReturnOp(mapping[value]))
+    function = func.FuncOp("forward", FunctionType.from_lists(arg_types, [value.type]), Region(block))
+    _bfloat16_inputs_as_float32(function)
+    names = {op.global_name.root_reference.data for op in taken if isinstance(op, mlx.WeightOp)}
+    globals_ = [g.clone() for g in report.module.ops if isinstance(g, mlx.GlobalOp) and g.sym_name.data in names]
+    module = ModuleOp([*globals_, function])
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
+    data = serialize(module)
     text = StringIO()
     Printer(stream=text, print_debuginfo=True).print_op(module)
-    (out / "node.mlir").write_text(f"// {found.target} at {found.location}: the module up to it\n{text.getvalue()}\n")
-    (out / "node.mlxfb").write_bytes(serialize(module))
+    (out / "node.mlir").write_text(f"// {found.target} at {found.location}: its ops in the module\n{text.getvalue()}\n")
+    (out / "node.mlxfb").write_bytes(data)
     written = [str(out / "node.mlir"), str(out / "node.mlxfb")]
-    arguments = []
-    for i, value_in in enumerate(report.inputs):
-        if isinstance(value_in, torch.Tensor):
-            np.save(out / f"input_{i}.npy", _flat(value_in)[0].array)
-            written.append(str(out / f"input_{i}.npy"))
-            arguments.append(f"--input {out / f'input_{i}.npy'}")
-        else:
-            arguments.append(f"--input {value_in}")
+    flags = []
+    for i, argument in enumerate(arguments):
+        if isinstance(argument, int):
+            flags.append(f"--input {argument}")
+            continue
+        path = out / f"input_{i}.npy"
+        np.save(path, _numpy_of(argument))
+        written.append(str(path))
+        flags.append(f"--input {path}")
+    Program(data, verify=False, compile=False)  # it loads
     np.save(out / "expected.npy", _flat(report.eager[found.node])[0].array)
     written.append(str(out / "expected.npy"))
-    written.append(f"mlxir run {out / 'node.mlxfb'} {' '.join(arguments)} --output-dir {out / 'got'}")
+    written.append(f"mlxir run {out / 'node.mlxfb'} {' '.join(flags)} --output-dir {out / 'got'}")
     return written
+
+
+def _run_returning(report: DivergenceReport, values: Sequence[Any]) -> list[Any]:
+    """The values of `values` (of `report.module`'s forward function) in the run on
+    `report.inputs`."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import FunctionType
+
+    from mlxir.codegen import serialize
+    from mlxir.codegen.signature import SIGNATURE_ATTR
+    from mlxir.runtime.program import Program
+
+    forward = _forward(report.module)
+    ret = forward.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    saved_return, saved_type, saved_signature = ret, forward.function_type, forward.attributes.pop(SIGNATURE_ATTR)
+    probe = func.ReturnOp(*values)
+    forward.body.block.insert_op_before(probe, ret)
+    forward.body.block.detach_op(ret)
+    forward.function_type = FunctionType.from_lists(list(saved_type.inputs.data), [v.type for v in values])
+    try:
+        program = Program(serialize(report.module, verify=False), verify=False, compile=False)
+        return list(program.call_flat(*report.inputs)) if values else []
+    finally:
+        forward.body.block.insert_op_before(saved_return, probe)
+        forward.body.block.erase_op(probe)
+        forward.function_type = saved_type
+        forward.attributes[SIGNATURE_ATTR] = saved_signature
+
+
+def _numpy_of(value: Any) -> np.ndarray:
+    """An MLX or torch tensor as NumPy; bfloat16 as float32 (exact)."""
+    import mlx.core as mx
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return _flat(value)[0].array
+    if isinstance(value, mx.array) and value.dtype == mx.bfloat16:
+        value = value.astype(mx.float32)
+    return np.asarray(value)
 
 
 def _bfloat16_inputs_as_float32(forward: Any) -> None:

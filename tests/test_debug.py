@@ -257,11 +257,13 @@ def test_a_hand_edited_module_is_debugged_from_its_text(tmp_path: Path, capsys: 
     repro = tmp_path / "repro"
     assert main_with([*debug, str(edited), "--repro", str(repro)]) == 1
     command = capsys.readouterr().out.split("run it: mlxir ")[1].split()
-    assert main_with(command) == 0  # the module cut at gelu, on the program's inputs
+    assert main_with(command) == 0  # gelu's ops from the module, on linear's value in the run
     got, expected = np.load(repro / "got" / "output_0.npy"), np.load(repro / "expected.npy")
     assert got.shape == expected.shape == (2, 6, 16) and not np.allclose(got, expected, atol=1e-2)
     cut = (repro / "node.mlir").read_text()
-    assert "0.707106769" not in cut and "mlx.erf" in cut and '"linear_1"' not in cut  # the edit, up to gelu
+    assert "0.707106769" not in cut and "mlx.erf" in cut  # the edited ops
+    assert '"linear' not in cut and '"layer_norm"' not in cut and "mlx.global" not in cut  # gelu's alone
+    assert [p.name for p in repro.glob("input_*.npy")] == ["input_0.npy"]
 
 
 def test_a_bfloat16_module_reproducer_takes_float32_files(broken_pass: str, tmp_path: Path) -> None:
