@@ -17,8 +17,9 @@ as its patterns, one pass each (`fold-known-dims`, each pattern in the catalog's
 patterns keeps the meaning of its input on its own, so a divergence names a pattern.
 
 Tolerances (`TOLERANCES`): max |got - expected| <= atol + rtol * |expected|, by dtype:
-float32 1e-4 and 1e-4, float16 1e-2 and 1e-2, bfloat16 3e-2 and 3e-2. Integer and bool
-outputs must be equal.
+float32 1e-4 and 1e-4, float16 1e-2 and 1e-2, bfloat16 3e-2 and 3e-2; `atol=`/`rtol=`
+(`--atol`/`--rtol`) set them for every float dtype. Integer and bool outputs must be
+equal.
 """
 
 from __future__ import annotations
@@ -108,8 +109,26 @@ def pipeline_passes(pipeline: str | None) -> list[str]:
     return names
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """The float tolerances a comparison uses: each None is the dtype's own."""
+
+    atol: float | None = None
+    rtol: float | None = None
+
+    def of(self, dtype: str) -> tuple[float, float]:
+        """(rtol, atol) for a float of `dtype`."""
+        rtol, atol = TOLERANCES.get(dtype, TOLERANCES["float32"])
+        return (rtol if self.rtol is None else self.rtol), (atol if self.atol is None else self.atol)
+
+
 def bisect_passes(
-    ep: Any, *args: Any, pipeline: str | None = None, **kwargs: Any
+    ep: Any,
+    *args: Any,
+    pipeline: str | None = None,
+    atol: float | None = None,
+    rtol: float | None = None,
+    **kwargs: Any,
 ) -> BisectReport:
     """Runs `pipeline` on `ep`'s import one pass at a time and compares the program's
     outputs after each pass with eager PyTorch's on `args`/`kwargs`."""
@@ -141,7 +160,7 @@ def bisect_passes(
             report.passes.append(PassOutcome(name, None, None, diff))
             continue
         got = Program(serialize(module, verify=False), verify=False, compile=False)(*args, **kwargs)
-        error, within = _compare(expected, _flat(got))
+        error, within = _compare(expected, _flat(got), Tolerance(atol, rtol))
         report.passes.append(PassOutcome(name, error, within, diff))
     return report
 
@@ -170,12 +189,12 @@ def _flat(value: Any) -> list[_Leaf]:
     return leaves
 
 
-def _compare(expected: Sequence[_Leaf], got: Sequence[_Leaf]) -> tuple[float, bool]:
+def _compare(expected: Sequence[_Leaf], got: Sequence[_Leaf], tolerance: Tolerance) -> tuple[float, bool]:
     """The largest absolute error over the outputs, and whether each is within its
     dtype's tolerance (floats) or equal (the rest)."""
     if len(expected) != len(got):
         return float("inf"), False
-    each = [_metrics(e, g) for e, g in zip(expected, got)]
+    each = [_metrics(e, g, tolerance) for e, g in zip(expected, got)]
     return max((m.max_abs for m in each), default=0.0), all(m.within for m in each)
 
 
@@ -188,7 +207,7 @@ class _Metrics:
     within: bool
 
 
-def _metrics(expected_leaf: _Leaf, got_leaf: _Leaf) -> _Metrics:
+def _metrics(expected_leaf: _Leaf, got_leaf: _Leaf, tolerance: Tolerance) -> _Metrics:
     """How far `got` is from `expected`: floats within the tolerance of `expected`'s
     dtype, other values equal; NaN where both have NaN counts as equal."""
     expected, got = expected_leaf.array, got_leaf.array
@@ -196,7 +215,7 @@ def _metrics(expected_leaf: _Leaf, got_leaf: _Leaf) -> _Metrics:
         return _Metrics(float("inf"), float("inf"), 0.0, 1.0, False)
     e, g = expected.astype(np.float64), got.astype(np.float64)
     if expected.dtype.kind == "f":
-        rtol, atol = TOLERANCES.get(expected_leaf.dtype, TOLERANCES["float32"])
+        rtol, atol = tolerance.of(expected_leaf.dtype)
     else:
         rtol, atol = 0.0, 0.0
     close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
@@ -314,7 +333,13 @@ class DivergenceReport:
 
 
 def compare(
-    ep: Any, *args: Any, module: Any = None, pipeline: str | None = None, **kwargs: Any
+    ep: Any,
+    *args: Any,
+    module: Any = None,
+    pipeline: str | None = None,
+    atol: float | None = None,
+    rtol: float | None = None,
+    **kwargs: Any,
 ) -> DivergenceReport:
     """Every node's value in the compiled program against eager PyTorch's on
     `args`/`kwargs`, in program order.
@@ -369,6 +394,7 @@ def compare(
                 _flat(got)[0],
                 tuple(i.name for i in node.all_input_nodes if i.name in compared),
                 mlx_op,
+                Tolerance(atol, rtol),
             )
         )
     return report
@@ -560,9 +586,16 @@ def _inputs_checked() -> Iterator[None]:
 
 
 def _node_comparison(
-    name: str, target: str, location: str, expected: _Leaf, got: _Leaf, inputs: tuple[str, ...], mlx_op: str
+    name: str,
+    target: str,
+    location: str,
+    expected: _Leaf,
+    got: _Leaf,
+    inputs: tuple[str, ...],
+    mlx_op: str,
+    tolerance: Tolerance,
 ) -> NodeComparison:
-    m = _metrics(expected, got)
+    m = _metrics(expected, got, tolerance)
     return NodeComparison(
         name, target, location, m.max_abs, m.max_rel, m.cosine, m.out_of_tolerance, m.within, inputs, mlx_op
     )

@@ -141,6 +141,8 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
     nodes = ["debug", str(path), "--input", str(tmp_path / "x.npy")]
     assert main_with([*nodes, "--all"]) == 0
     assert "no divergence: 5 node values" in capsys.readouterr().out
+    assert main_with([*nodes, "--atol", "0", "--rtol", "0"]) == 1  # float32 roundings, refused
+    assert "first divergence: " in capsys.readouterr().out
     repro = tmp_path / "repro"
     broken = f"convert-aten-to-mlx,canonicalize,{broken_pass}"
     overlay = tmp_path / "overlay.json"
@@ -184,6 +186,9 @@ def test_half_precision_is_compared_at_its_own_tolerance() -> None:
     assert report.first_divergence is None, report.table(every_node=True)
     assert max(c.max_abs_error for c in report.nodes) > 1e-4  # bf16 roundings do show
     assert bisect_passes(ep, run).first_divergent is None
+    # float32's tolerance, asked for: the same roundings are divergences
+    assert compare(ep, run, atol=1e-4, rtol=1e-4).first_divergence is not None
+    assert bisect_passes(ep, run, atol=1e-4, rtol=1e-4).first_divergent is not None
 
 
 def test_nodes_decomposed_alone_keep_their_exported_names() -> None:

@@ -333,7 +333,9 @@ def debug(args: argparse.Namespace) -> int:
     inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in _read_inputs(args.input)]
     try:
         if not args.bisect:
-            report = compare(ep, *inputs, module=args.module, pipeline=args.pipeline)
+            report = compare(
+                ep, *inputs, module=args.module, pipeline=args.pipeline, atol=args.atol, rtol=args.rtol
+            )
             print(report.table(every_node=args.all))
             if args.overlay:
                 from mlxir.interop.model_explorer import write_overlay
@@ -349,7 +351,7 @@ def debug(args: argparse.Namespace) -> int:
                 *files, command = write_repro(report, args.repro, args.pipeline)
                 print(f"reproducer: {', '.join(files)}\nrun it: {command}")
             return 1
-        bisected = bisect_passes(ep, *inputs, pipeline=args.pipeline)
+        bisected = bisect_passes(ep, *inputs, pipeline=args.pipeline, atol=args.atol, rtol=args.rtol)
     except ValueError as error:
         raise CliError(str(error)) from None
     print(bisected.table())
@@ -707,6 +709,9 @@ def build_parser() -> argparse.ArgumentParser:
                               help="compare this mlx-level module (as `compile --emit mlx` prints it, edited or "
                               "made by your passes) instead of compiling; globals without a value are bound "
                               "from the .pt2 compiled with --pipeline")
+    debug_parser.add_argument("--atol", type=float,
+                              help="absolute tolerance for every float dtype (default: by dtype, docs in debug.py)")
+    debug_parser.add_argument("--rtol", type=float, help="relative tolerance for every float dtype")
     debug_parser.add_argument("--overlay", metavar="FILE",
                               help="write each node's error as Model Explorer node data (JSON)")
     debug_parser.add_argument("--overlay-metric", default="max_abs_error",
