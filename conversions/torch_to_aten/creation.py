@@ -70,6 +70,11 @@ CREATION_IMPORTERS: dict[str, Handler] = {
     # `empty`'s values are unspecified (whatever the memory held); zeros are such values,
     # and the graphs that use it (circular padding) overwrite every element.
     "aten.empty": _filled(aten.ZerosOp, with_fill_value=False),
+    # The same for the forms that also say how the memory is laid out: a layout is not a
+    # value, and mlxir's tensors have none of their own.
+    "aten.empty_permuted": _filled(aten.ZerosOp, with_fill_value=False),
+    "aten.empty_strided": _filled(aten.ZerosOp, with_fill_value=False),
+    "aten.new_empty_strided": _filled(aten.ZerosOp, with_fill_value=False),
     "aten.ones": _filled(aten.OnesOp, with_fill_value=False),
     "aten.zeros_like": _filled_like(aten.ZerosLikeOp),
     "aten.ones_like": _filled_like(aten.OnesLikeOp),

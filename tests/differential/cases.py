@@ -498,6 +498,8 @@ CASES: list[Case] = [
     # --- creation ------------------------------------------------------------
     # A bool fill value is 1 (xDSL holds an i1 `true` as -1; it once filled -1s).
     Case("fill_with_bools", lambda m, x: (torch.fill(x, True), torch.full_like(x, True), torch.fill(x, False), x + True, torch.fill(x.to(torch.int64), True)), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
+    # Uninitialized memory, every element then written: empty_like is empty_permuted
+    Case("empty_forms_overwritten", lambda m, x: (torch.where(x == x, x, torch.empty_like(x)), torch.empty_strided((x.shape[0], 2), (1, x.shape[0]), dtype=x.dtype).fill_(1.5), x.new_empty_strided((3,), (1,)).fill_(-2)), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     Case("full_zeros_ones", lambda m, x: (torch.full((x.shape[0], 2), 1.5, dtype=x.dtype), torch.zeros_like(x), torch.ones(x.shape[0], dtype=x.dtype)), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     Case("arange", lambda m, x: x + torch.arange(x.shape[0], dtype=x.dtype)[:, None], lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
     Case("arange_float_static", lambda m, x: x + torch.arange(0.5, 2.0, 0.5, dtype=x.dtype), lambda n, dt: (randn(n, 3, dtype=dt),), {0: (0,)}),
