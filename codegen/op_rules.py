@@ -101,6 +101,8 @@ OP_RULES = {
     'mlx.prod': (('single',), ('single',), None, None, (), ('axes', 'keepdims')),
     'mlx.quantized_matmul': (('single', 'single', 'single', 'optional'), ('single',), None, None, ('bits', 'group_size', 'mode'), ('bits', 'group_size', 'mode', 'transpose')),
     'mlx.quantized_take': (('single', 'single', 'optional', 'single'), ('single',), None, None, ('bits', 'group_size', 'mode'), ('bits', 'group_size', 'mode')),
+    'mlx.random_normal': (('variadic',), ('single',), None, None, ('static_shape',), ('static_shape',)),
+    'mlx.random_uniform': (('variadic',), ('single',), None, None, ('static_shape',), ('static_shape',)),
     'mlx.reciprocal': (('single',), ('single',), None, None, (), ()),
     'mlx.remainder': (('single', 'single'), ('single',), None, None, (), ()),
     'mlx.reshape': (('single', 'variadic'), ('single',), None, None, ('static_shape',), ('static_shape',)),

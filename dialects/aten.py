@@ -83,6 +83,7 @@ from mlxir.dialects.elementwise import BINARY, UNARY, DtypeRule, aten_rules
 I64Attr = IntegerAttr.constr(type=i64)
 F64Attr = FloatAttr[Float64Type]
 I64Array = DenseArrayBase.constr(i64)
+F64Array = DenseArrayBase.constr(Float64Type())
 
 
 def _shape_of_operand(value: SSAValue) -> tuple[int, ...]:
@@ -2305,6 +2306,82 @@ class FullLikeOp(LikeOp):
             raise VerifyException("a tensor fill value must be 0-d")
 
 
+RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
+    "uniform": ("low", "high"),
+    "normal": ("mean", "std"),
+    "log_normal": ("mean", "std"),
+    "exponential": ("lambd",),
+    "cauchy": ("median", "sigma"),
+    "geometric": ("p",),
+    "bernoulli": ("p",),
+    "randint": ("low", "high"),
+}
+"""Each distribution `aten.random` draws from → its parameters, in order: torch's
+`rand*`, `randn*`, `randint*`, `normal`, `uniform`, `exponential`, `cauchy`,
+`geometric`, `log_normal` and `bernoulli` (docs/semantics.md)."""
+
+CONTINUOUS_DISTRIBUTIONS = frozenset({"uniform", "normal", "log_normal", "exponential", "cauchy"})
+"""The distributions whose values need a float result."""
+
+
+class RandomDraw(MlxirOp):
+    """Values drawn at random from `distribution` with `parameters`. Not `Pure`: two
+    draws are not the same value, so neither CSE nor constant folding may touch one."""
+
+    distribution = prop_def(StringAttr)
+    parameters = prop_def(F64Array)
+    result = result_def(TensorType)
+
+    def verify_draw(self) -> None:
+        names = RANDOM_DISTRIBUTIONS.get(self.distribution.data)
+        if names is None:
+            raise VerifyException(
+                f"distribution must be one of {sorted(RANDOM_DISTRIBUTIONS)}, got '{self.distribution.data}'"
+            )
+        count = len(self.parameters.get_values())
+        if count != len(names):
+            raise VerifyException(
+                f"{self.distribution.data} takes {len(names)} parameter(s) ({', '.join(names)}), got {count}"
+            )
+        if self.distribution.data in CONTINUOUS_DISTRIBUTIONS and not is_float(dtype_of(self.result)):
+            raise VerifyException(f"{self.distribution.data} values need a float result, got {dtype_of(self.result)}")
+
+
+@irdl_op_definition
+class RandomOp(SizedOp, RandomDraw):
+    """A tensor of the given sizes drawn at random (`rand`, `randn`, `randint`,
+    `normal.float_float`)."""
+
+    name = "aten.random"
+    assembly_format = (
+        "custom<StringLiteral>($distribution) $parameters custom<MixedIntList>($sizes, $static_sizes) "
+        "attr-dict `:` type($result)"
+    )
+    custom_directives = (StringLiteral, MixedIntList)
+
+    def verify_(self) -> None:
+        self.verify_draw()
+        verify_size_list(self.size_list(), len(self.sizes), shape_of(self.result))
+
+
+@irdl_op_definition
+class RandomLikeOp(RandomDraw):
+    """A tensor shaped like `input` drawn at random (`rand_like`, `uniform`,
+    `exponential`, `bernoulli.p`, ...: the functional forms of torch's in-place
+    samplers, whose input gives only the shape)."""
+
+    name = "aten.random_like"
+    input = operand_def(TensorType)
+    assembly_format = (
+        "custom<StringLiteral>($distribution) $parameters $input attr-dict `:` type($input) `->` type($result)"
+    )
+    custom_directives = (StringLiteral,)
+
+    def verify_(self) -> None:
+        self.verify_draw()
+        verify_same_shape(self.input, self.result)
+
+
 @irdl_op_definition
 class ArangeOp(MlxirOp):
     """`[start, start + step, ...)` below `end`; bounds are Scalars (maybe symbolic)."""
@@ -2554,6 +2631,8 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     ZerosLikeOp,
     OnesLikeOp,
     FullLikeOp,
+    RandomOp,
+    RandomLikeOp,
     ArangeOp,
     TrilOp,
     TriuOp,

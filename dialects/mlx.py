@@ -1968,6 +1968,38 @@ class OnesOp(CreationOp):
     custom_directives = (DynamicIndexList,)
 
 
+class RandomOp(MlxirOp):
+    """Float values drawn from MLX's global generator (`mx.random.state`), a fresh
+    draw each time the op runs. Not a `CreationOp` and not `Pure`: nothing may fold,
+    merge or hoist a draw (a program holding one runs interpreted, as `mx.compile`
+    would fix its values)."""
+
+    shape = var_operand_def(IndexType)
+    static_shape = prop_def(I64Array)
+    result = result_def(TensorType)
+    assembly_format = "custom<DynamicIndexList>($shape, $static_shape) attr-dict `:` type($result)"
+    custom_directives = (DynamicIndexList,)
+
+    def verify_(self) -> None:
+        verify_size_list(ints(self.static_shape), len(self.shape), shape_of(self.result), "shape")
+        if not is_float(dtype_of(self.result)):
+            raise VerifyException(f"result must be a float tensor, got {dtype_of(self.result)}")
+
+
+@irdl_op_definition
+class RandomUniformOp(RandomOp):
+    """`mx.random.uniform(shape=..., dtype=...)`: uniform on [0, 1)."""
+
+    name = "mlx.random_uniform"
+
+
+@irdl_op_definition
+class RandomNormalOp(RandomOp):
+    """`mx.random.normal(shape, dtype)`: the standard normal distribution."""
+
+    name = "mlx.random_normal"
+
+
 @irdl_op_definition
 class ArangeOp(MlxirOp):
     """`mx.arange(start, stop, step)` over integers; bounds may be runtime values."""
@@ -2292,6 +2324,8 @@ MLX_OPS: list[type[IRDLOperation]] = [
     FullOp,
     ZerosOp,
     OnesOp,
+    RandomUniformOp,
+    RandomNormalOp,
     ArangeOp,
     TrilOp,
     TriuOp,

@@ -975,6 +975,23 @@ def _filled(fn: Callable[..., mx.array]) -> KernelFactory:
 KERNELS.update({"mlx.zeros": _filled(mx.zeros), "mlx.ones": _filled(mx.ones)})
 
 
+def _drawn(fn: Callable[..., mx.array]) -> KernelFactory:
+    """A draw from MLX's global generator: `mx.random.seed` makes a run repeatable."""
+
+    def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+        shape_of = _mixed(_ints(props, "static_shape"))
+        dtype = _result(result_dtypes)
+        return lambda operands: (fn(shape=shape_of(operands), dtype=dtype),)
+
+    return factory
+
+
+KERNELS.update({"mlx.random_uniform": _drawn(mx.random.uniform), "mlx.random_normal": _drawn(mx.random.normal)})
+RANDOM_OPS = frozenset({"mlx.random_uniform", "mlx.random_normal"})
+"""The ops that draw from MLX's generator: a program holding one runs interpreted, as
+`mx.compile` would freeze the values drawn while tracing."""
+
+
 @_kernel("mlx.arange")
 def _arange(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     bounds_of = _mixed(_ints(props, "static_bounds"))

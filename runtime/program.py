@@ -83,7 +83,7 @@ from mlxir.runtime.dtypes import (
     to_numpy,
     to_torch,
 )
-from mlxir.runtime.kernels import KERNELS, Kernel
+from mlxir.runtime.kernels import KERNELS, RANDOM_OPS, Kernel
 from mlxir.runtime.payloads import bind_payloads
 from mlxir.runtime.signature import InputError, bind_inputs, build_outputs
 
@@ -480,6 +480,9 @@ class Program:
         scalars = [self.output_names[i] for i, s in enumerate(self.info.outputs) if slots[s].scalar]
         if scalars:
             return f"output {scalars[0]!r} is an integer (mx.compile returns arrays only)"
+        drawn = next((i.op for i in self.info.instructions if i.op in RANDOM_OPS), None)
+        if drawn is not None:
+            return f"it draws random numbers ({drawn}), which a trace would fix"
         return None
 
     def _trace_for(self, arrays: Sequence[Any]) -> tuple[tuple[Any, ...], _Trace | None]:

@@ -3,7 +3,9 @@ forms, arange, diagonal, tril/triu) and of `sym_size`, a runtime dim size."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import Float32Type, IndexType, IntegerAttr, IntegerType, i64
+import math
+
+from xdsl.dialects.builtin import Float32Type, IndexType, IntegerAttr, IntegerType, f32, i64
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
@@ -151,8 +153,75 @@ class LowerSymSize(AtenLowering):
         self.replace(op, rewriter, lambda e: e.index(e.dim(op.input, axis)))
 
 
+class LowerRandom(AtenLowering):
+    """A draw from a distribution as MLX's uniform or standard normal draw, in float32,
+    transformed exactly as each sampler's inverse CDF says, then cast to the result's
+    dtype. The values differ from torch's generator's; their distribution is the same
+    (docs/semantics.md)."""
+
+    OPS = (aten.RandomOp, aten.RandomLikeOp)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.RandomOp | aten.RandomLikeOp, rewriter: PatternRewriter) -> None:
+        distribution = op.distribution.data
+        parameters = [float(p) for p in op.parameters.get_values()]
+
+        def build(e: Emitter) -> SSAValue:
+            sizes = e.dims(op.input) if isinstance(op, aten.RandomLikeOp) else mixed_sizes(op.size_list(), op.sizes)
+            static, dynamic = index_operands(sizes)
+            draw_cls = mlx.RandomNormalOp if distribution in ("normal", "log_normal") else mlx.RandomUniformOp
+            drawn = e.emit(
+                draw_cls.build(
+                    operands=[dynamic],
+                    result_types=[tensor_of(f32, shape_of(op.result))],
+                    properties={"static_shape": int_array(static)},
+                )
+            )
+            return e.astype(_transformed(e, distribution, parameters, drawn), dtype_of(op.result))
+
+        self.replace(op, rewriter, build)
+
+
+def _transformed(e: Emitter, distribution: str, parameters: list[float], drawn: SSAValue) -> SSAValue:
+    """`drawn` (uniform on [0, 1), or standard normal for the normal family) as a draw
+    from `distribution`."""
+
+    def c(value: float) -> SSAValue:
+        return e.constant(value, f32)
+
+    def affine(x: SSAValue, scale: float, shift: float) -> SSAValue:
+        return e.binary("add", e.binary("multiply", x, c(scale)), c(shift))
+
+    if distribution == "normal":
+        mean, std = parameters
+        return affine(drawn, std, mean)
+    if distribution == "log_normal":
+        mean, std = parameters
+        return e.unary("exp", affine(drawn, std, mean))
+    if distribution == "uniform":
+        low, high = parameters
+        return affine(drawn, high - low, low)
+    if distribution == "randint":  # floor(low + (high - low) u) < high, as u < 1
+        low, high = parameters
+        return e.unary("floor", affine(drawn, high - low, low))
+    if distribution == "bernoulli":
+        return e.binary("less", drawn, c(parameters[0]))
+    # 1 - u lies in (0, 1]: its log is finite
+    log_complement = e.unary("log1p", e.unary("negative", drawn))
+    if distribution == "exponential":  # -log(1 - u) / lambda
+        return e.binary("divide", log_complement, c(-parameters[0]))
+    if distribution == "geometric":  # floor(log(1 - u) / log(1 - p)) + 1 >= 1
+        (p,) = parameters
+        return e.binary("add", e.unary("floor", e.binary("divide", log_complement, c(math.log1p(-p)))), c(1.0))
+    if distribution == "cauchy":  # median + sigma tan(pi (u - 1/2))
+        median, sigma = parameters
+        return affine(e.unary("tan", affine(drawn, math.pi, -math.pi / 2)), sigma, median)
+    raise LoweringError(f"aten.random: no sampler for '{distribution}'")
+
+
 PATTERNS: tuple[AtenLowering, ...] = (
     LowerCreation(),
+    LowerRandom(),
     LowerArange(),
     LowerDiagonal(),
     LowerTriangle(),

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from torch.fx import Node
+from xdsl.dialects.builtin import DenseArrayBase, Float64Type, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
@@ -11,6 +15,7 @@ from mlxir.conversions.torch_to_aten.core import (
     ImportState,
     _type_of_node,
     arguments_of,
+    refuse,
 )
 from mlxir.dialects import aten
 from mlxir.dialects.common import index_operands, int_array
@@ -64,6 +69,78 @@ def _arange(state: ImportState, node: Node) -> Operation:
     )
 
 
+def _parameters(node: Node, args: Any, names: Sequence[str], defaults: Sequence[float]) -> DenseArrayBase:
+    """A sampler's parameters, which must be numbers the export fixed; a generator
+    argument is refused (mlxir draws from MLX's generator)."""
+    if args.get("generator") is not None:
+        raise refuse(node, "with a torch.Generator is not supported: mlxir draws from MLX's generator")
+    values = []
+    for name, default in zip(names, defaults):
+        value = args.get(name, default)
+        if value is None:
+            value = default
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise refuse(node, f"needs a constant {name}, got {type(value).__name__}")
+        values.append(float(value))
+    return DenseArrayBase.from_list(Float64Type(), values)
+
+
+def _random(distribution: str, names: Sequence[str], defaults: Sequence[float]) -> Handler:
+    """A sampler given its sizes (`rand(size)`, `randint.low(low, high, size)`, ...)."""
+
+    def handle(state: ImportState, node: Node) -> Operation:
+        args = arguments_of(node)
+        parameters = _parameters(node, args, names, defaults)
+        static, dynamic = index_operands(state.sizes(args["size"]))
+        return aten.RandomOp.build(
+            operands=[dynamic],
+            result_types=[_type_of_node(node)],
+            properties={
+                "distribution": StringAttr(distribution),
+                "parameters": parameters,
+                "static_sizes": int_array(static),
+            },
+        )
+
+    return handle
+
+
+def _random_like(distribution: str, names: Sequence[str], defaults: Sequence[float]) -> Handler:
+    """A sampler shaped like its `self` (`rand_like`, and the functional forms of the
+    in-place samplers: `uniform(self, from, to)`, `exponential(self, lambd)`, ...)."""
+
+    def handle(state: ImportState, node: Node) -> Operation:
+        args = arguments_of(node)
+        return aten.RandomLikeOp.build(
+            operands=[state.value(args["self"])],
+            result_types=[_type_of_node(node)],
+            properties={
+                "distribution": StringAttr(distribution),
+                "parameters": _parameters(node, args, names, defaults),
+            },
+        )
+
+    return handle
+
+
+def _bernoulli(state: ImportState, node: Node) -> Operation:
+    """`bernoulli.p(self, p)`; `bernoulli(self)`, whose probabilities are `self`'s
+    values, is not a constant `p`."""
+    if "p" not in arguments_of(node):
+        raise refuse(node, "with per-element probabilities is not supported (bernoulli.p is)")
+    return _random_like("bernoulli", ("p",), (0.5,))(state, node)
+
+
+def _randint(state: ImportState, node: Node) -> Operation:
+    """`randint(high, size)` and `randint.low(low, high, size)`."""
+    return _random("randint", ("low", "high"), (0, 0))(state, node)
+
+
+def _randint_like(state: ImportState, node: Node) -> Operation:
+    """`randint_like(self, high)` and `randint_like.low_dtype(self, low, high)`."""
+    return _random_like("randint", ("low", "high"), (0, 0))(state, node)
+
+
 CREATION_IMPORTERS: dict[str, Handler] = {
     "aten.full": _filled(aten.FullOp, with_fill_value=True),
     "aten.zeros": _filled(aten.ZerosOp, with_fill_value=False),
@@ -81,4 +158,19 @@ CREATION_IMPORTERS: dict[str, Handler] = {
     "aten.full_like": _full_like,
     "aten.scalar_tensor": _scalar_tensor,
     "aten.arange": _arange,
+    # rand/randn have no parameters: the names are never arguments, the defaults apply
+    "aten.rand": _random("uniform", ("low", "high"), (0.0, 1.0)),
+    "aten.randn": _random("normal", ("mean", "std"), (0.0, 1.0)),
+    "aten.randint": _randint,
+    "aten.rand_like": _random_like("uniform", ("low", "high"), (0.0, 1.0)),
+    "aten.randn_like": _random_like("normal", ("mean", "std"), (0.0, 1.0)),
+    "aten.randint_like": _randint_like,
+    "aten.uniform": _random_like("uniform", ("from", "to"), (0.0, 1.0)),
+    "aten.normal_functional": _random_like("normal", ("mean", "std"), (0.0, 1.0)),
+    "aten.log_normal": _random_like("log_normal", ("mean", "std"), (1.0, 2.0)),
+    "aten.exponential": _random_like("exponential", ("lambd",), (1.0,)),
+    "aten.cauchy": _random_like("cauchy", ("median", "sigma"), (0.0, 1.0)),
+    "aten.geometric": _random_like("geometric", ("p",), (0.5,)),
+    "aten.bernoulli": _bernoulli,
+    "aten.normal": _random("normal", ("mean", "std"), (0.0, 1.0)),  # normal.float_float
 }
