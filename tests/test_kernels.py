@@ -1539,6 +1539,31 @@ def test_full_zeros_ones() -> None:
     check_exact(fh, np.full((3, 2), 0.25, np.float16), np.float16)
 
 
+def test_random_draws_are_mlx_generators() -> None:
+    """`mlx.random_uniform`/`random_normal` draw from MLX's global generator: seeded,
+    they give exactly `mx.random`'s own values; each run draws afresh."""
+    import mlx.core as mx
+
+    x = floats((3, 16))
+    text = """func.func @forward(%x: tensor<?x16xf32>) -> (tensor<?x16xf32>, tensor<4000xbf16>) {
+      %n = mlx.dim %x axis 0 : tensor<?x16xf32>
+      %u = mlx.random_uniform [%n, 16] : tensor<?x16xf32>
+      %g = mlx.random_normal [4000] : tensor<4000xbf16>
+      func.return %u, %g : tensor<?x16xf32>, tensor<4000xbf16>
+    }"""
+    mx.random.seed(7)
+    u, g = run_ir(text, x)
+    mx.random.seed(7)
+    expected_u = mx.random.uniform(shape=(3, 16), dtype=mx.float32)
+    expected_g = mx.random.normal(shape=(4000,), dtype=mx.bfloat16)
+    check_exact(u, np.array(expected_u), np.float32)
+    check_exact(g, np.array(expected_g.astype(mx.float32)))  # bf16 comes back as float32, exactly
+    assert 0 <= np.asarray(u).min() and np.asarray(u).max() < 1
+    assert abs(float(np.mean(g))) < 0.1 and abs(float(np.std(g)) - 1) < 0.1
+    again, _ = run_ir(text, x)
+    assert not np.array_equal(np.asarray(again), np.asarray(u))
+
+
 def test_arange() -> None:
     x = floats((7, 16))
     text = """func.func @forward(%x: tensor<?x16xf32>) -> (tensor<?xi64>, tensor<4xi32>, tensor<4xi64>, tensor<?xi64>, tensor<0xf32>, tensor<?xf32>) {

@@ -190,7 +190,8 @@ def _transformed(e: Emitter, distribution: str, parameters: list[float], drawn: 
         return e.constant(value, f32)
 
     def affine(x: SSAValue, scale: float, shift: float) -> SSAValue:
-        return e.binary("add", e.binary("multiply", x, c(scale)), c(shift))
+        scaled = x if scale == 1 else e.binary("multiply", x, c(scale))
+        return scaled if shift == 0 else e.binary("add", scaled, c(shift))
 
     if distribution == "normal":
         mean, std = parameters
@@ -206,17 +207,17 @@ def _transformed(e: Emitter, distribution: str, parameters: list[float], drawn: 
         return e.unary("floor", affine(drawn, high - low, low))
     if distribution == "bernoulli":
         return e.binary("less", drawn, c(parameters[0]))
+    if distribution == "cauchy":  # median + sigma tan(pi (u - 1/2))
+        median, sigma = parameters
+        return affine(e.unary("tan", affine(drawn, math.pi, -math.pi / 2)), sigma, median)
+    if distribution not in ("exponential", "geometric"):
+        raise LoweringError(f"aten.random: no sampler for '{distribution}'")
     # 1 - u lies in (0, 1]: its log is finite
     log_complement = e.unary("log1p", e.unary("negative", drawn))
     if distribution == "exponential":  # -log(1 - u) / lambda
         return e.binary("divide", log_complement, c(-parameters[0]))
-    if distribution == "geometric":  # floor(log(1 - u) / log(1 - p)) + 1 >= 1
-        (p,) = parameters
-        return e.binary("add", e.unary("floor", e.binary("divide", log_complement, c(math.log1p(-p)))), c(1.0))
-    if distribution == "cauchy":  # median + sigma tan(pi (u - 1/2))
-        median, sigma = parameters
-        return affine(e.unary("tan", affine(drawn, math.pi, -math.pi / 2)), sigma, median)
-    raise LoweringError(f"aten.random: no sampler for '{distribution}'")
+    (p,) = parameters  # geometric: floor(log(1 - u) / log(1 - p)) + 1 >= 1
+    return e.binary("add", e.unary("floor", e.binary("divide", log_complement, c(math.log1p(-p)))), c(1.0))
 
 
 PATTERNS: tuple[AtenLowering, ...] = (

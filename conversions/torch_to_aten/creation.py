@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from torch.fx import Node
@@ -85,7 +85,10 @@ def _parameters(node: Node, args: Any, names: Sequence[str], defaults: Sequence[
     return DenseArrayBase.from_list(Float64Type(), values)
 
 
-def _random(distribution: str, names: Sequence[str], defaults: Sequence[float]) -> Handler:
+Sampler = Callable[[ImportState, Node], Operation]
+
+
+def _random(distribution: str, names: Sequence[str], defaults: Sequence[float]) -> Sampler:
     """A sampler given its sizes (`rand(size)`, `randint.low(low, high, size)`, ...)."""
 
     def handle(state: ImportState, node: Node) -> Operation:
@@ -105,7 +108,7 @@ def _random(distribution: str, names: Sequence[str], defaults: Sequence[float]) 
     return handle
 
 
-def _random_like(distribution: str, names: Sequence[str], defaults: Sequence[float]) -> Handler:
+def _random_like(distribution: str, names: Sequence[str], defaults: Sequence[float]) -> Sampler:
     """A sampler shaped like its `self` (`rand_like`, and the functional forms of the
     in-place samplers: `uniform(self, from, to)`, `exponential(self, lambd)`, ...)."""
 
@@ -131,16 +134,6 @@ def _bernoulli(state: ImportState, node: Node) -> Operation:
     return _random_like("bernoulli", ("p",), (0.5,))(state, node)
 
 
-def _randint(state: ImportState, node: Node) -> Operation:
-    """`randint(high, size)` and `randint.low(low, high, size)`."""
-    return _random("randint", ("low", "high"), (0, 0))(state, node)
-
-
-def _randint_like(state: ImportState, node: Node) -> Operation:
-    """`randint_like(self, high)` and `randint_like.low_dtype(self, low, high)`."""
-    return _random_like("randint", ("low", "high"), (0, 0))(state, node)
-
-
 CREATION_IMPORTERS: dict[str, Handler] = {
     "aten.full": _filled(aten.FullOp, with_fill_value=True),
     "aten.zeros": _filled(aten.ZerosOp, with_fill_value=False),
@@ -161,10 +154,10 @@ CREATION_IMPORTERS: dict[str, Handler] = {
     # rand/randn have no parameters: the names are never arguments, the defaults apply
     "aten.rand": _random("uniform", ("low", "high"), (0.0, 1.0)),
     "aten.randn": _random("normal", ("mean", "std"), (0.0, 1.0)),
-    "aten.randint": _randint,
+    "aten.randint": _random("randint", ("low", "high"), (0, 0)),  # randint(high, size), .low
     "aten.rand_like": _random_like("uniform", ("low", "high"), (0.0, 1.0)),
     "aten.randn_like": _random_like("normal", ("mean", "std"), (0.0, 1.0)),
-    "aten.randint_like": _randint_like,
+    "aten.randint_like": _random_like("randint", ("low", "high"), (0, 0)),
     "aten.uniform": _random_like("uniform", ("from", "to"), (0.0, 1.0)),
     "aten.normal_functional": _random_like("normal", ("mean", "std"), (0.0, 1.0)),
     "aten.log_normal": _random_like("log_normal", ("mean", "std"), (1.0, 2.0)),

@@ -140,3 +140,24 @@ func.func @symbolic_sizes(%x: tensor<2x?x8xf32>, %cache: tensor<2x?x8xf32>) -> t
   %positions = aten.arange %past, %total, %c1 : index, index, index -> tensor<?xi64>
   func.return %joined : tensor<2x?x8xf32>
 }
+
+// Random draws: a distribution of the table, its parameters, sizes or a tensor to
+// shape like.
+// CHECK-LABEL: func.func @random(%x: tensor<2x?x8xf32>, %n: index) -> tensor<?x8xf32> {
+// CHECK-NEXT:    %u = aten.random "uniform" [0.000000e+00, 1.000000e+00] [%n, 8] : tensor<?x8xf32>
+// CHECK-NEXT:    %i = aten.random "randint" [3.000000e+00, 9.000000e+00] [4] : tensor<4xi64>
+// CHECK-NEXT:    %e = aten.random_like "exponential" [2.000000e+00] %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
+// CHECK-NEXT:    %b = aten.random_like "bernoulli" [3.000000e-01] %x : tensor<2x?x8xf32> -> tensor<2x?x8xbf16>
+// CHECK-NEXT:    func.return %u : tensor<?x8xf32>
+// CANON-LABEL: func.func @random(
+// CANON-NEXT:    %u = aten.random "uniform"
+// CANON-NEXT:    %i = aten.random "randint"
+// CANON-NEXT:    %e = aten.random_like "exponential"
+// CANON-NEXT:    %b = aten.random_like "bernoulli"
+func.func @random(%x: tensor<2x?x8xf32>, %n: index) -> tensor<?x8xf32> {
+  %u = aten.random "uniform" [0.0, 1.0] [%n, 8] : tensor<?x8xf32>
+  %i = aten.random "randint" [3.0, 9.0] [4] : tensor<4xi64>
+  %e = aten.random_like "exponential" [2.0] %x : tensor<2x?x8xf32> -> tensor<2x?x8xf32>
+  %b = aten.random_like "bernoulli" [0.3] %x : tensor<2x?x8xf32> -> tensor<2x?x8xbf16>
+  func.return %u : tensor<?x8xf32>
+}

@@ -159,3 +159,43 @@ func.func @sym_size_dim(%x: tensor<2x?xf32>) {
   %0 = aten.sym_size %x dim 2 : tensor<2x?xf32>
   func.return
 }
+
+// -----
+
+// CHECK: 'aten.random' op distribution must be one of ['bernoulli', 'cauchy', 'exponential', 'geometric', 'log_normal', 'normal', 'randint', 'uniform'], got 'gamma'
+func.func @random_unknown() {
+  %0 = aten.random "gamma" [1.0] [4] : tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.random' op uniform takes 2 parameter(s) (low, high), got 1
+func.func @random_parameters() {
+  %0 = aten.random "uniform" [1.0] [4] : tensor<4xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.random_like' op normal values need a float result, got i64
+func.func @random_continuous_int(%x: tensor<4xf32>) {
+  %0 = aten.random_like "normal" [0.0, 1.0] %x : tensor<4xf32> -> tensor<4xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.random' op size 3 at position 0 does not match result dim 4
+func.func @random_size() {
+  %0 = aten.random "randint" [0.0, 5.0] [3] : tensor<4xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.random_like' op result shape [5] does not match operand shape [4]
+func.func @random_like_shape(%x: tensor<4xf32>) {
+  %0 = aten.random_like "uniform" [0.0, 1.0] %x : tensor<4xf32> -> tensor<5xf32>
+  func.return
+}

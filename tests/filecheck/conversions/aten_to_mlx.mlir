@@ -96,3 +96,43 @@ func.func @sort_scalar(%x: tensor<f32>) -> (tensor<f32>, tensor<i64>) {
   %v, %i = aten.sort %x dim -1 : tensor<f32> -> tensor<f32>, tensor<i64>
   func.return %v, %i : tensor<f32>, tensor<i64>
 }
+
+// Samplers: MLX's uniform draw (in float32) through each distribution's inverse CDF,
+// then the result's dtype: exponential -log(1 - u) / lambda; randint floor(low +
+// (high - low) u); bernoulli u < p; cauchy median + sigma tan(pi u - pi / 2).
+// CHECK-LABEL: func.func @samplers(
+// CHECK:         %e = mlx.dim %x axis 1 : tensor<2x?xf32>
+// CHECK-NEXT:    %e_1 = mlx.random_uniform [2, %e] : tensor<2x?xf32>
+// CHECK-NEXT:    %e_2 = mlx.negative %e_1
+// CHECK-NEXT:    %e_3 = mlx.log1p %e_2
+// CHECK-NEXT:    %e_4 = mlx.constant dense<-2.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %e_5 = mlx.divide %e_3, %e_4
+// CHECK-NEXT:    %i = mlx.random_uniform [%n, 3] : tensor<?x3xf32>
+// CHECK-NEXT:    %i_1 = mlx.constant dense<6.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %i_2 = mlx.multiply %i, %i_1
+// CHECK-NEXT:    %i_3 = mlx.constant dense<3.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %i_4 = mlx.add %i_2, %i_3
+// CHECK-NEXT:    %i_5 = mlx.floor %i_4
+// CHECK-NEXT:    %i_6 = mlx.astype %i_5 : tensor<?x3xf32> -> tensor<?x3xi64>
+// CHECK:         %b_1 = mlx.random_uniform [2, %b] : tensor<2x?xf32>
+// CHECK-NEXT:    %b_2 = mlx.constant dense<3.000000e-01> : tensor<f32>
+// CHECK-NEXT:    %b_3 = mlx.less %b_1, %b_2 : tensor<2x?xf32>, tensor<f32> -> tensor<2x?xi1>
+// CHECK-NEXT:    %b_4 = mlx.astype %b_3 : tensor<2x?xi1> -> tensor<2x?xbf16>
+// CHECK-NEXT:    %c = mlx.random_uniform [4] : tensor<4xf32>
+// CHECK-NEXT:    %c_1 = mlx.constant dense<3.14159274> : tensor<f32>
+// CHECK-NEXT:    %c_2 = mlx.multiply %c, %c_1
+// CHECK-NEXT:    %c_3 = mlx.constant dense<-1.57079637> : tensor<f32>
+// CHECK-NEXT:    %c_4 = mlx.add %c_2, %c_3
+// CHECK-NEXT:    %c_5 = mlx.tan %c_4
+// CHECK-NEXT:    %c_6 = mlx.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-NEXT:    %c_7 = mlx.multiply %c_5, %c_6
+// CHECK-NEXT:    %c_8 = mlx.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %c_9 = mlx.add %c_7, %c_8
+// CHECK-NEXT:    func.return %e_5, %i_6, %b_4, %c_9
+func.func @samplers(%x: tensor<2x?xf32>, %n: index) -> (tensor<2x?xf32>, tensor<?x3xi64>, tensor<2x?xbf16>, tensor<4xf32>) {
+  %e = aten.random_like "exponential" [2.0] %x : tensor<2x?xf32> -> tensor<2x?xf32>
+  %i = aten.random "randint" [3.0, 9.0] [%n, 3] : tensor<?x3xi64>
+  %b = aten.random_like "bernoulli" [0.3] %x : tensor<2x?xf32> -> tensor<2x?xbf16>
+  %c = aten.random "cauchy" [1.0, 0.5] [4] : tensor<4xf32>
+  func.return %e, %i, %b, %c : tensor<2x?xf32>, tensor<?x3xi64>, tensor<2x?xbf16>, tensor<4xf32>
+}

@@ -115,3 +115,27 @@ func.func @runtime_integers(%x: tensor<?x?xf32>) -> tensor<f32> {
   %li = mlx.from_index %last : tensor<i32>
   func.return %nf : tensor<f32>
 }
+
+// Random draws are not Pure: canonicalize and cse keep two alike draws apart (their
+// values differ) and keep a draw nothing reads.
+// CHECK-LABEL: func.func @draws(
+// CHECK-SAME: %x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+// CHECK-NEXT: %n = mlx.dim %x axis 0 : tensor<?x16xf32>
+// CHECK-NEXT: %u = mlx.random_uniform [%n, 16] : tensor<?x16xf32>
+// CHECK-NEXT: %v = mlx.random_uniform [%n, 16] : tensor<?x16xf32>
+// CHECK-NEXT: %g = mlx.random_normal [3] : tensor<3xbf16>
+// CHECK-NEXT: %s = mlx.add %u, %v : tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK-NEXT: func.return %s : tensor<?x16xf32>
+// CANON-LABEL: func.func @draws(
+// CANON:         %u = mlx.random_uniform [%n, 16]
+// CANON-NEXT:    %v = mlx.random_uniform [%n, 16]
+// CANON-NEXT:    %g = mlx.random_normal [3]
+// CANON-NEXT:    %s = mlx.add %u, %v
+func.func @draws(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %n = mlx.dim %x axis 0 : tensor<?x16xf32>
+  %u = mlx.random_uniform [%n, 16] : tensor<?x16xf32>
+  %v = mlx.random_uniform [%n, 16] : tensor<?x16xf32>
+  %g = mlx.random_normal [3] : tensor<3xbf16>
+  %s = mlx.add %u, %v : tensor<?x16xf32>, tensor<?x16xf32> -> tensor<?x16xf32>
+  func.return %s : tensor<?x16xf32>
+}

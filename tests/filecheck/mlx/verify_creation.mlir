@@ -145,3 +145,19 @@ func.func @from_index_vector(%n: index) {
   %0 = mlx.from_index %n : tensor<1xi64>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.random_uniform' op result must be a float tensor, got i32
+func.func @random_int() {
+  %0 = mlx.random_uniform [4] : tensor<4xi32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.random_normal' op shape list has 1 entries but the result has rank 2
+func.func @random_rank(%n: index) {
+  %0 = mlx.random_normal [%n] : tensor<?x4xf32>
+  func.return
+}
