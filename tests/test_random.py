@@ -36,6 +36,8 @@ SAMPLERS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "randint": lambda x: torch.randint(3, 9, (x.shape[0], COLS)),
     "randint_like": lambda x: torch.randint_like(x, -2, 5),
     "normal": lambda x: torch.normal(2.0, 3.0, (x.shape[0], COLS), dtype=x.dtype),
+    "normal_tensors": lambda x: torch.normal(x + 2, x + 0.5),
+    "normal_tensor_mean": lambda x: torch.normal(x - 1, 2.0),
     "normal_functional": lambda x: aten.normal_functional(x, -1.0, 0.5),
     "uniform": lambda x: aten.uniform(x, -2.0, 5.0),
     "exponential": lambda x: aten.exponential(x, 2.0),

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from torch.fx import Node
-from xdsl.dialects.builtin import DenseArrayBase, Float64Type, StringAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import DenseArrayBase, Float64Type, StringAttr, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from mlxir.conversions.torch_to_aten.core import (
@@ -134,6 +134,42 @@ def _bernoulli(state: ImportState, node: Node) -> Operation:
     return _random_like("bernoulli", ("p",), (0.5,))(state, node)
 
 
+def _same_shape(a: Attribute, b: Attribute) -> bool:
+    return isinstance(a, TensorType) and isinstance(b, TensorType) and a.get_shape() == b.get_shape()
+
+
+_NORMAL_OF_NUMBERS = _random("normal", ("mean", "std"), (0.0, 1.0))
+
+
+def _normal(state: ImportState, node: Node) -> Operation:
+    """`normal.float_float(mean, std, size)`, and the forms with a tensor mean or std:
+    `mean + std * z` with `z` standard normal shaped like the tensor that has the
+    result's shape (both tensors broadcasting to a third shape is refused)."""
+    args = arguments_of(node)
+    if "size" in args:
+        return _NORMAL_OF_NUMBERS(state, node)
+    if args.get("generator") is not None:
+        raise refuse(node, "with a torch.Generator is not supported: mlxir draws from MLX's generator")
+    result_type = _type_of_node(node)
+    mean, std = args["mean"], args["std"]
+    shaped = next((t for t in (mean, std) if isinstance(t, Node) and _same_shape(_type_of_node(t), result_type)), None)
+    if shaped is None:
+        raise refuse(node, "with mean and std broadcasting to a third shape is not supported")
+    standard = state.insert(
+        aten.RandomLikeOp.build(
+            operands=[state.value(shaped)],
+            result_types=[result_type],
+            properties={
+                "distribution": StringAttr("normal"),
+                "parameters": DenseArrayBase.from_list(Float64Type(), [0.0, 1.0]),
+            },
+        )
+    )
+    mul, add = aten.BINARY_OP_CLASSES["mul"], aten.BINARY_OP_CLASSES["add"]
+    scaled = state.insert(mul.build(operands=[standard.results[0], state.value(std)], result_types=[result_type]))
+    return add.build(operands=[scaled.results[0], state.value(mean)], result_types=[result_type])
+
+
 CREATION_IMPORTERS: dict[str, Handler] = {
     "aten.full": _filled(aten.FullOp, with_fill_value=True),
     "aten.zeros": _filled(aten.ZerosOp, with_fill_value=False),
@@ -165,5 +201,5 @@ CREATION_IMPORTERS: dict[str, Handler] = {
     "aten.cauchy": _random_like("cauchy", ("median", "sigma"), (0.0, 1.0)),
     "aten.geometric": _random_like("geometric", ("p",), (0.5,)),
     "aten.bernoulli": _bernoulli,
-    "aten.normal": _random("normal", ("mean", "std"), (0.0, 1.0)),  # normal.float_float
+    "aten.normal": _normal,
 }
