@@ -68,6 +68,18 @@ def _aten_op_of(packet: str) -> str | None:
         "aten._linalg_slogdet": "aten.linalg_slogdet",
         "aten._linalg_solve_ex": "aten.linalg_solve",
         "aten._linalg_check_errors": None,  # kept by MLX's own kernels, or refused
+        "aten.empty_permuted": "aten.zeros",
+        "aten.empty_strided": "aten.zeros",
+        "aten.new_empty_strided": "aten.zeros",
+        # the samplers (docs/semantics.md §6)
+        **dict.fromkeys(("aten.rand", "aten.randn", "aten.randint", "aten.normal"), "aten.random"),
+        **dict.fromkeys(
+            (
+                "aten.rand_like", "aten.randn_like", "aten.randint_like", "aten.uniform", "aten.normal_functional",
+                "aten.log_normal", "aten.exponential", "aten.cauchy", "aten.geometric", "aten.bernoulli",
+            ),
+            "aten.random_like",
+        ),
     }
     if packet in COPY_FORMS:
         return _aten_op_of(COPY_FORMS[packet])
