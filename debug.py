@@ -2,10 +2,12 @@
 PyTorch on the same inputs.
 
     mlxir.debug.compare(ep, x).first_divergence    # mlxir debug model.pt2 --input x.npy
+    mlxir.debug.compare(ep, x, module=m)           # ... --module m.mlir (an mlx module)
     mlxir.debug.bisect_passes(ep, x).first_divergent  # mlxir debug --bisect ...
 
-`compare` (at the end of this file) takes every graph node's value. `bisect_passes`
-takes the outputs after each pass:
+`compare` (the second half of this file) takes every graph node's value: of the
+program it compiles, or of a given mlx-level module, found there by the location each
+op carries (`locations.py`). `bisect_passes` takes the outputs after each pass:
 
 The program is imported, then the pipeline runs one pass at a time. After each pass
 whose result is mlx-level, the module is serialized, loaded and run on the inputs,
