@@ -47,7 +47,7 @@ LOW_PRECISION = (torch.float16, torch.bfloat16)
 SAMPLES_PER_OP = 2
 
 RANDOM_OPS = frozenset({
-    "bernoulli", "normal", "normal.number_mean", "rand_like", "randn_like", "randint_like",
+    "bernoulli", "normal", "normal.number_mean", "normal.in_place", "rand_like", "randn", "randn_like", "randint_like",
     "randint", "multinomial", "uniform", "cauchy", "exponential", "geometric", "log_normal",
     "nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
     "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout.with_train",
