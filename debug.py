@@ -524,8 +524,8 @@ def _forward(module: Any) -> Any:
 
 
 def _return_also(module: Any, values: Sequence[Any]) -> None:
-    """Makes the forward function return `values` after its outputs: the program then
-    returns `(outputs, tuple of values)`."""
+    """Makes the forward function return `values` after its outputs (before the inputs
+    it writes back): the program then returns `(outputs, tuple of values)`."""
     from xdsl.dialects import func
     from xdsl.dialects.builtin import FunctionType
 
@@ -534,7 +534,10 @@ def _return_also(module: Any, values: Sequence[Any]) -> None:
     forward = _forward(module)
     ret = forward.body.block.last_op
     assert isinstance(ret, func.ReturnOp)
-    outputs = [*ret.operands, *values]
+    num_inputs = len(forward.body.block.args)
+    signature = Signature.from_attr(forward.attributes[SIGNATURE_ATTR], num_inputs, len(ret.operands))
+    leaves = signature.outputs.num_leaves
+    outputs = [*ret.operands[:leaves], *values, *ret.operands[leaves:]]
     new_ret = func.ReturnOp(*outputs)
     new_ret.location = ret.location
     forward.body.block.insert_op_before(new_ret, ret)
@@ -542,11 +545,10 @@ def _return_also(module: Any, values: Sequence[Any]) -> None:
     forward.function_type = FunctionType.from_lists(
         list(forward.function_type.inputs.data), [v.type for v in outputs]
     )
-    num_inputs = len(forward.body.block.args)
-    signature = Signature.from_attr(forward.attributes[SIGNATURE_ATTR], num_inputs, len(ret.operands))
     observations = Tree("tuple", tuple(Tree("leaf") for _ in values))
+    written_back = tuple((output + len(values), position) for output, position in signature.mutated)
     forward.attributes[SIGNATURE_ATTR] = Signature(
-        signature.inputs, Tree("tuple", (signature.outputs, observations)), signature.arg_names
+        signature.inputs, Tree("tuple", (signature.outputs, observations)), signature.arg_names, written_back
     ).to_attr()
 
 

@@ -163,6 +163,10 @@ class Signature:
     """Its leaves are the program's outputs."""
     arg_names: tuple[str, ...] = ()
     """The forward's parameter names, in order (may be empty)."""
+    mutated: tuple[tuple[int, int], ...] = ()
+    """(output, input) pairs: the module wrote the program's output `output` into its
+    input `input` (torch.export's USER_INPUT_MUTATION), so a call writes it back into
+    the caller's tensor. These outputs follow the leaves of `outputs`."""
 
     @property
     def args(self) -> Tree:
@@ -198,8 +202,10 @@ class Signature:
         return [item for name, tree in zip(params, trees) for item in tree.constant_paths(name)]
 
     def output_paths(self) -> list[str]:
-        """One path per program output (`output`, `output[0]`, `output['logits']`)."""
-        return list(self.outputs.leaf_paths("output"))
+        """One path per program output (`output`, `output[0]`, `output['logits']`), and
+        `x (written back)` for each input the module writes."""
+        inputs = self.input_paths()
+        return [*self.outputs.leaf_paths("output"), *(f"{inputs[i]} (written back)" for _, i in self.mutated)]
 
     # -- data, JSON and IR -------------------------------------------------------
 
@@ -207,6 +213,8 @@ class Signature:
         data: dict[str, Any] = {"inputs": self.inputs.to_data(), "outputs": self.outputs.to_data()}
         if self.arg_names:
             data["arg_names"] = list(self.arg_names)
+        if self.mutated:
+            data["mutated"] = [list(pair) for pair in self.mutated]
         return data
 
     def to_json(self) -> str:
@@ -221,7 +229,7 @@ class Signature:
         where = "signature"
         if not isinstance(data, dict) or not {"inputs", "outputs"} <= set(data):
             raise ProgramError(f"{where}: expected inputs and outputs")
-        unknown = sorted(set(data) - {"inputs", "outputs", "arg_names"})
+        unknown = sorted(set(data) - {"inputs", "outputs", "arg_names", "mutated"})
         if unknown:
             raise ProgramError(f"{where}: unknown field {unknown[0]!r}")
         inputs = Tree.from_data(data["inputs"], f"{where}.inputs")
@@ -239,15 +247,16 @@ class Signature:
             isinstance(n, str) and n.isidentifier() and len(n) <= MAX_NAME for n in arg_names
         ) or len(set(arg_names)) != len(arg_names):
             raise ProgramError(f"{where}.arg_names must be distinct identifiers")
-        signature = Signature(inputs, outputs, tuple(arg_names))
+        mutated = _mutated(data.get("mutated", []), outputs.num_leaves, num_outputs, num_inputs)
+        signature = Signature(inputs, outputs, tuple(arg_names), mutated)
         if inputs.num_leaves != num_inputs:
             raise ProgramError(
                 f"{where}: the inputs have {inputs.num_leaves} leaves, the program {num_inputs} inputs"
             )
-        if outputs.num_leaves != num_outputs:
+        if outputs.num_leaves + len(mutated) != num_outputs:
             raise ProgramError(
-                f"{where}: the outputs have {outputs.num_leaves} leaves, the program "
-                f"{num_outputs} outputs"
+                f"{where}: the outputs have {outputs.num_leaves} leaves and {len(mutated)} written-back "
+                f"inputs, the program {num_outputs} outputs"
             )
         params = signature.parameters()
         if len(set(params)) != len(params):
@@ -279,6 +288,29 @@ def flat_signature(num_inputs: int, num_outputs: int) -> Signature:
 
 
 # -- validation helpers ----------------------------------------------------------
+
+
+def _mutated(data: Any, first: int, num_outputs: int, num_inputs: int) -> tuple[tuple[int, int], ...]:
+    """`signature.mutated`: [output, input] pairs, the outputs in order after the
+    output tree's `first` leaves, each input written once."""
+    where = "signature.mutated"
+    if not isinstance(data, list):
+        raise ProgramError(f"{where} must be a list of [output, input] pairs")
+    pairs: list[tuple[int, int]] = []
+    for k, pair in enumerate(data):
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
+        ):
+            raise ProgramError(f"{where}[{k}] must be [output, input], got {_short(pair)}")
+        output, input_ = pair
+        if output != first + k or output >= num_outputs:
+            raise ProgramError(f"{where}[{k}]: output {output} must be {first + k}, the next after the output tree's")
+        if not 0 <= input_ < num_inputs or input_ in [i for _, i in pairs]:
+            raise ProgramError(f"{where}[{k}]: input {input_} is not a distinct input of {num_inputs}")
+        pairs.append((output, input_))
+    return tuple(pairs)
 
 
 def _short(data: Any) -> str:

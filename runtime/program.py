@@ -383,7 +383,11 @@ class Program:
             outputs = self.call_flat(*args)
             return outputs[0] if len(outputs) == 1 else outputs
         leaves = bind_inputs(self.signature, args, kwargs)
-        return build_outputs(self.signature.outputs, self.call_flat(*(v for _, v in leaves)))
+        outputs = self.call_flat(*(v for _, v in leaves))
+        for output, position in self.signature.mutated:
+            path, target = leaves[position]
+            _write_back(target, outputs[output], path)
+        return build_outputs(self.signature.outputs, outputs[: self.signature.outputs.num_leaves])
 
     def call_flat(self, *inputs: Any, evaluate: bool = True) -> tuple[Any, ...]:
         """Runs the program on its flat inputs, in order (`inputs`), and returns its
@@ -787,6 +791,25 @@ def _convert(value: Any, kind: str) -> Any:
     if isinstance(value, mx.array):
         return _CONVERTERS.get(kind, _CONVERTERS["mlx"])(value)
     return value
+
+
+def _write_back(target: Any, value: Any, path: str) -> None:
+    """The module wrote its input `path` (`x.uniform_()`, `x.add_(1)`): the caller's
+    tensor takes the program's new value, as eager PyTorch would have left it."""
+    kind = type(target).__module__.split(".")[0]
+    if isinstance(target, mx.array):
+        target[...] = value if isinstance(value, mx.array) else mx.array(value)
+    elif kind == "torch":
+        target.copy_(value if type(value).__module__.startswith("torch") else to_torch(mx.array(value)))
+    elif kind == "numpy":
+        import numpy as np
+
+        np.copyto(target, value if isinstance(value, np.ndarray) else to_numpy(mx.array(value)))
+    else:
+        raise InputError(
+            f"input {path!r}: the module writes it, so it must be a torch, NumPy or MLX tensor, "
+            f"not {type(target).__name__}"
+        )
 
 
 def load(

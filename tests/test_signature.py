@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -318,6 +319,27 @@ HOSTILE_SIGNATURES = {
         }
     ),
     "huge int": '{"inputs": ' + "9" * 10000 + "}",
+    "written-back output inside the tree": json.dumps(
+        {
+            "inputs": {"kind": "tuple", "children": [{"kind": "tuple", "children": ["*"]}, {"kind": "dict"}]},
+            "outputs": "*",
+            "mutated": [[0, 0]],
+        }
+    ),
+    "written-back output past the program's": json.dumps(
+        {
+            "inputs": {"kind": "tuple", "children": [{"kind": "tuple", "children": ["*"]}, {"kind": "dict"}]},
+            "outputs": "*",
+            "mutated": [[1, 0]],
+        }
+    ),
+    "written-back pairs not a list": json.dumps(
+        {
+            "inputs": {"kind": "tuple", "children": [{"kind": "tuple", "children": ["*"]}, {"kind": "dict"}]},
+            "outputs": "*",
+            "mutated": {"0": 0},
+        }
+    ),
 }
 
 
@@ -342,3 +364,33 @@ def test_a_valid_signature_written_the_same_way_loads(monkeypatch: pytest.Monkey
     program = mlxir.load(_with_signature(monkeypatch, text))
     out = program(x=torch.randn(2, 4))
     assert type(out).__name__ == "Out" and out.y.shape == (2, 3)
+
+
+class WritesItsInput(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        x.mul_(3).add_(y)
+        return x * 2
+
+
+@pytest.mark.parametrize("kind", ["torch", "numpy", "mlx"])
+def test_an_input_the_module_writes_is_written_back(kind: str, tmp_path: Path) -> None:
+    """torch.export's USER_INPUT_MUTATION: the program returns the input's new value
+    after its outputs (`signature.mutated`), and a call writes it into the caller's
+    tensor, as eager PyTorch leaves it; across save and load, for each tensor kind."""
+    import mlx.core as mx
+
+    ep = torch.export.export(WritesItsInput(), (torch.randn(2, 4), torch.randn(2, 4)))
+    path = tmp_path / "writes.mlxfb"
+    path.write_bytes(mlxir.serialize(mlxir.lower(mlxir.import_program(ep))))
+    program = mlxir.load(str(path))
+    assert program.output_names == ["output", "x (written back)"]
+    x, y = torch.randn(2, 4), torch.randn(2, 4)
+    eager_x = x.clone()
+    expected = WritesItsInput()(eager_x, y)
+    given = {"torch": x.clone(), "numpy": x.numpy().copy(), "mlx": mx.array(x.numpy())}[kind]
+    other = {"torch": y, "numpy": y.numpy(), "mlx": mx.array(y.numpy())}[kind]
+    out = program(given, other)
+    np.testing.assert_allclose(np.asarray(out), expected.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(given), eager_x.numpy(), rtol=1e-6)  # the caller's own tensor
+    flat = program.call_flat(x.numpy(), y.numpy())  # flat: the new value after the outputs
+    assert len(flat) == 2 and np.allclose(np.asarray(flat[1]), eager_x.numpy(), rtol=1e-6)

@@ -318,6 +318,7 @@ def import_program(
 
     returned: list[SSAValue] = []
     output_leaves: list[Any] = []
+    written_back: list[tuple[SSAValue, int]] = []  # a user input's new value, its position
     for done, node in enumerate(nodes):
         report("import", done, len(nodes))
         if _unused_result(node):
@@ -359,17 +360,24 @@ def import_program(
                 elif spec.kind is OutputKind.USER_OUTPUT:
                     returned.append(value)
                     output_leaves.append(_INPUT)
+                elif spec.kind is OutputKind.USER_INPUT_MUTATION:
+                    written = [n.name for n in user_inputs].index(str(spec.target))
+                    written_back.append((value, written))
                 else:
                     raise ImportError_(f"output kind {spec.kind.name} is not supported")
 
+    mutated = tuple((len(returned) + k, written) for k, (_, written) in enumerate(written_back))
+    returned.extend(value for value, _ in written_back)
     state.insert(func.ReturnOp(*returned))
     function = func.FuncOp(
         "forward", (arg_types, [v.type for v in returned]), Region(body)
     )
     function.attributes.update(_shape_attributes(ep, user_inputs))
-    signature = signature_of(ep, [constants.get(n.name, _INPUT) for n in user_placeholders], output_leaves)
+    signature = signature_of(ep, [constants.get(n.name, _INPUT) for n in user_placeholders], output_leaves, mutated)
     if signature is not None:
         function.attributes[SIGNATURE_ATTR] = signature.to_attr()
+    elif mutated:
+        raise ImportError_("the program writes its inputs, which needs the exported call signature")
     globals_block.add_op(function)
     if because is not None:
         module.attributes[DECOMPOSED_BY_TORCH_ATTR] = StringAttr(because)
@@ -417,13 +425,17 @@ _INPUT = object()
 
 
 def signature_of(
-    ep: ExportedProgram, user_inputs: Sequence[Any], user_outputs: Sequence[Any]
+    ep: ExportedProgram,
+    user_inputs: Sequence[Any],
+    user_outputs: Sequence[Any],
+    mutated: tuple[tuple[int, int], ...] = (),
 ) -> Signature | None:
     """The call signature of `ep` (its `in_spec` and `out_spec`) for a program whose
     inputs and outputs are the `_INPUT` entries of `user_inputs` and `user_outputs`
     (one per user input or output, in order; the others are constants the export
-    fixed). None when the export has no specs or they do not describe these inputs
-    and outputs (an ExecuTorch partition's program): such a program is called flat."""
+    fixed), then the inputs the module writes (`mutated`). None when the export has no
+    specs or they do not describe these inputs and outputs (an ExecuTorch partition's
+    program): such a program is called flat."""
     in_spec, out_spec = ep.call_spec.in_spec, ep.call_spec.out_spec
     if in_spec is None or out_spec is None:
         return None
@@ -439,10 +451,10 @@ def signature_of(
     names = list(getattr(call, "forward_arg_names", None) or ())
     # Without usable parameter names, positional arguments bind by position only.
     usable = all(n.isidentifier() for n in names) and len(set(names)) == len(names)
-    signature = Signature(inputs, outputs, tuple(names) if usable else ())
+    signature = Signature(inputs, outputs, tuple(names) if usable else (), mutated)
     try:  # the checks the loader makes, so a program that compiles also loads
         return Signature.from_data(
-            signature.to_data(), sum(1 for v in user_inputs if v is _INPUT), num_outputs
+            signature.to_data(), sum(1 for v in user_inputs if v is _INPUT), num_outputs + len(mutated)
         )
     except ProgramError as error:
         raise ImportError_(f"the exported signature cannot be recorded: {error}") from None
