@@ -101,10 +101,26 @@ def _polygamma(n: int, x: torch.Tensor) -> torch.Tensor:
     return _A.digamma.default(x) if n == 0 else _A.polygamma.default(n, x)
 
 
+def _index_reduce(
+    self: torch.Tensor, dim: int, index: torch.Tensor, source: torch.Tensor, reduce: str, include_self: bool = True
+) -> torch.Tensor:
+    # `index[i]` names the slice of `self` that `source`'s slice i reduces into: the
+    # scatter of an index spread along `dim` over `source`'s shape, reduce for reduce
+    # (including self's own value, for `mean` in the count too, exactly when asked).
+    if source.dim() == 0:  # a 0-d self and source: one slice, index [0]
+        where = index.reshape(())
+    else:
+        spread = [1] * source.dim()
+        spread[dim % source.dim()] = -1
+        where = index.reshape(spread).expand(source.shape)
+    return _A.scatter_reduce.two(self, dim, where, source, reduce, include_self=include_self)
+
+
 MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.batch_norm.default: lambda *args: _batch_norm(*args)[0],
     _A.native_batch_norm.default: _batch_norm,
     _A.polygamma.default: _polygamma,
+    _A.index_reduce.default: _index_reduce,
 }
 """mlxir's own decompositions, where torch's differ from what its re-trace gives (the
 `_native_batch_norm_legit*` ops mlxir imports), or torch has none."""
