@@ -116,11 +116,60 @@ def _index_reduce(
     return _A.scatter_reduce.two(self, dim, where, source, reduce, include_self=include_self)
 
 
+def _unfold(self: torch.Tensor, dimension: int, size: int, step: int) -> torch.Tensor:
+    # Window w of `dimension` is elements w*step ... w*step + size - 1: one index_select
+    # of every window's positions, the windows then split off and their elements moved
+    # last, as `Tensor.unfold` lays them out.
+    if self.dim() == 0:
+        return self.reshape(1)
+    axis = dimension % self.dim()
+    count = (self.shape[axis] - size) // step + 1
+    positions = (torch.arange(count) * step).unsqueeze(1) + torch.arange(size).unsqueeze(0)
+    picked = self.index_select(axis, positions.reshape(-1))
+    windows = picked.reshape(*self.shape[:axis], count, size, *self.shape[axis + 1 :])
+    return windows.movedim(axis + 1, -1)
+
+
+def _put(self: torch.Tensor, index: torch.Tensor, source: torch.Tensor, accumulate: bool = False) -> torch.Tensor:
+    # `put` indexes `self` as if flattened (negative indices from the end), as index_put
+    # on the flat tensor does.
+    flat = self.reshape(-1).index_put((index.reshape(-1),), source.reshape(-1), accumulate)
+    return flat.reshape(self.shape)
+
+
+def _masked_scatter(self: torch.Tensor, mask: torch.Tensor, source: torch.Tensor) -> torch.Tensor:
+    # The k-th position where `mask` holds (row-major, mask broadcast to self) takes
+    # source's k-th element: a gather at the running count of the mask, so no shape
+    # depends on the mask's values.
+    mask = mask.expand(self.shape).reshape(-1)
+    taken = (torch.cumsum(mask.to(torch.int64), 0) - 1).clamp(min=0)
+    picked = source.reshape(-1)[taken]
+    return torch.where(mask, picked, self.reshape(-1)).reshape(self.shape)
+
+
+def _addbmm(
+    self: torch.Tensor, batch1: torch.Tensor, batch2: torch.Tensor, *, beta: float = 1, alpha: float = 1
+) -> torch.Tensor:
+    # beta * self + alpha * sum_b batch1[b] @ batch2[b]; beta == 0 ignores self (its
+    # NaNs too), as torch's kernel does. Half-precision products are summed in float32
+    # (one rounding, where rounding each batch's sum cancels badly near zero).
+    wide = torch.float32 if batch1.dtype in (torch.float16, torch.bfloat16) else batch1.dtype
+    products = torch.bmm(batch1.to(wide), batch2.to(wide)).sum(0)
+    scaled = (products if alpha == 1 else products * alpha).to(batch1.dtype)
+    if beta == 0:
+        return scaled.expand(torch.broadcast_shapes(self.shape, scaled.shape)).clone()
+    return (self if beta == 1 else self * beta) + scaled
+
+
 MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.batch_norm.default: lambda *args: _batch_norm(*args)[0],
     _A.native_batch_norm.default: _batch_norm,
     _A.polygamma.default: _polygamma,
     _A.index_reduce.default: _index_reduce,
+    _A.unfold.default: _unfold,
+    _A.put.default: _put,
+    _A.masked_scatter.default: _masked_scatter,
+    _A.addbmm.default: _addbmm,
 }
 """mlxir's own decompositions, where torch's differ from what its re-trace gives (the
 `_native_batch_norm_legit*` ops mlxir imports), or torch has none."""

@@ -1,4 +1,4 @@
-"""Symbolic integers: `sym_size` and the Python/torch integer arithmetic on it become
+"""Symbolic integers: `sym_size`, `sym_numel` and the Python/torch integer arithmetic on it become
 `index` values and `arith` ops; the asserts on them are dropped (the runtime checks
 input shapes against the export's recorded ranges instead, and tensor metadata is
 already fixed by the types in the IR)."""
@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch.fx import Node
 from xdsl.dialects import arith
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from mlxir.conversions.torch_to_aten.core import (
@@ -29,12 +30,26 @@ def _sym_size(state: ImportState, node: Node) -> Operation:
     return aten.SymSizeOp(state.value(args["self"]), args["dim"])
 
 
+def _sym_numel(state: ImportState, node: Node) -> Operation | SSAValue:
+    """The element count: the product of every dim's size (1 for a 0-d tensor)."""
+    value = state.value(arguments_of(node)["self"])
+    rank = len(cast(TensorType[Attribute], value.type).get_shape())
+    if rank == 0:
+        return state.index_value(1)
+    count: SSAValue = state.insert(aten.SymSizeOp(value, 0)).results[0]
+    for axis in range(1, rank):
+        size = state.insert(aten.SymSizeOp(value, axis)).results[0]
+        count = state.insert(arith.MuliOp(count, size)).results[0]
+    return count
+
+
 def _dropped(state: ImportState, node: Node) -> list[SSAValue]:
     return []
 
 
 SYMBOLIC_ATEN_IMPORTERS: dict[str, Handler] = {
     "aten.sym_size": _sym_size,
+    "aten.sym_numel": _sym_numel,
     "aten._assert_scalar": _dropped,
     "aten._assert_tensor_metadata": _dropped,
     "aten.sym_constrain_range_for_size": _dropped,
