@@ -289,3 +289,25 @@ def test_lowering_errors_name_the_source_line() -> None:
         mlxir.compile(ep)
     message = str(failed.value)
     assert f"test_import.py:{line}: aten.max_pool2d: pooling needs static spatial dims" in message
+
+
+def test_as_strided_outside_its_inputs_elements_is_refused() -> None:
+    """as_strided is a gather of its strided positions only where they lie among a
+    contiguous input's own elements: over a transposed view it would read memory the
+    program does not hold, and it is refused with its source line, not computed."""
+    import mlxir
+
+    class Within(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x.as_strided((2, 2), (1, 3), 1)
+
+    class Transposed(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x.t().as_strided((2, 2), (1, 2))
+
+    x = torch.randn(3, 3)
+    program = mlxir.compile(export(Within(), (x,)))
+    assert torch.equal(program(x), x.as_strided((2, 2), (1, 3), 1))
+    with pytest.raises(UnsupportedOpsError, match="aten.as_strided.default") as error:
+        mlxir.compile(export(Transposed(), (x,)))
+    assert __file__ in str(error.value)

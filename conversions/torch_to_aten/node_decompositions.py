@@ -161,6 +161,46 @@ def _addbmm(
     return (self if beta == 1 else self * beta) + scaled
 
 
+def _strided_positions(
+    self: torch.Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None
+) -> torch.Tensor:
+    """The flat positions in `self` that `as_strided(self, size, stride, storage_offset)`
+    reads, where every one lies among `self`'s own elements (`self` contiguous, the
+    positions within its static element count). Anything else reads storage the
+    program does not hold: refused."""
+    base = 0 if storage_offset is None else storage_offset - self.storage_offset()
+    last = base + sum((extent - 1) * step for extent, step in zip(size, stride))
+    numel = self.numel()
+    if not self.is_contiguous() or not isinstance(numel, int) or base < 0 or (0 not in size and last >= numel):
+        raise NodeDecompositionFailed(
+            "as_strided reads memory outside its contiguous input's own elements, which the program does not hold"
+        )
+    positions: torch.Tensor = torch.zeros(list(size), dtype=torch.int64).add(base)
+    for axis, (extent, step) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[axis] = extent
+        positions = positions + (torch.arange(extent) * step).reshape(shape)
+    return positions
+
+
+def _as_strided(
+    self: torch.Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> torch.Tensor:
+    return self.reshape(-1)[_strided_positions(self, size, stride, storage_offset)]
+
+
+def _as_strided_scatter(
+    self: torch.Tensor,
+    src: torch.Tensor,
+    size: Sequence[int],
+    stride: Sequence[int],
+    storage_offset: int | None = None,
+) -> torch.Tensor:
+    positions = _strided_positions(self, size, stride, storage_offset)
+    flat = self.reshape(-1).index_put((positions.reshape(-1),), src.reshape(-1))
+    return flat.reshape(self.shape)
+
+
 MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.batch_norm.default: lambda *args: _batch_norm(*args)[0],
     _A.native_batch_norm.default: _batch_norm,
@@ -170,6 +210,9 @@ MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.put.default: _put,
     _A.masked_scatter.default: _masked_scatter,
     _A.addbmm.default: _addbmm,
+    _A.as_strided.default: _as_strided,
+    _A.as_strided_copy.default: _as_strided,
+    _A.as_strided_scatter.default: _as_strided_scatter,
 }
 """mlxir's own decompositions, where torch's differ from what its re-trace gives (the
 `_native_batch_norm_legit*` ops mlxir imports), or torch has none."""
