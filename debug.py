@@ -144,7 +144,7 @@ def bisect_passes(
 
     with _inputs_checked():
         with torch.no_grad():
-            expected = _flat(ep.module()(*args, **kwargs))
+            expected = _flat(ep.module()(*_copied(args), **_copied(kwargs)))
     module = import_program(ep)
     ctx = make_context()
     available = registered_passes()
@@ -161,7 +161,7 @@ def bisect_passes(
         if not _is_mlx_level(module):
             report.passes.append(PassOutcome(name, None, None, diff))
             continue
-        got = Program(serialize(module, verify=False), verify=False, compile=False)(*args, **kwargs)
+        got = Program(serialize(module, verify=False), verify=False, compile=False)(*_copied(args), **_copied(kwargs))
         error, within = _compare(expected, _flat(got), Tolerance(atol, rtol))
         report.passes.append(PassOutcome(name, error, within, diff))
     return report
@@ -369,14 +369,14 @@ def compare(
     from mlxir.runtime.program import Program
     from mlxir.runtime.signature import bind_inputs
 
-    eager = _eager_values(ep, args, kwargs)
+    eager = _eager_values(ep, _copied(args), _copied(kwargs))
     if module is None:
         lowered, names, computed_by = _observed_by_value(ep, eager, pipeline)
     else:
         lowered, names, computed_by = _observed_by_location(_mlx_module(module), ep, eager, pipeline)
     program = Program(serialize(lowered), verify=False, compile=False)
     with torch.no_grad():
-        _, values = program(*args, **kwargs)
+        _, values = program(*_copied(args), **_copied(kwargs))
     nodes = {n.name: n for n in ep.graph.nodes}
     compared = set(names)
     report = DivergenceReport(eager=eager, graph=ep.graph)
@@ -419,10 +419,7 @@ def _observed_by_value(ep: Any, eager: dict[str, Any], pipeline: str | None) -> 
     ]
     _return_also(module, [observed[n] for n in names])
     lower(module, pipeline, verify=False)
-    returned = _forward(module).body.block.last_op
-    assert returned is not None
-    extra = list(returned.operands)[len(returned.operands) - len(names):]
-    return module, names, [_computed_by(value) for value in extra]
+    return module, names, [_computed_by(value) for value in _observations(module)]
 
 
 def _observed_by_location(
@@ -552,10 +549,31 @@ def _return_also(module: Any, values: Sequence[Any]) -> None:
     ).to_attr()
 
 
+def _observations(module: Any) -> list[Any]:
+    """The values `_return_also` made outputs, in order: after the outputs' leaves,
+    before the inputs written back."""
+    from mlxir.codegen.signature import SIGNATURE_ATTR, Signature
+
+    forward = _forward(module)
+    returned = list(forward.body.block.last_op.operands)
+    signature = Signature.from_attr(forward.attributes[SIGNATURE_ATTR], len(forward.body.block.args), len(returned))
+    outputs, observed = signature.outputs.children
+    return returned[outputs.num_leaves : outputs.num_leaves + observed.num_leaves]
+
+
 def _computed_by(value: Any) -> str:
     from xdsl.ir import OpResult
 
     return value.op.name if isinstance(value, OpResult) else ""
+
+
+def _copied(value: Any) -> Any:
+    """`value` with each tensor copied: a module that writes its input (`x.mul_(2)`)
+    must not change the user's tensors, nor the input of the next run."""
+    import torch
+    from torch.utils._pytree import tree_map
+
+    return tree_map(lambda leaf: leaf.clone() if isinstance(leaf, torch.Tensor) else leaf, value)
 
 
 def _eager_values(ep: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -689,9 +707,7 @@ def _write_module_repro(report: DivergenceReport, directory: str) -> list[str]:
     if found is None:
         raise ValueError("no divergence to reproduce")
     forward = _forward(report.module)
-    ret = forward.body.block.last_op
-    assert isinstance(ret, func.ReturnOp)
-    value = ret.operands[len(ret.operands) - len(report.nodes) + report.nodes.index(found)]
+    value = _observations(report.module)[report.nodes.index(found)]
     node_ops = {
         op for op in forward.body.block.ops
         if any(found.node in nodes_of(loc) for loc in result_locations(op))

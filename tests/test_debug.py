@@ -361,3 +361,28 @@ def test_every_llm_familys_fused_module_keeps_its_provenance(family: str) -> Non
     report = compare(ep, torch.randint(0, 256, (1, 9)), module=module)  # not the export-time length
     assert report.first_divergence is None, report.table(every_node=True)
     assert len(report.nodes) >= 40 and {"mlx.rms_norm", "mlx.layer_norm"} & {c.mlx_op for c in report.nodes}
+
+
+def test_a_module_that_writes_its_input_is_compared_node_by_node() -> None:
+    """The input's new value is an output after the observations: both modes find
+    the node values, not the written-back one, nothing diverges, and the user's
+    tensor is not written by the comparison. (`mul_` itself is not compared: torch's
+    whole-program re-trace, which functionalizes it, names its node `mul`.)"""
+    import mlxir
+
+    class Writes(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            x.mul_(2)
+            return torch.relu(x) + 1
+
+    ep = export(Writes(), (torch.randn(4, 3),))
+    x = torch.randn(4, 3)
+    before = x.clone()
+    report = compare(ep, x)
+    assert [c.node for c in report.nodes] == ["relu", "add"], report.table(every_node=True)
+    assert report.first_divergence is None and torch.equal(x, before)
+    module = mlxir.import_program(ep)
+    mlxir.lower(module)
+    by_location = compare(ep, x, module=module)
+    assert [c.node for c in by_location.nodes] == ["relu", "add"]
+    assert by_location.first_divergence is None and torch.equal(x, before)
