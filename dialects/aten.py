@@ -13,6 +13,7 @@ The elementwise families are declared once, one row per op in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -2306,22 +2307,27 @@ class FullLikeOp(LikeOp):
             raise VerifyException("a tensor fill value must be 0-d")
 
 
-RANDOM_DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
-    "uniform": ("low", "high"),
-    "normal": ("mean", "std"),
-    "log_normal": ("mean", "std"),
-    "exponential": ("lambd",),
-    "cauchy": ("median", "sigma"),
-    "geometric": ("p",),
-    "bernoulli": ("p",),
-    "randint": ("low", "high"),
-}
-"""Each distribution `aten.random` draws from → its parameters, in order: torch's
-`rand*`, `randn*`, `randint*`, `normal`, `uniform`, `exponential`, `cauchy`,
-`geometric`, `log_normal` and `bernoulli` (docs/semantics.md)."""
+@dataclass(frozen=True)
+class Distribution:
+    parameters: tuple[str, ...]
+    """Its parameters' names, in order."""
+    continuous: bool
+    """Its values need a float result."""
 
-CONTINUOUS_DISTRIBUTIONS = frozenset({"uniform", "normal", "log_normal", "exponential", "cauchy"})
-"""The distributions whose values need a float result."""
+
+RANDOM_DISTRIBUTIONS: dict[str, Distribution] = {
+    "uniform": Distribution(("low", "high"), continuous=True),
+    "normal": Distribution(("mean", "std"), continuous=True),
+    "log_normal": Distribution(("mean", "std"), continuous=True),
+    "exponential": Distribution(("lambd",), continuous=True),
+    "cauchy": Distribution(("median", "sigma"), continuous=True),
+    "geometric": Distribution(("p",), continuous=False),
+    "bernoulli": Distribution(("p",), continuous=False),
+    "randint": Distribution(("low", "high"), continuous=False),
+}
+"""Each distribution `aten.random` draws from: torch's `rand*`, `randn*`, `randint*`,
+`normal`, `uniform`, `exponential`, `cauchy`, `geometric`, `log_normal` and
+`bernoulli` (docs/semantics.md)."""
 
 
 class RandomDraw(MlxirOp):
@@ -2333,17 +2339,17 @@ class RandomDraw(MlxirOp):
     result = result_def(TensorType)
 
     def verify_draw(self) -> None:
-        names = RANDOM_DISTRIBUTIONS.get(self.distribution.data)
-        if names is None:
+        distribution = RANDOM_DISTRIBUTIONS.get(self.distribution.data)
+        if distribution is None:
             raise VerifyException(
                 f"distribution must be one of {sorted(RANDOM_DISTRIBUTIONS)}, got '{self.distribution.data}'"
             )
-        count = len(self.parameters.get_values())
+        count, names = len(self.parameters.get_values()), distribution.parameters
         if count != len(names):
             raise VerifyException(
                 f"{self.distribution.data} takes {len(names)} parameter(s) ({', '.join(names)}), got {count}"
             )
-        if self.distribution.data in CONTINUOUS_DISTRIBUTIONS and not is_float(dtype_of(self.result)):
+        if distribution.continuous and not is_float(dtype_of(self.result)):
             raise VerifyException(f"{self.distribution.data} values need a float result, got {dtype_of(self.result)}")
 
 

@@ -1835,50 +1835,43 @@ class LinalgSlogdetOp(MlxirOp):
         verify_per_matrix(self.input, self.logabsdet, "logabsdet")
 
 
+class SolveOp(MlxirOp):
+    """X with `a X = b`, for `a` `[..., n, n]` and `b` `[..., n, k]` with the same batch
+    dims (MLX's solves broadcast neither, nor take vectors)."""
+
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        batch, b_shape = verify_square_matrices(self.a, "a"), shape_of(self.b)
+        n = shape_of(self.a)[-1]
+        if len(b_shape) != len(batch) + 2 or not all(dims_compatible(x, y) for x, y in zip((*batch, n), b_shape)):
+            raise VerifyException(
+                f"b {format_dims(b_shape)} must be [..., n, k] with a's batch dims and n, "
+                f"a is {format_dims(shape_of(self.a))}"
+            )
+        verify_same_shape(self.b, self.result)
+        verify_same_dtype([self.a, self.b, self.result])
+
+
 @irdl_op_definition
-class LinalgSolveOp(MlxirOp):
-    """`mx.linalg.solve(a, b)`: X with `a X = b`, for `a` `[..., n, n]` and `b`
-    `[..., n, k]` with the same batch dims (MLX broadcasts neither, nor takes vectors)."""
+class LinalgSolveOp(SolveOp):
+    """`mx.linalg.solve(a, b)`."""
 
     name = "mlx.linalg_solve"
-    a = operand_def(TensorType)
-    b = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$a `,` $b attr-dict `:` type($a) `,` type($b) `->` type($result)"
-
-    def verify_(self) -> None:
-        _verify_solve_operands(self.a, self.b, self.result)
-
-
-def _verify_solve_operands(a: SSAValue, b: SSAValue, result: SSAValue) -> None:
-    """`a` `[..., n, n]`, `b` and `result` `[..., n, k]` with `a`'s batch dims."""
-    batch, b_shape = verify_square_matrices(a, "a"), shape_of(b)
-    n = shape_of(a)[-1]
-    if len(b_shape) != len(batch) + 2 or not all(dims_compatible(x, y) for x, y in zip((*batch, n), b_shape)):
-        raise VerifyException(
-            f"b {format_dims(b_shape)} must be [..., n, k] with a's batch dims and n, "
-            f"a is {format_dims(shape_of(a))}"
-        )
-    verify_same_shape(b, result)
-    verify_same_dtype([a, b, result])
 
 
 @irdl_op_definition
-class LinalgSolveTriangularOp(MlxirOp):
-    """`mx.linalg.solve_triangular(a, b, upper)`: X with `a X = b`, reading only `a`'s
-    lower (or, with `upper`, upper) triangle; `b` as for `mlx.linalg_solve`."""
+class LinalgSolveTriangularOp(SolveOp):
+    """`mx.linalg.solve_triangular(a, b, upper)`: reading only `a`'s lower (or, with
+    `upper`, upper) triangle."""
 
     name = "mlx.linalg_solve_triangular"
-    a = operand_def(TensorType)
-    b = operand_def(TensorType)
     upper = opt_prop_def(UnitAttr)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$a `,` $b (`upper` $upper^)? attr-dict `:` type($a) `,` type($b) `->` type($result)"
-
-    def verify_(self) -> None:
-        _verify_solve_operands(self.a, self.b, self.result)
 
 
 @irdl_op_definition

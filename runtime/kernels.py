@@ -986,10 +986,14 @@ def _drawn(fn: Callable[..., mx.array]) -> KernelFactory:
     return factory
 
 
-KERNELS.update({"mlx.random_uniform": _drawn(mx.random.uniform), "mlx.random_normal": _drawn(mx.random.normal)})
-RANDOM_OPS = frozenset({"mlx.random_uniform", "mlx.random_normal"})
+DRAWS: dict[str, Callable[..., mx.array]] = {
+    "mlx.random_uniform": mx.random.uniform,
+    "mlx.random_normal": mx.random.normal,
+}
 """The ops that draw from MLX's generator: a program holding one runs interpreted, as
 `mx.compile` would freeze the values drawn while tracing."""
+KERNELS.update({name: _drawn(draw) for name, draw in DRAWS.items()})
+RANDOM_OPS = frozenset(DRAWS)
 
 
 @_kernel("mlx.arange")

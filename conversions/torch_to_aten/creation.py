@@ -69,11 +69,15 @@ def _arange(state: ImportState, node: Node) -> Operation:
     )
 
 
-def _parameters(node: Node, args: Any, names: Sequence[str], defaults: Sequence[float]) -> DenseArrayBase:
-    """A sampler's parameters, which must be numbers the export fixed; a generator
-    argument is refused (mlxir draws from MLX's generator)."""
+def _refuse_generator(node: Node, args: Any) -> None:
+    """mlxir draws from MLX's generator: a torch.Generator argument is refused."""
     if args.get("generator") is not None:
         raise refuse(node, "with a torch.Generator is not supported: mlxir draws from MLX's generator")
+
+
+def _parameters(node: Node, args: Any, names: Sequence[str], defaults: Sequence[float]) -> DenseArrayBase:
+    """A sampler's parameters, which must be numbers the export fixed."""
+    _refuse_generator(node, args)
     values = []
     for name, default in zip(names, defaults):
         value = args.get(name, default)
@@ -148,8 +152,7 @@ def _normal(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     if "size" in args:
         return _NORMAL_OF_NUMBERS(state, node)
-    if args.get("generator") is not None:
-        raise refuse(node, "with a torch.Generator is not supported: mlxir draws from MLX's generator")
+    _refuse_generator(node, args)
     result_type = _type_of_node(node)
     mean, std = args["mean"], args["std"]
     shaped = next((t for t in (mean, std) if isinstance(t, Node) and _same_shape(_type_of_node(t), result_type)), None)
