@@ -12,7 +12,8 @@ The pieces, each usable alone:
   default pipeline `lower-to-mlx` (or any `mlx-opt -p` pipeline string);
 - `mlxir.compile(ep, pipeline=None, quantize=None) -> Program`: import, lower,
   quantize the matmul weights if asked (`quantize=mlxir.Quantize(bits=4)`), serialize
-  and load (`mlxir.compiled_bytes`: the same, without the load).
+  and load (`mlxir.compiled_parts`: the same, without the load, as the pieces a file
+  is written from; `mlxir.compiled_bytes` joins them).
 
 Attributes are imported lazily so `import mlxir` does not import torch or MLX. On
 Linux it loads the system OpenBLAS (or MKL, or `MLXIR_BLAS=<path>`) for MLX's CPU
@@ -31,7 +32,7 @@ select_blas()
 if TYPE_CHECKING:
     from torch.export import ExportedProgram
 
-    from mlxir.codegen import deserialize, serialize
+    from mlxir.codegen import ProgramParts, deserialize, serialize, serialize_parts
     from mlxir.codegen.errors import ProgramError
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
@@ -47,11 +48,13 @@ __all__ = [
     "Quantize",
     "compile",
     "compiled_bytes",
+    "compiled_parts",
     "deserialize",
     "import_program",
     "load",
     "lower",
     "serialize",
+    "serialize_parts",
     "weights_of",
 ]
 
@@ -73,8 +76,8 @@ def compile(
     mlxir has no importer for, instead of those nodes alone (`import_program`)."""
     from mlxir.runtime.program import Program
 
-    data, _ = compiled_bytes(ep, pipeline, quantize=quantize, decompose=decompose)
-    return Program(data, verify=False, compile=compile)  # serialize verified it
+    parts, _ = compiled_parts(ep, pipeline, quantize=quantize, decompose=decompose)
+    return Program(parts, verify=False, compile=compile)  # serialize verified it
 
 
 def compiled_bytes(
@@ -83,15 +86,28 @@ def compiled_bytes(
     *,
     quantize: Quantize | None = None,
     decompose: Decomposition = "nodes",
-    seconds: dict[str, float] | None = None,
 ) -> tuple[bytes, str | None]:
     """The `.mlxfb` bytes `compile` loads, and what the quantizer did (one line, None
-    without `quantize`). The IR is verified once, by `serialize`, and the module's
-    weights are dropped once written. `seconds`, when given, gets the seconds of
-    `import`, `lower` (quantizing included) and `serialize`."""
+    without `quantize`): `compiled_parts`, joined."""
+    parts, quantized = compiled_parts(ep, pipeline, quantize=quantize, decompose=decompose)
+    return bytes(parts), quantized
+
+
+def compiled_parts(
+    ep: ExportedProgram,
+    pipeline: str | None = None,
+    *,
+    quantize: Quantize | None = None,
+    decompose: Decomposition = "nodes",
+    seconds: dict[str, float] | None = None,
+) -> tuple[ProgramParts, str | None]:
+    """The `.mlxfb` program `compile` loads, in the serializer's pieces
+    (`serialize_parts`), and what the quantizer did (one line, None without
+    `quantize`). The IR is verified once, by the serializer. `seconds`, when given,
+    gets the seconds of `import`, `lower` (quantizing included) and `serialize`."""
     import time
 
-    from mlxir.codegen import serialize
+    from mlxir.codegen import serialize_parts
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.progress import progress_shown
@@ -105,13 +121,15 @@ def compiled_bytes(
         lower(module, pipeline, verify=False)  # serialize verifies
         quantized = quantize_weights(module, quantize) if quantize is not None else None
         times.append(time.perf_counter())
-        data = serialize(module)
+        parts = serialize_parts(module)
+        # The module is freed by the cyclic collector, later: its weights, which the
+        # parts still view, are let go at once.
         release_weights(module)
         times.append(time.perf_counter())
     if seconds is not None:
         for stage, start, end in zip(("import", "lower", "serialize"), times, times[1:]):
             seconds[stage] = end - start
-    return data, quantized
+    return parts, quantized
 
 
 _LAZY = {
@@ -122,6 +140,7 @@ _LAZY = {
     "InputError": "mlxir.runtime.program",
     "ProgramError": "mlxir.codegen.errors",
     "serialize": "mlxir.codegen",
+    "serialize_parts": "mlxir.codegen",
     "deserialize": "mlxir.codegen",
     "weights_of": "mlxir.weights",
     "Quantize": "mlxir.transforms.quantize",

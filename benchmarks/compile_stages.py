@@ -59,7 +59,7 @@ def main() -> None:
     import transformers
 
     import mlxir
-    from mlxir.codegen import serialize
+    from mlxir.codegen import serialize_parts
     from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
     from mlxir.tools.llm import export_llm
 
@@ -88,7 +88,7 @@ def main() -> None:
     lower_s = statistics.median(lower_times)
     assert lowered is not None
     mlx_ops = sum(1 for _ in lowered.walk())
-    serialize_s, data = timed(lambda: serialize(lowered), args.runs)
+    serialize_s, data = timed(lambda: serialize_parts(lowered), args.runs)
     load_s, program = timed(lambda: mlxir.Program(data, verify=False), args.runs)
 
     rows = [
@@ -97,7 +97,7 @@ def main() -> None:
         ("lower (lower-to-mlx)", lower_s, aten_ops),
         ("serialize (verify, payloads)", serialize_s, mlx_ops),
         ("compile = import+lower+serialize", import_s + lower_s + serialize_s, nodes),
-        ("load (mlxir.Program, bytes)", load_s, len(program.info.instructions)),
+        ("load (mlxir.Program of the parts)", load_s, len(program.info.instructions)),
     ]
     if not args.no_torch_decompose:
         torch_s, _ = timed(lambda: mlxir.import_program(ep, decompose="program"), args.runs)

@@ -108,6 +108,8 @@ PIPELINES: dict[str, str | None] = {
         "unrepeat-kv,fold-weight-transposes,cse,dce"
     ),
     "default": None,  # mlxir's default pipeline (lower-to-mlx)
+    # The default with linear weights stored transposed, [K, N], as before this release.
+    "folded": "lower-to-mlx,fold-weight-transposes",
 }
 # The step programs whose instructions per layer are counted: compile_llm's default and
 # the one this benchmark runs.

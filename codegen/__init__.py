@@ -8,6 +8,7 @@ if TYPE_CHECKING:
     from mlxir.codegen.deserializer import deserialize
     from mlxir.codegen.errors import ProgramError
     from mlxir.codegen.ops import SCHEMA_VERSION
+    from mlxir.codegen.parts import ProgramParts
     from mlxir.codegen.program import (
         GlobalInfo,
         Instruction,
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
         SlotInfo,
         read_program,
     )
-    from mlxir.codegen.serializer import serialize
+    from mlxir.codegen.serializer import serialize, serialize_parts
 
 # Imported on first use: the runtime reads programs (`read_program`) without the
 # serializer's and deserializer's xDSL.
@@ -29,6 +30,8 @@ _HOMES = {
     "SlotInfo": "program",
     "read_program": "program",
     "serialize": "serializer",
+    "serialize_parts": "serializer",
+    "ProgramParts": "parts",
 }
 
 
@@ -46,8 +49,10 @@ __all__ = [
     "Instruction",
     "ProgramError",
     "ProgramInfo",
+    "ProgramParts",
     "SlotInfo",
     "deserialize",
     "read_program",
     "serialize",
+    "serialize_parts",
 ]

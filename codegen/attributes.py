@@ -86,14 +86,19 @@ class Writer:
     def __init__(self, builder: Builder):
         self.builder = builder
         self.segment: list[bytes | memoryview] = []
-        """The payload segment, in chunks (joined once, into the file)."""
+        """The payload segment, in chunks (`codegen/parts.py`)."""
         self.segment_size = 0
+        self.global_chunks: set[int] = set()
+        """The chunks that are globals' payloads."""
 
     def string(self, text: str) -> int:
         return self.builder.CreateSharedString(text)
 
-    def payload(self, data: bytes | memoryview) -> int:
-        """Appends `data` to the segment at the next aligned offset; returns the offset."""
+    def payload(self, data: bytes | memoryview, of_global: bool = False) -> int:
+        """Appends `data` (`of_global`: a global's payload) to the segment at the next
+        aligned offset; returns the offset."""
+        if of_global:
+            self.global_chunks.add(len(self.segment))
         offset = self.segment_size
         padding = -len(data) % PAYLOAD_ALIGNMENT
         self.segment += (data, bytes(padding)) if padding else (data,)

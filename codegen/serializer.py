@@ -49,6 +49,7 @@ from mlxir.codegen.ops import (
     WEIGHT_OP,
     is_program_op,
 )
+from mlxir.codegen.parts import ProgramParts
 from mlxir.codegen.signature import SIGNATURE_ATTR, Signature
 from mlxir.codegen.verification import program_key, record_verified
 from mlxir.dialects.mlx import GlobalOp
@@ -75,11 +76,20 @@ _GLOBAL_KINDS = {
 assert set(_GLOBAL_KINDS) == set(GLOBAL_KINDS)
 
 
-@without_gc
 def serialize(
     module: ModuleOp, payloads: Mapping[str, Payload] | None = None, *, verify: bool = True
 ) -> bytes:
-    """The `.mlxfb` program of `module`: its `mlx.global`s and its one function.
+    """The `.mlxfb` program of `module` as one `bytes` (see `serialize_parts`)."""
+    return bytes(serialize_parts(module, payloads, verify=verify))
+
+
+@without_gc
+def serialize_parts(
+    module: ModuleOp, payloads: Mapping[str, Payload] | None = None, *, verify: bool = True
+) -> ProgramParts:
+    """The `.mlxfb` program of `module`: its `mlx.global`s and its one function, in the
+    pieces the serializer laid out (`codegen/parts.py`), so that a large program is
+    written to a file or loaded without first being joined into one `bytes`.
 
     A global's payload is its `dense<...>` value in the IR; `payloads` gives those of
     globals that hold none (name → torch tensor or numpy array; both at once is an
@@ -134,7 +144,7 @@ class _Serializer:
 
     # -- IR walk ---------------------------------------------------------------
 
-    def run(self) -> bytes:
+    def run(self) -> ProgramParts:
         func, w, b = self.func, self.writer, self.b
         global_slots: list[SlotSpec] = []
         global_index: dict[str, int] = {}
@@ -254,7 +264,7 @@ class _Serializer:
         padding = bytes(-len(flatbuffer) % PAYLOAD_ALIGNMENT)
         self.segment_start = len(flatbuffer) + len(padding)
         self.payload_ranges = [(offset, length) for _, _, _, offset, length in global_records]
-        return b"".join([flatbuffer, padding, *w.segment])
+        return ProgramParts(bytes(flatbuffer) + padding, tuple(w.segment), frozenset(w.global_chunks))
 
     # -- pieces ------------------------------------------------------------------
 
@@ -339,7 +349,7 @@ class _Serializer:
                 f"global @{name} has no payload: give it a dense<...> value in the IR "
                 "or pass its payload to serialize"
             )
-        offset = self.writer.payload(data)
+        offset = self.writer.payload(data, of_global=True)
         return name, g.kind.data, slot, offset, len(data)
 
     def _symbol_ranges(self) -> list[int]:

@@ -37,6 +37,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mlxir.codegen.parts import ProgramParts
 from mlxir.codegen.program import ProgramInfo
 
 VERIFIER_SOURCES = (
@@ -106,7 +107,7 @@ def _xdsl_release() -> str:
     return ",".join(releases) or str(Path(spec.origin).stat().st_mtime_ns)
 
 
-def program_key(data: memoryview | bytes, segment_start: int, payloads: Iterable[tuple[int, int]]) -> str:
+def program_key(data: memoryview | bytes | ProgramParts, segment_start: int, payloads: Iterable[tuple[int, int]]) -> str:
     """The key of a program: `data` its bytes, `segment_start` where its payload
     segment starts, `payloads` each global's (offset from the segment, length)."""
     digest = _sha256(verifier_fingerprint())

@@ -117,7 +117,7 @@ def export_mlxfn(
     integers: dict[int, int] = {}
 
     def run(*flat: mx.array) -> tuple[mx.array, ...]:
-        outputs, given, pending = program._run_traceable(flat, integers)
+        outputs, given, pending = program._run_traceable(flat, integers, views=True)
         # Every state value comes back, stored or not, so the convention does not
         # depend on which values a program happens to write.
         return (*outputs, *(pending.get(name, value) for name, value in given.items()))

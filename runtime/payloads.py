@@ -30,6 +30,7 @@ import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import cache
 
 import mlx.core as mx
@@ -172,10 +173,14 @@ def _wait_for_mlx_to_release_streams() -> None:
         time.sleep(0.001)  # releases the GIL to MLX's threads
 
 
-def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) -> dict[int, mx.array]:
+def bind_payloads(
+    info: ProgramInfo, buffer: memoryview, fd: int | None = None, read_segment: ReadAt | None = None
+) -> dict[int, mx.array]:
     """Every global's payload as an `mx.array`, by slot. `buffer` holds the program's
     bytes; with `fd` (the program's open file), the payloads are read from the file
-    instead, and the buffer's payload pages are never touched."""
+    instead, and the buffer's payload pages are never touched; with `read_segment`
+    (a program's parts, `codegen/parts.py`), they are read through it, and the
+    buffer may lack them."""
     start = info.segment_start
     segment_size = len(buffer) - start
     total = sum(g.length for g in info.globals)
@@ -187,7 +192,9 @@ def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) 
     arrays: dict[int, mx.array] = {}
     if through_mlx:
         read_at = (
-            _parallel_pread(fd, start, segment_size)
+            read_segment
+            if read_segment is not None
+            else _parallel_pread(fd, start, segment_size)
             if fd is not None and hasattr(os, "preadv")  # not on every platform
             else _copy_from(buffer, start, segment_size)
         )
@@ -201,6 +208,11 @@ def bind_payloads(info: ProgramInfo, buffer: memoryview, fd: int | None = None) 
         assert isinstance(loaded, dict)
         arrays = {int(name): array for name, array in loaded.items()}
     for slot in sorted(set(info.payloads) - set(through_mlx)):
-        arrays[slot] = info.payloads[slot].mx()
+        payload = info.payloads[slot]
+        if read_segment is not None:
+            data = bytearray(payload.length)
+            read_segment(memoryview(data), payload.offset)
+            payload = replace(payload, segment=memoryview(data), offset=0)
+        arrays[slot] = payload.mx()
     mx.eval(list(arrays.values()))
     return arrays

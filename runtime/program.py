@@ -12,7 +12,12 @@ IR (every op's verifier, unless `verify=False`; once per machine: a program whos
 this machine recorded as verified is not rebuilt, `codegen/verification.py`), reads
 the weights into MLX through `mx.load` (`runtime/payloads.py`), and resolves the
 instruction list once: every instruction becomes a prepared kernel closure with its
-operand and result slots, so a call does no per-op lookup. A call:
+operand and result slots, so a call does no per-op lookup. An instruction that only
+makes a view of constants (a `linear` weight's `w.T`, `CONSTANT_VIEW_OPS`) runs then,
+once, and its result is kept as a constant. A program compiled in memory
+(`mlxir.compile`) is loaded from the serializer's pieces (`codegen/parts.py`): its
+weights go from the arrays they were compiled from straight into MLX, and
+`to_bytes`/`save` write them back from MLX. A call:
 
 1. checks the inputs (count, kind, dtype, rank, static dims, the dynamic dims'
    recorded ranges and the relations between them) and names the input at fault;
@@ -66,13 +71,14 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeAlias
 
 import mlx.core as mx
 
 from mlxir.codegen.errors import ProgramError
+from mlxir.codegen.parts import ProgramParts
 from mlxir.codegen.program import ProgramInfo, read_program
 from mlxir.codegen.verification import is_verified, key_of, record_verified
 from mlxir.runtime.dtypes import (
@@ -119,6 +125,10 @@ class _Expected:
     def static_dims(self) -> tuple[tuple[int, int], ...]:
         """(axis, dim) of each static dim."""
         return tuple((axis, d) for axis, d in enumerate(self.shape) if d is not None)
+
+
+CONSTANT_VIEW_OPS = frozenset({"mlx.transpose"})
+"""Ops MLX computes as a view of their input: on constants, run once at load."""
 
 
 @dataclass(frozen=True)
@@ -197,7 +207,7 @@ class Program:
 
     def __init__(
         self,
-        data: bytes | bytearray | memoryview | mmap.mmap,
+        data: bytes | bytearray | memoryview | mmap.mmap | ProgramParts,
         *,
         verify: bool = True,
         compile: CompileMode = "auto",
@@ -213,14 +223,25 @@ class Program:
         (`mlxir.compile` does). `compile`:
         when to run natively (see the module docstring); `True` on a program that
         cannot is a `ValueError` naming the reason. (`_file`, from `load`: the open
-        file `data` maps, which the weights are read from.)"""
-        try:
-            view = memoryview(data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
-        except TypeError:
-            raise ProgramError(f"expected the program's bytes, got {type(data).__name__}") from None
-        # Immutable bytes and read-only maps are used in place; a buffer the caller may
-        # still write to is copied once, so the program cannot change under its views.
-        self._data: bytes | memoryview = data if isinstance(data, bytes) else view if view.readonly else bytes(view)
+        file `data` maps, which the weights are read from.) `data` may be
+        `serialize_parts`' pieces, as `mlxir.compile` gives them: the weights are then
+        read from them into MLX, and the program keeps no other copy."""
+        self._in_mlx: list[tuple[int, int, int]] = []
+        """(offset, length, slot) of the payloads `_data` lacks, which MLX holds."""
+        read_segment = None
+        if isinstance(data, ProgramParts):
+            skeleton, missing = data.skeleton()
+            self._data: bytes | memoryview | mmap.mmap = skeleton
+            read_segment = data.read_at
+        else:
+            try:
+                view = memoryview(data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
+            except TypeError:
+                raise ProgramError(f"expected the program's bytes, got {type(data).__name__}") from None
+            # Immutable bytes and read-only maps are used in place; a buffer the caller
+            # may still write to is copied once, so the program cannot change under its views.
+            self._data = data if isinstance(data, bytes) else view if view.readonly else bytes(view)
+            missing = []
         self.info: ProgramInfo = read_program(self._data)
         info = self.info
         buffer = _bytes_view(self._data)
@@ -241,7 +262,9 @@ class Program:
             {axis: self._size_expression(i, axis, e) for axis, e in enumerate(dims) if e and not e.isidentifier()}
             for i, dims in enumerate(info.input_dims)
         ]
-        payloads = bind_payloads(info, buffer, _file.fileno() if _file is not None else None)
+        payloads = bind_payloads(info, buffer, _file.fileno() if _file is not None else None, read_segment)
+        slots = {info.segment_start + g.offset: g.slot for g in info.globals}
+        self._in_mlx = [(offset, length, slots[offset]) for offset, length in missing]
         self._constants: dict[int, mx.array] = {
             slot: array for slot, array in payloads.items() if info.slots[slot].kind == "constant"
         }
@@ -255,6 +278,8 @@ class Program:
         self._stores: list[tuple[int, str]] = []
         for instruction in info.instructions:
             self._steps.append(self._prepare(instruction))
+        self._registers = len(info.slots)
+        self._view_constants()
         self.signature = info.signature
         """How the exported module's arguments and results nest (None: called flat)."""
         paths = self.signature.input_paths() if self.signature is not None else None
@@ -344,6 +369,40 @@ class Program:
             tuple(_checker(e, self._limit) for e in expected),
         )
 
+    def _view_constants(self) -> None:
+        """Runs once, at load, every step in `CONSTANT_VIEW_OPS` of constants only (a
+        `linear` weight's `w.T`), and keeps its result as a constant of a fresh slot:
+        MLX makes it a view of the weight, so it costs no memory, and no call pays for
+        it again. (Its slot gets a new number because the allocator may give the old
+        one to other values before and after the step.)"""
+        renamed: dict[int, int] = {}
+        kept: list[_Step] = []
+        self._view_steps: list[_Step] = []
+        """The steps run at load, on the fresh slots of their results."""
+        for step in self._steps:
+            operands = tuple(renamed.get(s, s) for s in step.operands)
+            if step.op in CONSTANT_VIEW_OPS and operands and all(s in self._constants for s in operands):
+                try:
+                    results = step.run([self._constants[s] for s in operands])
+                except Exception as error:
+                    raise ProgramError(f"{step.where()} failed at load: {error}") from None
+                for index, (slot, value, valid) in enumerate(zip(step.results, results, step.checks, strict=True)):
+                    if not valid(value):
+                        raise ProgramError(_mismatch(step, index, value, self._limit))
+                    self._constants[self._registers] = value
+                    renamed[slot] = self._registers
+                    self._registers += 1
+                results = tuple(renamed[slot] for slot in step.results)
+                self._view_steps.append(replace(step, operands=operands, results=results, free=()))
+                continue
+            free = tuple(s for s in step.free if s not in renamed)
+            for slot in (*step.free, *step.results):  # the old slot now holds other values
+                renamed.pop(slot, None)
+            kept.append(replace(step, operands=operands, free=free))
+        mx.eval(list(self._constants.values()))
+        self._steps = kept
+        self._outputs = [renamed.get(s, s) for s in self.info.outputs]
+
     def _load_state(self, name: str) -> Kernel:
         def load(operands: Sequence[Any]) -> Sequence[Any]:
             return (self._pending.get(name, self._call_state[name]),)
@@ -425,18 +484,27 @@ class Program:
         return tuple(_convert(v, kind) for v in outputs)
 
     def _interpret(
-        self, arrays: Sequence[Any], state: Mapping[str, Any], *, check: bool = True
+        self,
+        arrays: Sequence[Any],
+        state: Mapping[str, Any],
+        *,
+        check: bool = True,
+        views: bool = False,
     ) -> tuple[list[Any], dict[str, Any]]:
         """Runs the prepared steps on checked inputs and the state they read: the
         outputs (lazy) and the state values the program stores. `check=False` skips
         the results' checks, for a signature whose call already passed them: every
         result's dtype and shape follow from the input signature alone (MLX has no
-        data-dependent shapes), so they would pass again."""
-        registers: list[Any] = [None] * len(self.info.slots)
+        data-dependent shapes), so they would pass again. `views=True` makes the views
+        of constants again, in the call (`_view_constants`)."""
+        registers: list[Any] = [None] * self._registers
         for slot, value in self._constants.items():
             registers[slot] = value
         for slot, value in zip(self.info.inputs, arrays):
             registers[slot] = value
+        for step in self._view_steps if views else ():
+            for slot, value in zip(step.results, step.run([registers[s] for s in step.operands])):
+                registers[slot] = value
         self._call_state = state
         self._pending = {}
         limit = self._limit
@@ -459,7 +527,7 @@ class Program:
                     registers[slot] = value
                 for slot in step.free:
                     registers[slot] = None
-            return [registers[s] for s in self.info.outputs], self._pending
+            return [registers[s] for s in self._outputs], self._pending
         finally:
             self._pending = {}
             self._call_state = {}
@@ -467,16 +535,18 @@ class Program:
     # --- native execution ----------------------------------------------------------
 
     def _run_traceable(
-        self, flat: Sequence[mx.array], integers: Mapping[int, Any]
+        self, flat: Sequence[mx.array], integers: Mapping[int, Any], *, views: bool = False
     ) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
         """The steps as a function of arrays only, for `mx.compile` and MLX's exporter:
         `flat` holds the tensor inputs in input order (the integer inputs, held in
         `integers` by position, left out), then every state value in `self.state`'s
-        order. Returns the outputs, the state given, and the state values stored."""
+        order. Returns the outputs, the state given, and the state values stored.
+        `views=True` traces the views of constants too: MLX's exporter (0.32) writes a
+        constant that is a transposed view as if it were not transposed."""
         tensors = iter(flat)
         inputs = [integers[i] if i in integers else next(tensors) for i in range(len(self.inputs))]
         state = dict(zip(self._state, tensors))
-        outputs, pending = self._interpret(inputs, state)
+        outputs, pending = self._interpret(inputs, state, views=views)
         return outputs, state, pending
 
     def _why_not_native(self) -> str | None:
@@ -604,10 +674,26 @@ class Program:
         return dict(self._state)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_bytes(self._data)
+        with Path(path).open("wb") as file:
+            for piece in self._pieces():
+                file.write(piece)
 
     def to_bytes(self) -> bytes:
-        return self._data if isinstance(self._data, bytes) else bytes(self._data)
+        if isinstance(self._data, bytes) and not self._in_mlx:
+            return self._data
+        return b"".join(self._pieces())
+
+    def _pieces(self) -> list[Any]:
+        """The program's bytes in order: `_data`, with the payloads it lacks taken from
+        the arrays MLX holds (a program loaded from `ProgramParts`)."""
+        data = memoryview(self._data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
+        arrays = {**self._constants, **{self._state_slots[n]: a for n, a in self._initial_state.items()}}
+        pieces: list[Any] = []
+        position = 0
+        for offset, length, slot in self._in_mlx:
+            pieces += [data[position:offset], memoryview(arrays[slot]).cast("B")]  # pyright: ignore[reportArgumentType] (mx.array has the buffer protocol)
+            position = offset + length
+        return [*pieces, data[position:]]
 
 
 class _Trace:

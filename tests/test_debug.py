@@ -246,7 +246,7 @@ def test_a_hand_edited_module_is_debugged_from_its_text(tmp_path: Path, capsys: 
     text_path = tmp_path / "block.mlir"
     assert main_with(["compile", str(path), "--emit", "mlx", "--elide-weights", "-o", str(text_path)]) == 0
     text = text_path.read_text()
-    assert 'mlx.global @up.weight "parameter" : tensor<8x16xf32> loc(unknown)' in text  # no value
+    assert 'mlx.global @up.weight "parameter" : tensor<16x8xf32> loc(unknown)' in text  # no value
     assert f'loc("gelu"("{__file__}":{gelu_line()}:0))' in text
     debug = ["debug", str(path), "--input", str(tmp_path / "x.npy"), "--module"]
     assert main_with([*debug, str(text_path)]) == 0
@@ -309,7 +309,7 @@ def test_a_module_debug_cannot_map_is_one_clear_error(
         "plain.mlir": (str(module), "no op of the module names a node of the exported program"),
         "renamed.mlir": (
             "",
-            "globals without a value that the .pt2 cannot give: @up.weights : tensor<8x16xf32> "
+            "globals without a value that the .pt2 cannot give: @up.weights : tensor<16x8xf32> "
             "(the .pt2 compiles to no such global)",
         ),
         "broken.mlir": ("builtin.module {\n  %0 = mlx.nonsense\n}\n", "Operation mlx.nonsense is not registered"),

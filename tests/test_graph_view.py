@@ -230,7 +230,9 @@ def test_mlxfb_instructions_are_nodes_and_slots_edges(
     assert [n.namespace for n in addmms][-1] == "model/head"
     assert all(attr(n, "location", ) for n in addmms)
     assert [output_attr(addmms[-1], 0, "tensor_shape")] == ["float32[2, 4]"]
-    assert len([n for n in nodes.values() if n.label.startswith("mlx.")]) == 14  # the instructions
+    instructions = [n for n in nodes.values() if n.label.startswith("mlx.")]
+    assert len(instructions) == 19
+    assert len([n for n in instructions if n.label == "mlx.transpose"]) == 5  # the linears' w.T
     (split,) = [n for n in nodes.values() if n.label == "mlx.split"]
     assert sources(split) == [(addmms[-1].id, "0")]
     assert sources(nodes["output"]) == [(split.id, "0"), (split.id, "1")]

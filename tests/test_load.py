@@ -238,3 +238,124 @@ def test_weights_that_cannot_be_read_are_a_program_error(program_file: tuple[Pat
     short.write_bytes(data[: info.segment_start + 4096])
     with short.open("rb") as file, pytest.raises(mlxir.ProgramError, match="cannot read the weights"):
         bind_payloads(info, memoryview(data), file.fileno())
+
+
+class _Projections(nn.Module):
+    """Large weights (held by reference, so views among the parts), one transposed
+    linear weight returned as it is (an output that is a constant's view) and a
+    bfloat16 buffer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q = nn.Linear(512, 1024, bias=False)
+        self.k = nn.Linear(512, 512, bias=False)
+        self.o = nn.Linear(1536, 512)
+        self.register_buffer("halves", torch.randn(600, 1024).to(torch.bfloat16))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        y = self.o(torch.cat([self.q(x), torch.relu(self.k(x))], dim=-1))
+        return y, self.k.weight.t(), self.halves[:2] * 2
+
+
+def _exported(model: nn.Module) -> torch.export.ExportedProgram:
+    batch = torch.export.Dim("batch", min=1, max=64)
+    return export(model, (torch.randn(4, 512),), dynamic_shapes=({0: batch},))
+
+
+def test_a_program_compiled_from_parts_is_the_program_of_its_bytes(tmp_path: Path) -> None:
+    """`mlxir.compile` loads the serializer's pieces without joining them: same
+    outputs, same bytes back (the weights taken from MLX), and no view of the user's
+    tensors left behind."""
+    torch.manual_seed(0)
+    model = _Projections().eval()
+    ep = _exported(model)
+    parts, _ = mlxir.compiled_parts(ep)
+    assert any(isinstance(chunk, memoryview) for chunk in parts.chunks), "no weight was held by reference"
+    data = bytes(parts)
+    assert data == mlxir.compiled_bytes(ep)[0]
+    assert all(parts[a:b] == data[a:b] for a, b in [(0, 10), (5, len(data)), (len(parts.head) - 3, len(data) - 7), (9, 9)])
+    written = tmp_path / "parts.mlxfb"
+    with written.open("wb") as file:
+        parts.write(file)
+    assert written.read_bytes() == data
+
+    from_parts, from_bytes = Program(parts), Program(data)
+    x = torch.randn(7, 512)
+    with torch.no_grad():
+        expected = [t.clone() for t in model(x)]
+        for before in model.parameters():
+            before.mul_(3)  # the user's tensors change after the compile: the program does not
+    for got, want in zip(from_parts(x), from_bytes(x), strict=True):
+        assert torch.equal(got, want)
+    for got, want in zip(from_parts(x), expected, strict=True):
+        torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+    assert from_parts.to_bytes() == data
+    from_parts.save(tmp_path / "again.mlxfb")
+    assert (tmp_path / "again.mlxfb").read_bytes() == data
+
+
+def test_a_linear_weights_transpose_runs_once_at_load() -> None:
+    """`w.T` of a constant is a view MLX makes without a copy: it is computed at load,
+    and no call runs it again."""
+    torch.manual_seed(0)
+    model = _Projections().eval()
+    program = mlxir.compile(_exported(model))
+    assert isinstance(program, Program)
+    transposes = [i for i in program.info.instructions if i.op == "mlx.transpose"]
+    assert transposes, "the program reads its linear weights through transposes"
+    assert not [s for s in program._steps if s.op == "mlx.transpose"]
+    x = torch.randn(3, 512)
+    with torch.no_grad():
+        expected = [t.clone() for t in model(x)]
+    for got, want in zip(program(x), expected, strict=True):
+        torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+
+
+def test_a_lying_transpose_of_a_weight_fails_at_load_naming_it() -> None:
+    """Run at load, the transpose of a constant is checked there as a call checks it:
+    even unverified, a program that lies about its result is refused, not run."""
+    from xdsl.parser import Parser
+
+    text = """
+mlx.global @w "parameter" : tensor<2x3xf32> = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+func.func @forward(%x: tensor<1x2xf32>) -> tensor<1x3xf32> {
+  %w = mlx.weight @w : tensor<2x3xf32>
+  %t = mlx.transpose %w [1, 0] : tensor<2x3xf32> -> tensor<2x3xf32>
+  %y = mlx.matmul %x, %t : tensor<1x2xf32>, tensor<2x3xf32> -> tensor<1x3xf32>
+  func.return %y : tensor<1x3xf32>
+}"""
+    data = serialize(Parser(make_context(), text).parse_module(), verify=False)
+    with pytest.raises(mlxir.ProgramError, match=r"mlx\.transpose"):
+        Program(data, verify=False)
+
+
+def test_a_float64_weight_loads_from_parts_around_mlxs_loader() -> None:
+    """MLX's safetensors reader has no float64: such a payload is read from the parts
+    into its own buffer, then into MLX."""
+    from xdsl.dialects.builtin import TensorType
+    from xdsl.parser import Parser
+
+    from mlxir.codegen import serialize_parts
+    from mlxir.dialects.mlx import GlobalOp
+    from mlxir.weights import dense_of
+
+    text = """
+mlx.global @d "parameter" : tensor<256x1024xf64>
+func.func @forward(%x: tensor<1x1024xf64>) -> tensor<1x1024xf64> {
+  %d = mlx.weight @d : tensor<256x1024xf64>
+  %y = mlx.add %d, %x : tensor<256x1024xf64>, tensor<1x1024xf64> -> tensor<256x1024xf64>
+  %s = mlx.sum %y axes [0] keepdims : tensor<256x1024xf64> -> tensor<1x1024xf64>
+  func.return %s : tensor<1x1024xf64>
+}"""
+    module = Parser(make_context(), text).parse_module()
+    values = np.random.default_rng(0).standard_normal((256, 1024))
+    target = next(op for op in module.ops if isinstance(op, GlobalOp))
+    assert isinstance(target.type, TensorType)
+    target.properties["value"] = dense_of(values, target.type, "@d")
+    parts = serialize_parts(module)
+    assert any(isinstance(chunk, memoryview) for chunk in parts.chunks)
+    x = np.random.default_rng(1).standard_normal((1, 1024))
+    got = Program(parts)(x)  # numpy in, numpy out
+    assert np.array_equal(got, Program(bytes(parts))(x))
+    np.testing.assert_allclose(got, (values + x).sum(0, keepdims=True), rtol=1e-12)
+    assert Program(parts).to_bytes() == bytes(parts)

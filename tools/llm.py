@@ -541,7 +541,7 @@ def compile_llm(
     """Exports (unless given an `ExportedLLM`), imports, lowers, quantizes the matmul
     weights if asked (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serializes and
     loads; `timings` holds the seconds of each stage."""
-    from mlxir import compiled_bytes
+    from mlxir import compiled_parts
     from mlxir.progress import progress_shown, report
     from mlxir.runtime.program import Program
 
@@ -552,9 +552,9 @@ def compile_llm(
         else:
             report("torch.export")
             exported = export_llm(model_or_exported, **export_options)
-        data, quantized = compiled_bytes(exported.ep, pipeline, quantize=quantize, seconds=seconds)
+        parts, quantized = compiled_parts(exported.ep, pipeline, quantize=quantize, seconds=seconds)
     start = time.perf_counter()
-    program = Program(data, verify=False, compile=compile)  # serialize verified it
+    program = Program(parts, verify=False, compile=compile)  # serialize verified it
     loaded = time.perf_counter() - start
     compiled = CompiledLLM.from_program(program)
     compiled.quantized = quantized

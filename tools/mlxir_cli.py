@@ -251,11 +251,12 @@ def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
         return _write_text(_ir_text(module, args.elide_weights), args.output)
     if not args.output:
         raise CliError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
-    data = mlxir.serialize(module)
-    timer.done("serialize (verify, write bytes)")
-    Path(args.output).write_bytes(data)
+    parts = mlxir.serialize_parts(module)
+    timer.done("serialize (verify)")
+    with Path(args.output).open("wb") as file:
+        parts.write(file)
     timer.done("write file")
-    print(f"wrote {args.output} ({len(data):,} bytes)")
+    print(f"wrote {args.output} ({len(parts):,} bytes)")
     return 0
 
 

@@ -45,6 +45,8 @@ class PatternEntry:
     """The ops it rewrites: it is tried on these and no other."""
     stage: Stage
     summary: str
+    in_stage: bool = True
+    """Whether its stage runs it; if not, it runs only as a pass of its own."""
 
 
 PATTERNS: dict[str, PatternEntry] = {
@@ -214,6 +216,10 @@ PATTERNS: dict[str, PatternEntry] = {
         ("mlx.transpose",),
         OPTIMIZE,
         "transpose(weight) -> a weight whose payload is transposed at compile time",
+        # Not in optimize-mlx: MLX's matmul reads `w.T` without a copy, and transposing
+        # every linear weight was most of a large model's compile time
+        # (docs/compile-time.md).
+        in_stage=False,
     ),
 }
 """Pass name → its pattern."""

@@ -916,13 +916,26 @@ class MergeProjections(RewritePattern):
         group.sort(key=lambda g: order[g[0]])
         anchor = group[0][0]
         widths = [shape_of(o.operands[-1])[1] for o, _, _ in group]
-        weight_type = TensorType(dtype, [depth, sum(widths)])
-        weights = concatenated_columns([m.array() for _, m, _ in group])
         name = _merged_name([m.source.sym_name.data for _, m, _ in group])
-        weight = add_global(anchor, name, weights, weight_type, group[0][1].source.kind.data)
+        kind = group[0][1].source.kind.data
+        if all(m.transposed for _, m, _ in group):
+            # `linear` weights [N_i, K], read through `w.T`: stacked as rows (a plain
+            # copy of each) and read through one transpose, which MLX's matmul takes
+            # without a copy, as the separate products did.
+            stacked = np.concatenate([array_of(cast(DenseIntOrFPElementsAttr, m.source.value)) for _, m, _ in group])
+            weight = add_global(anchor, name, stacked, TensorType(dtype, [sum(widths), depth]), kind)
+            transposed = mlx.TransposeOp(weight.result, [1, 0], TensorType(dtype, [depth, sum(widths)]))
+            rewriter.insert(transposed, InsertPoint.before(anchor))
+            rhs = transposed.result
+            weight_ops: list[Operation] = [weight, transposed]
+        else:
+            columns = concatenated_columns([m.array() for _, m, _ in group])
+            weight = add_global(anchor, name, columns, TensorType(dtype, [depth, sum(widths)]), kind)
+            rhs = weight.result
+            weight_ops = [weight]
         result_type = TensorType(dtype, [*rows, sum(widths)])
         if bias is None:
-            merged: Operation = mlx.MatmulOp(x, weight.result, result_type)
+            merged: Operation = mlx.MatmulOp(x, rhs, result_type)
         else:
             biases = [cast(SSAValue, b) for _, _, b in group]
             bias_globals = [cast(mlx.GlobalOp, weight_global(b)) for b in biases]
@@ -935,11 +948,12 @@ class MergeProjections(RewritePattern):
                 bias_globals[0].kind.data,
             )
             merged = mlx.AddmmOp.build(
-                operands=[merged_bias.result, x, weight.result], result_types=[result_type]
+                operands=[merged_bias.result, x, rhs], result_types=[result_type]
             )
+            weight_ops.append(merged_bias)
         merged.location = fused([projection.location for projection, _, _ in group])
-        for read in [weight] if bias is None else [weight, merged_bias]:
-            read.location = merged.location
+        for weight_op in weight_ops:
+            weight_op.location = merged.location
         rewriter.insert(merged, InsertPoint.before(anchor))
         points = [int(p) for p in np.cumsum(widths)[:-1]]
         split = mlx.SplitOp.build(

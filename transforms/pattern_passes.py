@@ -75,7 +75,7 @@ def patterns_by_op(stage: Stage) -> dict[str, tuple[RewritePattern, ...]]:
     return by_op(
         (entry.ops, pattern_class(name)())
         for name, entry in PATTERNS.items()
-        if entry.stage == stage
+        if entry.stage == stage and entry.in_stage
     )
 
 

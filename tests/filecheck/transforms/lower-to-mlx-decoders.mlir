@@ -60,13 +60,13 @@
 // q/k/v and gate/up weights (and Qwen2's merged q/k/v bias, zeros as HF initializes
 // biases), the rope frequencies (1 / inv_freq), Gemma 3's seven `<norm>.weight.add`
 // (1 + weight computed at compile time; HF initializes these weights to zeros).
-// GLOBAL-DAG: mlx.global @"qwen2.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" "parameter" : tensor<16x32xf32> = dense<"0x
+// GLOBAL-DAG: mlx.global @"qwen2.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" "parameter" : tensor<32x16xf32> = dense<"0x
 // GLOBAL-DAG: mlx.global @"qwen2.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.bias" "parameter" : tensor<32xf32> = dense<0.000000e+00> : tensor<32xf32>
 // GLOBAL-DAG: mlx.global @qwen2.model.model.rotary_emb.inv_freq.rope_freqs "buffer" : tensor<4xf32> = dense<[1.000000e+00, 1.000000e+01, 1.000000e+02, 999.999939]> : tensor<4xf32>
-// GLOBAL-DAG: mlx.global @"qwen2.model.model.layers.0.mlp.gate_proj+up_proj.weight" "parameter" : tensor<16x64xf32> = dense<"0x
-// GLOBAL-DAG: mlx.global @"gemma3.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" "parameter" : tensor<16x32xf32> = dense<"0x
+// GLOBAL-DAG: mlx.global @"qwen2.model.model.layers.0.mlp.gate_proj+up_proj.weight" "parameter" : tensor<64x16xf32> = dense<"0x
+// GLOBAL-DAG: mlx.global @"gemma3.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" "parameter" : tensor<32x16xf32> = dense<"0x
 // GLOBAL-DAG: mlx.global @gemma3.model.model.rotary_emb.full_attention_inv_freq.rope_freqs "buffer" : tensor<4xf32> = dense<[1.000000e+00, 31.6227741, 999.999939, 31622.7793]> : tensor<4xf32>
-// GLOBAL-DAG: mlx.global @"gemma3.model.model.layers.0.mlp.gate_proj+up_proj.weight" "parameter" : tensor<16x64xf32> = dense<"0x
+// GLOBAL-DAG: mlx.global @"gemma3.model.model.layers.0.mlp.gate_proj+up_proj.weight" "parameter" : tensor<64x16xf32> = dense<"0x
 // GLOBAL-DAG: mlx.global @gemma3.model.model.layers.0.input_layernorm.weight.add "parameter" : tensor<16xf32> = dense<1.000000e+00> : tensor<16xf32>
 // GLOBAL-DAG: mlx.global @gemma3.model.model.layers.0.self_attn.q_norm.weight.add "parameter" : tensor<8xf32> = dense<1.000000e+00> : tensor<8xf32>
 // GLOBAL-DAG: mlx.global @gemma3.model.model.layers.0.self_attn.k_norm.weight.add "parameter" : tensor<8xf32> = dense<1.000000e+00> : tensor<8xf32>
@@ -125,19 +125,20 @@
 // CHECK-SAME:    mlxir.input_dims = {{\[\[}}"[[B:s[0-9]+]]", "[[S:s[0-9]+]]"], ["[[B]]", "{{s[0-9]+}}"], ["[[B]]"], ["[[B]]", "", "[[P:s[0-9]+]]", ""], ["[[B]]", "", "[[P]]", ""]]
 // CHECK-NEXT:    %[[EMB:.*]] = mlx.weight @qwen2.model.model.embed_tokens.weight : tensor<32x16xf32>
 // CHECK-NEXT:    %[[WO:.*]] = mlx.weight @qwen2.model.model.layers.0.self_attn.o_proj.weight : tensor<16x16xf32>
-// CHECK-NEXT:    %[[WDOWN:.*]] = mlx.weight @qwen2.model.model.layers.0.mlp.down_proj.weight : tensor<32x16xf32>
+// CHECK-NEXT:    %[[WDOWN:.*]] = mlx.weight @qwen2.model.model.layers.0.mlp.down_proj.weight : tensor<16x32xf32>
 // CHECK-NEXT:    %[[N0:.*]] = mlx.weight @qwen2.model.model.layers.0.input_layernorm.weight : tensor<16xf32>
 // CHECK-NEXT:    %[[N1:.*]] = mlx.weight @qwen2.model.model.layers.0.post_attention_layernorm.weight : tensor<16xf32>
 // CHECK-NEXT:    %[[N2:.*]] = mlx.weight @qwen2.model.model.norm.weight : tensor<16xf32>
-// CHECK-NEXT:    %[[HEAD:.*]] = mlx.weight @qwen2.model.lm_head.weight : tensor<16x32xf32>
+// CHECK-NEXT:    %[[HEAD:.*]] = mlx.weight @qwen2.model.lm_head.weight : tensor<32x16xf32>
 // CHECK-NEXT:    %[[SEQ:.*]] = mlx.dim %input_ids axis 1 : tensor<?x?xi64>
 // CHECK-NEXT:    %[[BATCH:.*]] = mlx.dim %kv axis 0 : tensor<?x1x?x8xf32>
 // CHECK-NEXT:    %[[PAST:.*]] = mlx.dim %kv axis 2 : tensor<?x1x?x8xf32>
 // CHECK:         %[[H0:.*]] = mlx.take %[[EMB]], %input_ids axis 0 : tensor<32x16xf32>, tensor<?x?xi64> -> tensor<?x?x16xf32>
 // CHECK:         %[[X:.*]] = mlx.rms_norm %[[H0]] weight %[[N0]] : tensor<16xf32>
-// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"qwen2.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" : tensor<16x32xf32>
+// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"qwen2.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" : tensor<32x16xf32>
+// CHECK-NEXT:    %[[WT:.*]] = mlx.transpose %[[W]] [1, 0] : tensor<32x16xf32> -> tensor<16x32xf32>
 // CHECK-NEXT:    %[[BIAS:.*]] = mlx.weight @"qwen2.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.bias" : tensor<32xf32>
-// CHECK-NEXT:    %[[QKV:.*]] = mlx.addmm %[[BIAS]], %[[X]], %[[W]] : tensor<32xf32>, tensor<?x?x16xf32>, tensor<16x32xf32> -> tensor<?x?x32xf32>
+// CHECK-NEXT:    %[[QKV:.*]] = mlx.addmm %[[BIAS]], %[[X]], %[[WT]] : tensor<32xf32>, tensor<?x?x16xf32>, tensor<16x32xf32> -> tensor<?x?x32xf32>
 // CHECK-NEXT:    %[[R:.*]] = mlx.reshape %[[QKV]] [%[[BATCH]], %[[SEQ]], 4, 8] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
 // CHECK-NEXT:    %[[T:.*]] = mlx.transpose %[[R]] [0, 2, 1, 3] : tensor<?x?x4x8xf32> -> tensor<?x4x?x8xf32>
 // CHECK-NEXT:    %[[Q:[[:alnum:]_]+]], %[[K:[[:alnum:]_]+]], %[[V:[[:alnum:]_]+]] = mlx.split %[[T]] at [2, 3] axis 1 : tensor<?x4x?x8xf32> -> tensor<?x2x?x8xf32>, tensor<?x1x?x8xf32>, tensor<?x1x?x8xf32>
@@ -153,19 +154,23 @@
 // CHECK-NEXT:    %[[AZ:.*]] = mlx.where %[[ANY]], %[[A]], %[[ZERO]] : tensor<?x1x?x1xi1>, tensor<?x2x?x8xf32>, tensor<f32> -> tensor<?x2x?x8xf32>
 // CHECK-NEXT:    %[[AT:.*]] = mlx.transpose %[[AZ]] [0, 2, 1, 3] : tensor<?x2x?x8xf32> -> tensor<?x?x2x8xf32>
 // CHECK-NEXT:    %[[AF:.*]] = mlx.reshape %[[AT]] [%[[BATCH]], %[[SEQ]], 16] : tensor<?x?x2x8xf32> -> tensor<?x?x16xf32>
-// CHECK-NEXT:    %[[O:.*]] = mlx.matmul %[[AF]], %[[WO]] : tensor<?x?x16xf32>, tensor<16x16xf32> -> tensor<?x?x16xf32>
+// CHECK-NEXT:    %[[WOT:.*]] = mlx.transpose %[[WO]] [1, 0] : tensor<16x16xf32> -> tensor<16x16xf32>
+// CHECK-NEXT:    %[[O:.*]] = mlx.matmul %[[AF]], %[[WOT]] : tensor<?x?x16xf32>, tensor<16x16xf32> -> tensor<?x?x16xf32>
 // CHECK-NEXT:    %[[H1:.*]] = mlx.add %[[H0]], %[[O]]
 // CHECK-NEXT:    %[[X1:.*]] = mlx.rms_norm %[[H1]] weight %[[N1]] : tensor<16xf32>
-// CHECK-NEXT:    %[[WGU:.*]] = mlx.weight @"qwen2.model.model.layers.0.mlp.gate_proj+up_proj.weight" : tensor<16x64xf32>
-// CHECK-NEXT:    %[[GU:.*]] = mlx.matmul %[[X1]], %[[WGU]] : tensor<?x?x16xf32>, tensor<16x64xf32> -> tensor<?x?x64xf32>
+// CHECK-NEXT:    %[[WGU:.*]] = mlx.weight @"qwen2.model.model.layers.0.mlp.gate_proj+up_proj.weight" : tensor<64x16xf32>
+// CHECK-NEXT:    %[[WGUT:.*]] = mlx.transpose %[[WGU]] [1, 0] : tensor<64x16xf32> -> tensor<16x64xf32>
+// CHECK-NEXT:    %[[GU:.*]] = mlx.matmul %[[X1]], %[[WGUT]] : tensor<?x?x16xf32>, tensor<16x64xf32> -> tensor<?x?x64xf32>
 // CHECK-NEXT:    %[[G:[[:alnum:]_]+]], %[[U:[[:alnum:]_]+]] = mlx.split %[[GU]] at [32] axis 2 : tensor<?x?x64xf32> -> tensor<?x?x32xf32>, tensor<?x?x32xf32>
 // CHECK-NEXT:    %[[SIG:.*]] = mlx.sigmoid %[[G]]
 // CHECK-NEXT:    %[[SILU:.*]] = mlx.multiply %[[G]], %[[SIG]]
 // CHECK-NEXT:    %[[GATED:.*]] = mlx.multiply %[[SILU]], %[[U]]
-// CHECK-NEXT:    %[[D:.*]] = mlx.matmul %[[GATED]], %[[WDOWN]] : tensor<?x?x32xf32>, tensor<32x16xf32> -> tensor<?x?x16xf32>
+// CHECK-NEXT:    %[[WDOWNT:.*]] = mlx.transpose %[[WDOWN]] [1, 0] : tensor<16x32xf32> -> tensor<32x16xf32>
+// CHECK-NEXT:    %[[D:.*]] = mlx.matmul %[[GATED]], %[[WDOWNT]] : tensor<?x?x32xf32>, tensor<32x16xf32> -> tensor<?x?x16xf32>
 // CHECK-NEXT:    %[[H2:.*]] = mlx.add %[[H1]], %[[D]]
 // CHECK-NEXT:    %[[X2:.*]] = mlx.rms_norm %[[H2]] weight %[[N2]] : tensor<16xf32>
-// CHECK-NEXT:    %[[LOGITS:.*]] = mlx.matmul %[[X2]], %[[HEAD]] : tensor<?x?x16xf32>, tensor<16x32xf32> -> tensor<?x?x32xf32>
+// CHECK-NEXT:    %[[HEADT:.*]] = mlx.transpose %[[HEAD]] [1, 0] : tensor<32x16xf32> -> tensor<16x32xf32>
+// CHECK-NEXT:    %[[LOGITS:.*]] = mlx.matmul %[[X2]], %[[HEADT]] : tensor<?x?x16xf32>, tensor<16x32xf32> -> tensor<?x?x32xf32>
 // CHECK-NEXT:    func.return %[[LOGITS]], %[[KC]], %[[VC]] : tensor<?x?x32xf32>, tensor<?x1x?x8xf32>, tensor<?x1x?x8xf32>
 // CHECK-NEXT:  }
 
@@ -175,7 +180,7 @@
 // CHECK-LABEL: func.func @gemma3(
 // CHECK-SAME:    mlxir.input_dims = {{\[\[}}"[[B:s[0-9]+]]", "[[S:s[0-9]+]]"], ["[[B]]", "{{s[0-9]+}}"], ["[[B]]"], ["[[B]]", "", "[[P:s[0-9]+]]", ""], ["[[B]]", "", "[[P]]", ""]]
 // CHECK-NEXT:    %[[WO:.*]] = mlx.weight @gemma3.model.model.layers.0.self_attn.o_proj.weight : tensor<16x16xf32>
-// CHECK-NEXT:    %[[WDOWN:.*]] = mlx.weight @gemma3.model.model.layers.0.mlp.down_proj.weight : tensor<32x16xf32>
+// CHECK-NEXT:    %[[WDOWN:.*]] = mlx.weight @gemma3.model.model.layers.0.mlp.down_proj.weight : tensor<16x32xf32>
 // CHECK-NEXT:    %[[EMB:.*]] = mlx.weight @gemma3.model.model.embed_tokens.weight : tensor<32x16xf32>
 // CHECK-NEXT:    %[[SCALE:.*]] = mlx.weight @gemma3.model.model.embed_tokens.embed_scale : tensor<f32>
 // CHECK-NEXT:    %[[SEQ:.*]] = mlx.dim %input_ids axis 1 : tensor<?x?xi64>
@@ -185,8 +190,9 @@
 // CHECK-NEXT:    %[[H0:.*]] = mlx.multiply %[[TOK]], %[[SCALE]] : tensor<?x?x16xf32>, tensor<f32> -> tensor<?x?x16xf32>
 // CHECK:         %[[N0:.*]] = mlx.weight @gemma3.model.model.layers.0.input_layernorm.weight.add : tensor<16xf32>
 // CHECK-NEXT:    %[[X:.*]] = mlx.rms_norm %[[H0]] weight %[[N0]] : tensor<16xf32>
-// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"gemma3.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" : tensor<16x32xf32>
-// CHECK-NEXT:    %[[QKV:.*]] = mlx.matmul %[[X]], %[[W]] : tensor<?x?x16xf32>, tensor<16x32xf32> -> tensor<?x?x32xf32>
+// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"gemma3.model.model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" : tensor<32x16xf32>
+// CHECK-NEXT:    %[[WT:.*]] = mlx.transpose %[[W]] [1, 0] : tensor<32x16xf32> -> tensor<16x32xf32>
+// CHECK-NEXT:    %[[QKV:.*]] = mlx.matmul %[[X]], %[[WT]] : tensor<?x?x16xf32>, tensor<16x32xf32> -> tensor<?x?x32xf32>
 // CHECK-NEXT:    %[[R:.*]] = mlx.reshape %[[QKV]] [%[[BATCH]], %[[SEQ]], 4, 8] : tensor<?x?x32xf32> -> tensor<?x?x4x8xf32>
 // CHECK-NEXT:    %[[T:.*]] = mlx.transpose %[[R]] [0, 2, 1, 3] : tensor<?x?x4x8xf32> -> tensor<?x4x?x8xf32>
 // CHECK-NEXT:    %[[Q:[[:alnum:]_]+]], %[[K:[[:alnum:]_]+]], %[[V:[[:alnum:]_]+]] = mlx.split %[[T]] at [2, 3] axis 1 : tensor<?x4x?x8xf32> -> tensor<?x2x?x8xf32>, tensor<?x1x?x8xf32>, tensor<?x1x?x8xf32>
@@ -205,14 +211,16 @@
 // CHECK-NEXT:    %[[AZ:.*]] = mlx.where %[[ANY]], %[[A]], %[[ZERO]] : tensor<?x1x?x1xi1>, tensor<?x2x?x8xf32>, tensor<f32> -> tensor<?x2x?x8xf32>
 // CHECK-NEXT:    %[[AT:.*]] = mlx.transpose %[[AZ]] [0, 2, 1, 3] : tensor<?x2x?x8xf32> -> tensor<?x?x2x8xf32>
 // CHECK-NEXT:    %[[AF:.*]] = mlx.reshape %[[AT]] [%[[BATCH]], %[[SEQ]], 16] : tensor<?x?x2x8xf32> -> tensor<?x?x16xf32>
-// CHECK-NEXT:    %[[O:.*]] = mlx.matmul %[[AF]], %[[WO]] : tensor<?x?x16xf32>, tensor<16x16xf32> -> tensor<?x?x16xf32>
+// CHECK-NEXT:    %[[WOT:.*]] = mlx.transpose %[[WO]] [1, 0] : tensor<16x16xf32> -> tensor<16x16xf32>
+// CHECK-NEXT:    %[[O:.*]] = mlx.matmul %[[AF]], %[[WOT]] : tensor<?x?x16xf32>, tensor<16x16xf32> -> tensor<?x?x16xf32>
 // CHECK-NEXT:    %[[N1:.*]] = mlx.weight @gemma3.model.model.layers.0.post_attention_layernorm.weight.add : tensor<16xf32>
 // CHECK-NEXT:    %[[ON:.*]] = mlx.rms_norm %[[O]] weight %[[N1]] : tensor<16xf32>
 // CHECK-NEXT:    %[[H1:.*]] = mlx.add %[[H0]], %[[ON]]
 // CHECK-NEXT:    %[[N2:.*]] = mlx.weight @gemma3.model.model.layers.0.pre_feedforward_layernorm.weight.add : tensor<16xf32>
 // CHECK-NEXT:    %[[X1:.*]] = mlx.rms_norm %[[H1]] weight %[[N2]] : tensor<16xf32>
-// CHECK-NEXT:    %[[WGU:.*]] = mlx.weight @"gemma3.model.model.layers.0.mlp.gate_proj+up_proj.weight" : tensor<16x64xf32>
-// CHECK-NEXT:    %[[GU:.*]] = mlx.matmul %[[X1]], %[[WGU]] : tensor<?x?x16xf32>, tensor<16x64xf32> -> tensor<?x?x64xf32>
+// CHECK-NEXT:    %[[WGU:.*]] = mlx.weight @"gemma3.model.model.layers.0.mlp.gate_proj+up_proj.weight" : tensor<64x16xf32>
+// CHECK-NEXT:    %[[WGUT:.*]] = mlx.transpose %[[WGU]] [1, 0] : tensor<64x16xf32> -> tensor<16x64xf32>
+// CHECK-NEXT:    %[[GU:.*]] = mlx.matmul %[[X1]], %[[WGUT]] : tensor<?x?x16xf32>, tensor<16x64xf32> -> tensor<?x?x64xf32>
 // CHECK-NEXT:    %[[G:[[:alnum:]_]+]], %[[U:[[:alnum:]_]+]] = mlx.split %[[GU]] at [32] axis 2 : tensor<?x?x64xf32> -> tensor<?x?x32xf32>, tensor<?x?x32xf32>
 // tanh-gelu-as-sigmoid: x * sigmoid(x * (2k + 2kc x^2)).
 // CHECK-NEXT:    %[[SQ:.*]] = mlx.square %[[G]] : tensor<?x?x32xf32> -> tensor<?x?x32xf32>
@@ -224,7 +232,8 @@
 // CHECK-NEXT:    %[[SIG:.*]] = mlx.sigmoid %[[Z2]]
 // CHECK-NEXT:    %[[GELU:.*]] = mlx.multiply %[[G]], %[[SIG]]
 // CHECK-NEXT:    %[[GATED:.*]] = mlx.multiply %[[GELU]], %[[U]] : tensor<?x?x32xf32>, tensor<?x?x32xf32> -> tensor<?x?x32xf32>
-// CHECK-NEXT:    %[[D:.*]] = mlx.matmul %[[GATED]], %[[WDOWN]] : tensor<?x?x32xf32>, tensor<32x16xf32> -> tensor<?x?x16xf32>
+// CHECK-NEXT:    %[[WDOWNT:.*]] = mlx.transpose %[[WDOWN]] [1, 0] : tensor<16x32xf32> -> tensor<32x16xf32>
+// CHECK-NEXT:    %[[D:.*]] = mlx.matmul %[[GATED]], %[[WDOWNT]] : tensor<?x?x32xf32>, tensor<32x16xf32> -> tensor<?x?x16xf32>
 // CHECK-NEXT:    %[[N3:.*]] = mlx.weight @gemma3.model.model.layers.0.post_feedforward_layernorm.weight.add : tensor<16xf32>
 // CHECK-NEXT:    %[[DN:.*]] = mlx.rms_norm %[[D]] weight %[[N3]] : tensor<16xf32>
 // CHECK-NEXT:    %[[H2:.*]] = mlx.add %[[H1]], %[[DN]]

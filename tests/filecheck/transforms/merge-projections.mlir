@@ -30,12 +30,15 @@
 // GLOBAL-NOT:    mlx.global
 // GLOBAL:        func.func @qkv_again(
 // GLOBAL-NOT:    mlx.global @{{[a-z]}}
-// GLOBAL:        mlx.global @"lin.q_proj+k_proj+v_proj.weight" "parameter" : tensor<4x8xf32> = dense<{{\[}}[1.000000e+00, 5.000000e+00, 9.000000e+00, 1.300000e+01, -1.000000e+00, -5.000000e+00, 5.000000e-01, 4.500000e+00], [2.000000e+00, 6.000000e+00, 1.000000e+01, 1.400000e+01, -2.000000e+00, -6.000000e+00, 1.500000e+00, 5.500000e+00], [3.000000e+00, 7.000000e+00, 1.100000e+01, 1.500000e+01, -3.000000e+00, -7.000000e+00, 2.500000e+00, 6.500000e+00], [4.000000e+00, 8.000000e+00, 1.200000e+01, 1.600000e+01, -4.000000e+00, -8.000000e+00, 3.500000e+00, 7.500000e+00]]> : tensor<4x8xf32>
+// GLOBAL:        mlx.global @"lin.q_proj+k_proj+v_proj.weight" "parameter" : tensor<8x4xf32> = dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01], [1.300000e+01, 1.400000e+01, 1.500000e+01, 1.600000e+01], [-1.000000e+00, -2.000000e+00, -3.000000e+00, -4.000000e+00], [-5.000000e+00, -6.000000e+00, -7.000000e+00, -8.000000e+00], [5.000000e-01, 1.500000e+00, 2.500000e+00, 3.500000e+00], [4.500000e+00, 5.500000e+00, 6.500000e+00, 7.500000e+00]]> : tensor<8x4xf32>
 // GLOBAL-NEXT:   func.func @qkv_linear(
 // GLOBAL-NOT:    mlx.global @{{[a-z]}}
-// GLOBAL:        mlx.global @"biased.q_proj+k_proj+v_proj.weight" "parameter" : tensor<4x8xf32> = dense<{{\[}}[1.000000e+00, 5.000000e+00, 9.000000e+00, 1.300000e+01, -1.000000e+00, -5.000000e+00, 5.000000e-01, 4.500000e+00], [2.000000e+00, 6.000000e+00, 1.000000e+01, 1.400000e+01, -2.000000e+00, -6.000000e+00, 1.500000e+00, 5.500000e+00], [3.000000e+00, 7.000000e+00, 1.100000e+01, 1.500000e+01, -3.000000e+00, -7.000000e+00, 2.500000e+00, 6.500000e+00], [4.000000e+00, 8.000000e+00, 1.200000e+01, 1.600000e+01, -4.000000e+00, -8.000000e+00, 3.500000e+00, 7.500000e+00]]> : tensor<4x8xf32>
+// GLOBAL:        mlx.global @"biased.q_proj+k_proj+v_proj.weight" "parameter" : tensor<8x4xf32> = dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01], [1.300000e+01, 1.400000e+01, 1.500000e+01, 1.600000e+01], [-1.000000e+00, -2.000000e+00, -3.000000e+00, -4.000000e+00], [-5.000000e+00, -6.000000e+00, -7.000000e+00, -8.000000e+00], [5.000000e-01, 1.500000e+00, 2.500000e+00, 3.500000e+00], [4.500000e+00, 5.500000e+00, 6.500000e+00, 7.500000e+00]]> : tensor<8x4xf32>
 // GLOBAL-NEXT:   mlx.global @"biased.q_proj+k_proj+v_proj.bias" "parameter" : tensor<8xf32> = dense<[2.500000e-01, 5.000000e-01, 7.500000e-01, 1.000000e+00, -2.500000e-01, -5.000000e-01, 2.000000e+00, 3.000000e+00]> : tensor<8xf32>
 // GLOBAL-NEXT:   func.func @qkv_biased(
+// GLOBAL-NOT:    mlx.global @{{[a-z]}}
+// GLOBAL:        mlx.global @"mix.q_proj+k_proj.weight" "parameter" : tensor<4x4xf32> = dense<{{\[}}[1.000000e+00, 5.000000e+00, -1.000000e+00, -2.000000e+00], [2.000000e+00, 6.000000e+00, -3.000000e+00, -4.000000e+00], [3.000000e+00, 7.000000e+00, -5.000000e+00, -6.000000e+00], [4.000000e+00, 8.000000e+00, -7.000000e+00, -8.000000e+00]]> : tensor<4x4xf32>
+// GLOBAL-NEXT:   func.func @mixed_layouts(
 // GLOBAL-NOT:    mlx.global @{{[a-z]}}
 // GLOBAL:        mlx.global @"mlp.gate_proj+up_proj.weight" "parameter" : tensor<4x6xbf16> = dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, -1.000000e+00, -2.000000e+00, -3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00, -4.000000e+00, -5.000000e+00, -6.000000e+00], [7.000000e+00, 8.000000e+00, 9.000000e+00, -7.000000e+00, -8.000000e+00, -9.000000e+00], [1.000000e+01, 1.100000e+01, 1.200000e+01, -1.000000e+01, -1.100000e+01, -1.200000e+01]]> : tensor<4x6xbf16>
 // GLOBAL-NEXT:   func.func @gate_up_bf16(
@@ -53,6 +56,8 @@ mlx.global @lin.v_proj.weight "parameter" : tensor<2x4xf32> = dense<[[0.5, 1.5, 
 mlx.global @biased.q_proj.weight "parameter" : tensor<4x4xf32> = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]> : tensor<4x4xf32>
 mlx.global @biased.k_proj.weight "parameter" : tensor<2x4xf32> = dense<[[-1.0, -2.0, -3.0, -4.0], [-5.0, -6.0, -7.0, -8.0]]> : tensor<2x4xf32>
 mlx.global @biased.v_proj.weight "parameter" : tensor<2x4xf32> = dense<[[0.5, 1.5, 2.5, 3.5], [4.5, 5.5, 6.5, 7.5]]> : tensor<2x4xf32>
+mlx.global @mix.q_proj.weight "parameter" : tensor<2x4xf32> = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+mlx.global @mix.k_proj.weight "parameter" : tensor<4x2xf32> = dense<[[-1.0, -2.0], [-3.0, -4.0], [-5.0, -6.0], [-7.0, -8.0]]> : tensor<4x2xf32>
 mlx.global @biased.q_proj.bias "parameter" : tensor<4xf32> = dense<[0.25, 0.5, 0.75, 1.0]> : tensor<4xf32>
 mlx.global @biased.k_proj.bias "parameter" : tensor<2xf32> = dense<[-0.25, -0.5]> : tensor<2xf32>
 mlx.global @biased.v_proj.bias "parameter" : tensor<2xf32> = dense<[2.0, 3.0]> : tensor<2xf32>
@@ -104,11 +109,12 @@ func.func @qkv_again(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x2xf32>, 
 }
 
 // The linear layout: weights [N, K] read through transpose [1, 0]. The merged global
-// holds the transposed values ([K, 8]) and is read without a transpose; the old
-// transposes are gone with the reads.
+// stacks them as rows ([8, K]) and is read through one transpose; the old transposes
+// are gone with the reads.
 // CHECK-LABEL: func.func @qkv_linear(%x: tensor<1x?x4xf32>) -> (tensor<1x?x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>) {
-// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"lin.q_proj+k_proj+v_proj.weight" : tensor<4x8xf32>
-// CHECK-NEXT:    %[[P:.*]] = mlx.matmul %x, %[[W]] : tensor<1x?x4xf32>, tensor<4x8xf32> -> tensor<1x?x8xf32>
+// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"lin.q_proj+k_proj+v_proj.weight" : tensor<8x4xf32>
+// CHECK-NEXT:    %[[T:.*]] = mlx.transpose %[[W]] [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = mlx.matmul %x, %[[T]] : tensor<1x?x4xf32>, tensor<4x8xf32> -> tensor<1x?x8xf32>
 // CHECK-NEXT:    %q, %k, %v = mlx.split %[[P]] at [4, 6] axis 2 : tensor<1x?x8xf32> -> tensor<1x?x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>
 // CHECK-NEXT:    func.return %q, %k, %v : tensor<1x?x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>
 // CHECK-NEXT:  }
@@ -128,9 +134,10 @@ func.func @qkv_linear(%x: tensor<1x?x4xf32>) -> (tensor<1x?x4xf32>, tensor<1x?x2
 // Biased (Qwen2's q/k/v): three addmm on transposed weights -> one addmm with the
 // weights and the biases concatenated, then the split.
 // CHECK-LABEL: func.func @qkv_biased(%x: tensor<1x?x4xf32>) -> (tensor<1x?x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>) {
-// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"biased.q_proj+k_proj+v_proj.weight" : tensor<4x8xf32>
+// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"biased.q_proj+k_proj+v_proj.weight" : tensor<8x4xf32>
+// CHECK-NEXT:    %[[T:.*]] = mlx.transpose %[[W]] [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
 // CHECK-NEXT:    %[[B:.*]] = mlx.weight @"biased.q_proj+k_proj+v_proj.bias" : tensor<8xf32>
-// CHECK-NEXT:    %[[P:.*]] = mlx.addmm %[[B]], %x, %[[W]] : tensor<8xf32>, tensor<1x?x4xf32>, tensor<4x8xf32> -> tensor<1x?x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = mlx.addmm %[[B]], %x, %[[T]] : tensor<8xf32>, tensor<1x?x4xf32>, tensor<4x8xf32> -> tensor<1x?x8xf32>
 // CHECK-NEXT:    %q, %k, %v = mlx.split %[[P]] at [4, 6] axis 2 : tensor<1x?x8xf32> -> tensor<1x?x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>
 // CHECK-NEXT:    func.return %q, %k, %v : tensor<1x?x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>
 // CHECK-NEXT:  }
@@ -148,6 +155,23 @@ func.func @qkv_biased(%x: tensor<1x?x4xf32>) -> (tensor<1x?x4xf32>, tensor<1x?x2
   %bv = mlx.weight @biased.v_proj.bias : tensor<2xf32>
   %v = mlx.addmm %bv, %x, %wvt : tensor<2xf32>, tensor<1x?x4xf32>, tensor<4x2xf32> -> tensor<1x?x2xf32>
   func.return %q, %k, %v : tensor<1x?x4xf32>, tensor<1x?x2xf32>, tensor<1x?x2xf32>
+}
+
+// One linear weight [N, K] and one [K, N]: the columns are concatenated ([K, 4], q's
+// transposed), read without a transpose.
+// CHECK-LABEL: func.func @mixed_layouts(%x: tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"mix.q_proj+k_proj.weight" : tensor<4x4xf32>
+// CHECK-NEXT:    %[[P:.*]] = mlx.matmul %x, %[[W]] : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT:    %q, %k = mlx.split %[[P]] at [2] axis 1 : tensor<2x4xf32> -> tensor<2x2xf32>, tensor<2x2xf32>
+// CHECK-NEXT:    func.return %q, %k : tensor<2x2xf32>, tensor<2x2xf32>
+// CHECK-NEXT:  }
+func.func @mixed_layouts(%x: tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %wq = mlx.weight @mix.q_proj.weight : tensor<2x4xf32>
+  %wqt = mlx.transpose %wq [1, 0] : tensor<2x4xf32> -> tensor<4x2xf32>
+  %q = mlx.matmul %x, %wqt : tensor<2x4xf32>, tensor<4x2xf32> -> tensor<2x2xf32>
+  %wk = mlx.weight @mix.k_proj.weight : tensor<4x2xf32>
+  %k = mlx.matmul %x, %wk : tensor<2x4xf32>, tensor<4x2xf32> -> tensor<2x2xf32>
+  func.return %q, %k : tensor<2x2xf32>, tensor<2x2xf32>
 }
 
 // gate/up in bf16, x also returned, and up's weight read also returned: that read and

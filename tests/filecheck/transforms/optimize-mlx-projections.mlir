@@ -3,11 +3,10 @@
 // on weights [N, K] read through transpose [1, 0], each product reshaped to heads
 // [B, S, h, d] and transposed [0, 2, 1, 3]. The stage's patterns feed each other:
 // fuse-rms-norm, fuse-bias-add (Qwen2's biases), then merge-projections (the merged
-// weight is [K, 8], whether it reads the transposed weights or fold-weight-transposes
-// has transposed them in place first), then split-heads-once on the merged split;
-// fold-known-dims makes the two reads of S one first. Per function, the result is one matmul (addmm), one
-// reshape, one transpose and one split on the heads axis; the q/k/v globals are
-// replaced by the merged ones (values concatenated after the transpose). What the
+// weight is [8, K], the weights stacked as rows, read through one transpose), then
+// split-heads-once on the merged split; fold-known-dims makes the two reads of S one
+// first. Per function, the result is one matmul (addmm), one reshape, one transpose
+// and one split on the heads axis; the q/k/v globals are replaced by the merged ones. What the
 // fusions leave unread (the RMSNorm decomposition) is erased by the stage. Qwen3's
 // per-head q/k norms between the reshape and the transpose move after the transpose
 // (transpose-before-norm), and then split-heads-once applies.
@@ -19,10 +18,10 @@
 // GLOBAL:      builtin.module {
 // GLOBAL-NEXT:   mlx.global @model.layers.0.input_layernorm.weight "parameter" : tensor<4xf32>
 // GLOBAL-NEXT:   mlx.global @model.layers.1.input_layernorm.weight "parameter" : tensor<4xf32>
-// GLOBAL-NEXT:   mlx.global @"model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" "parameter" : tensor<4x8xf32> = dense<{{\[}}[1.000000e+00, 5.000000e+00, 9.000000e+00, 1.300000e+01, -1.000000e+00, -5.000000e+00, 5.000000e-01, 4.500000e+00], [2.000000e+00, 6.000000e+00, 1.000000e+01, 1.400000e+01, -2.000000e+00, -6.000000e+00, 1.500000e+00, 5.500000e+00], [3.000000e+00, 7.000000e+00, 1.100000e+01, 1.500000e+01, -3.000000e+00, -7.000000e+00, 2.500000e+00, 6.500000e+00], [4.000000e+00, 8.000000e+00, 1.200000e+01, 1.600000e+01, -4.000000e+00, -8.000000e+00, 3.500000e+00, 7.500000e+00]]> : tensor<4x8xf32>
+// GLOBAL-NEXT:   mlx.global @"model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" "parameter" : tensor<8x4xf32> = dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01], [1.300000e+01, 1.400000e+01, 1.500000e+01, 1.600000e+01], [-1.000000e+00, -2.000000e+00, -3.000000e+00, -4.000000e+00], [-5.000000e+00, -6.000000e+00, -7.000000e+00, -8.000000e+00], [5.000000e-01, 1.500000e+00, 2.500000e+00, 3.500000e+00], [4.500000e+00, 5.500000e+00, 6.500000e+00, 7.500000e+00]]> : tensor<8x4xf32>
 // GLOBAL-NEXT:   func.func @llama_attention(
 // GLOBAL-NOT:    mlx.global @model
-// GLOBAL:        mlx.global @"model.layers.1.self_attn.q_proj+k_proj+v_proj.weight" "parameter" : tensor<4x8xf32> = dense<{{\[}}[1.000000e+00, 5.000000e+00, 9.000000e+00, 1.300000e+01, -1.000000e+00, -5.000000e+00, 5.000000e-01, 4.500000e+00], [2.000000e+00, 6.000000e+00, 1.000000e+01, 1.400000e+01, -2.000000e+00, -6.000000e+00, 1.500000e+00, 5.500000e+00], [3.000000e+00, 7.000000e+00, 1.100000e+01, 1.500000e+01, -3.000000e+00, -7.000000e+00, 2.500000e+00, 6.500000e+00], [4.000000e+00, 8.000000e+00, 1.200000e+01, 1.600000e+01, -4.000000e+00, -8.000000e+00, 3.500000e+00, 7.500000e+00]]> : tensor<4x8xf32>
+// GLOBAL:        mlx.global @"model.layers.1.self_attn.q_proj+k_proj+v_proj.weight" "parameter" : tensor<8x4xf32> = dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01], [1.300000e+01, 1.400000e+01, 1.500000e+01, 1.600000e+01], [-1.000000e+00, -2.000000e+00, -3.000000e+00, -4.000000e+00], [-5.000000e+00, -6.000000e+00, -7.000000e+00, -8.000000e+00], [5.000000e-01, 1.500000e+00, 2.500000e+00, 3.500000e+00], [4.500000e+00, 5.500000e+00, 6.500000e+00, 7.500000e+00]]> : tensor<8x4xf32>
 // GLOBAL-NEXT:   mlx.global @"model.layers.1.self_attn.q_proj+k_proj+v_proj.bias" "parameter" : tensor<8xf32> = dense<[2.500000e-01, 5.000000e-01, 7.500000e-01, 1.000000e+00, -2.500000e-01, -5.000000e-01, 2.000000e+00, 3.000000e+00]> : tensor<8xf32>
 // GLOBAL-NEXT:   func.func @qwen2_attention(
 // GLOBAL-NOT:    mlx.global
@@ -46,8 +45,9 @@ mlx.global @model.layers.1.self_attn.v_proj.bias "parameter" : tensor<2xf32> = d
 // CHECK-NOT:     {{mlx\.(dim|matmul|addmm|reshape|transpose|split|rms_norm) }}
 // CHECK:         %nw = mlx.weight @model.layers.0.input_layernorm.weight : tensor<4xf32>
 // CHECK-NEXT:    %x = mlx.rms_norm %h weight %nw : tensor<4xf32> eps {{.*}} : tensor<1x?x4xf32> -> tensor<1x?x4xf32>
-// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" : tensor<4x8xf32>
-// CHECK-NEXT:    %[[P:.*]] = mlx.matmul %x, %[[W]] : tensor<1x?x4xf32>, tensor<4x8xf32> -> tensor<1x?x8xf32>
+// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"model.layers.0.self_attn.q_proj+k_proj+v_proj.weight" : tensor<8x4xf32>
+// CHECK-NEXT:    %[[WT:.*]] = mlx.transpose %[[W]] [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = mlx.matmul %x, %[[WT]] : tensor<1x?x4xf32>, tensor<4x8xf32> -> tensor<1x?x8xf32>
 // CHECK-NEXT:    %[[R:.*]] = mlx.reshape %[[P]] [1, %s, 4, 2] : tensor<1x?x8xf32> -> tensor<1x?x4x2xf32>
 // CHECK-NEXT:    %[[T:.*]] = mlx.transpose %[[R]] [0, 2, 1, 3] : tensor<1x?x4x2xf32> -> tensor<1x4x?x2xf32>
 // CHECK-NEXT:    %qh, %kh, %vh = mlx.split %[[T]] at [2, 3] axis 1 : tensor<1x4x?x2xf32> -> tensor<1x2x?x2xf32>, tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>
@@ -89,9 +89,10 @@ func.func @llama_attention(%h: tensor<1x?x4xf32>) -> (tensor<1x2x?x2xf32>, tenso
 // CHECK-NEXT:    %s = mlx.dim %h axis 1 : tensor<1x?x4xf32>
 // CHECK-NEXT:    %nw = mlx.weight @model.layers.1.input_layernorm.weight : tensor<4xf32>
 // CHECK-NEXT:    %x = mlx.rms_norm %h weight %nw : tensor<4xf32> eps 1.000000e-06 : tensor<1x?x4xf32> -> tensor<1x?x4xf32>
-// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"model.layers.1.self_attn.q_proj+k_proj+v_proj.weight" : tensor<4x8xf32>
+// CHECK-NEXT:    %[[W:.*]] = mlx.weight @"model.layers.1.self_attn.q_proj+k_proj+v_proj.weight" : tensor<8x4xf32>
+// CHECK-NEXT:    %[[WT:.*]] = mlx.transpose %[[W]] [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
 // CHECK-NEXT:    %[[B:.*]] = mlx.weight @"model.layers.1.self_attn.q_proj+k_proj+v_proj.bias" : tensor<8xf32>
-// CHECK-NEXT:    %[[P:.*]] = mlx.addmm %[[B]], %x, %[[W]] : tensor<8xf32>, tensor<1x?x4xf32>, tensor<4x8xf32> -> tensor<1x?x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = mlx.addmm %[[B]], %x, %[[WT]] : tensor<8xf32>, tensor<1x?x4xf32>, tensor<4x8xf32> -> tensor<1x?x8xf32>
 // CHECK-NEXT:    %[[R:.*]] = mlx.reshape %[[P]] [1, %s, 4, 2] : tensor<1x?x8xf32> -> tensor<1x?x4x2xf32>
 // CHECK-NEXT:    %[[T:.*]] = mlx.transpose %[[R]] [0, 2, 1, 3] : tensor<1x?x4x2xf32> -> tensor<1x4x?x2xf32>
 // CHECK-NEXT:    %qh, %kh, %vh = mlx.split %[[T]] at [2, 3] axis 1 : tensor<1x4x?x2xf32> -> tensor<1x2x?x2xf32>, tensor<1x1x?x2xf32>, tensor<1x1x?x2xf32>

@@ -1,6 +1,6 @@
 // optimize-mlx: the optimization stage of lower-to-mlx, every optimize-mlx pattern
-// together (fuse-rms-norm, fuse-layer-norm, fold-norm-affine, fold-weight-transposes,
-// unrepeat-kv; each also a pass of its own, see the files here), after canonicalize has
+// together (fuse-rms-norm, fuse-layer-norm, fold-norm-affine, unrepeat-kv; each also a
+// pass of its own, see the files here), after canonicalize has
 // put the IR in the form they match. What a fusion leaves unread is erased at once, so
 // that it does not hold up the next pattern (run alone, a pattern leaves it to dce).
 // RUN: mlx-opt %s -p optimize-mlx | filecheck %s
@@ -70,4 +70,20 @@ func.func @not_canonicalization(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = mlx.astype %x : tensor<4xf32> -> tensor<4xf32>
   %t = mlx.transpose %a [0] : tensor<4xf32> -> tensor<4xf32>
   func.return %t : tensor<4xf32>
+}
+
+// Kept: a linear weight read through its transpose. fold-weight-transposes is a pass of
+// its own, not part of the stage: MLX's matmul takes the transposed view as it is.
+// CHECK-LABEL: func.func @linear_weight(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    %w = mlx.weight @linear.weight : tensor<3x4xf32>
+// CHECK-NEXT:    %wt = mlx.transpose %w [1, 0] : tensor<3x4xf32> -> tensor<4x3xf32>
+// CHECK-NEXT:    %y = mlx.matmul %x, %wt : tensor<2x4xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
+// CHECK-NEXT:    func.return %y : tensor<2x3xf32>
+// CHECK-NEXT:  }
+mlx.global @linear.weight "parameter" : tensor<3x4xf32> = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+func.func @linear_weight(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %w = mlx.weight @linear.weight : tensor<3x4xf32>
+  %wt = mlx.transpose %w [1, 0] : tensor<3x4xf32> -> tensor<4x3xf32>
+  %y = mlx.matmul %x, %wt : tensor<2x4xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
 }
