@@ -77,7 +77,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TypeAlias
 
 import mlx.core as mx
 
-from mlxir.codegen.errors import ProgramError
+from mlxir.codegen.errors import BackendError, ProgramError
 from mlxir.codegen.parts import ProgramParts
 from mlxir.codegen.program import ProgramInfo, read_program
 from mlxir.codegen.verification import is_verified, key_of, record_verified
@@ -262,6 +262,9 @@ class Program:
             {axis: self._size_expression(i, axis, e) for axis, e in enumerate(dims) if e and not e.isidentifier()}
             for i, dims in enumerate(info.input_dims)
         ]
+        lacking = _what_mlx_lacks(info)
+        if lacking is not None:
+            raise lacking
         payloads = bind_payloads(info, buffer, _file.fileno() if _file is not None else None, read_segment)
         slots = {info.segment_start + g.offset: g.slot for g in info.globals}
         self._in_mlx = [(offset, length, slots[offset]) for offset, length in missing]
@@ -719,6 +722,31 @@ class _Trace:
         flat = [arrays[i] for i in self.tensors] + [state[name] for name in self.state_names]
         results = self.compiled(*flat)
         return list(results[: self.outputs]), dict(zip(self.stored, results[self.outputs :]))
+
+
+def _what_mlx_lacks(info: ProgramInfo) -> BackendError | None:
+    """Why MLX's backend on this machine cannot run the program, found at load rather
+    than in the middle of a call (None: it can)."""
+    if not any(slot.dtype == "float64" for slot in info.slots):
+        return None
+    if mx.default_device() == mx.gpu:
+        return BackendError(
+            "the program computes in float64, which MLX runs on its CPU backend only: "
+            "call mx.set_default_device(mx.cpu) before loading it"
+        )
+    slots = info.slots
+    for instruction in info.instructions:
+        if (
+            instruction.op == "mlx.conv_general"
+            and slots[instruction.results[0]].dtype == "float64"
+            and any(d != 1 for d in instruction.kernel_props().get("input_dilation", ()))  # pyright: ignore[reportGeneralTypeIssues]
+        ):
+            location = f" ({instruction.location})" if instruction.location else ""
+            return BackendError(
+                "a transposed convolution in float64, which MLX's CPU backend lacks (0.32)",
+                f"instruction #{instruction.index} (mlx.conv_general{location})",
+            )
+    return None
 
 
 def _no_op(operands: Sequence[Any]) -> Sequence[Any]:

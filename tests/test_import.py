@@ -311,3 +311,19 @@ def test_as_strided_outside_its_inputs_elements_is_refused() -> None:
     with pytest.raises(UnsupportedOpsError, match="aten.as_strided.default") as error:
         mlxir.compile(export(Transposed(), (x,)))
     assert __file__ in str(error.value)
+
+
+def test_an_input_named_after_a_builtin_survives_a_node_decomposition() -> None:
+    """`nn.ConvTranspose1d.forward(input)`: decomposing its node copies the graph, and
+    FX renames the copy's `input` placeholder; the inputs are still matched to the
+    signature (by position) and keep their exported names."""
+    torch.manual_seed(0)
+    model = torch.nn.ConvTranspose1d(3, 2, 3, stride=2).eval()
+    import mlxir
+
+    length = Dim("length", min=2, max=64)
+    program = mlxir.compile(export(model, (torch.randn(1, 3, 8),), dynamic_shapes=({2: length},)))
+    assert [spec.name for spec in program.inputs] == ["input"]
+    x = torch.randn(1, 3, 11)
+    with torch.no_grad():
+        torch.testing.assert_close(program(input=x), model(x), rtol=1e-4, atol=1e-5)

@@ -72,10 +72,12 @@ COMPLEX_UNSUPPORTED = (
 # Types
 # ---------------------------------------------------------------------------
 
-PROGRAM_DTYPES = ("float32", "float16", "bfloat16", "bool", "int8", "int16", "int32", "int64", "uint8")
+PROGRAM_DTYPES = (
+    "float32", "float16", "bfloat16", "float64", "bool", "int8", "int16", "int32", "int64", "uint8"
+)
 """The element types a program's tensors may have (rows of `mlxir/dtypes.py`). float64
-and complex are rejected: MLX's GPU backend has no float64, and the program must run
-the same everywhere."""
+runs on MLX's CPU backend only: a program holding it is refused at load on a GPU
+(`runtime/program.py`). Complex numbers have no element type here."""
 
 DTYPES: dict[torch.dtype, Attribute] = {
     dtypes.BY_NAME[name].torch: dtypes.BY_NAME[name].ir for name in PROGRAM_DTYPES

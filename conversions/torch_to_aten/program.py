@@ -249,7 +249,10 @@ def import_program(
     _check_supported(nodes)
 
     signature = ep.graph_signature
-    input_specs = {spec.arg.name: spec for spec in signature.input_specs}  # type: ignore[union-attr]
+    # By position: a graph with nodes decomposed is a copy, where FX renames a
+    # placeholder named after a Python builtin (`input` becomes `input_1`).
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    input_specs = {n.name: spec for n, spec in zip(placeholders, signature.input_specs, strict=True)}
     mutated = {
         spec.target: spec.arg.name
         for spec in signature.output_specs

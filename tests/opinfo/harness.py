@@ -42,7 +42,7 @@ from torch.utils import _pytree as pytree
 
 from differential.harness import TOLERANCES
 
-DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 SAMPLES_PER_OP = 2
 
@@ -177,8 +177,11 @@ _SOURCE = re.compile(r"^\S+:\d+(?: \([^)]*\))?: ")
 def refusal_reason(error: BaseException) -> str:
     """The refusal's reason without the sample-specific parts (source locations, node
     counts), so the table reads the same for every sample an op refuses alike."""
+    from mlxir.codegen.errors import BackendError
     from mlxir.conversions.torch_to_aten.core import UnsupportedOpsError
 
+    if isinstance(error, BackendError):
+        return f"MLX lacks: {error.reason}"
     if isinstance(error, UnsupportedOpsError):
         targets = ", ".join(sorted(error.unsupported))
         why = "; ".join(sorted(set(error.reasons.values())))
@@ -190,12 +193,13 @@ def refusal_reason(error: BaseException) -> str:
 
 def is_refusal(error: BaseException) -> bool:
     """Whether `error` is one of mlxir's documented errors for a program it declines:
-    the importer's, or the lowering's (which `convert-aten-to-mlx` reports as a failed
-    pass caused by a `LoweringError`)."""
+    the importer's, the lowering's (which `convert-aten-to-mlx` reports as a failed
+    pass caused by a `LoweringError`), or the loader's for what MLX's backend lacks."""
+    from mlxir.codegen.errors import BackendError
     from mlxir.conversions.aten_to_mlx.core import LoweringError
     from mlxir.conversions.torch_to_aten.core import ImportError_
 
-    return isinstance(error, ImportError_ | LoweringError) or isinstance(error.__cause__, LoweringError)
+    return isinstance(error, ImportError_ | LoweringError | BackendError) or isinstance(error.__cause__, LoweringError)
 
 
 def _compare_random(expected: torch.Tensor, got: torch.Tensor) -> str | None:
