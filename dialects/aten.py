@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, SSAValue
@@ -69,13 +70,16 @@ from mlxir.dialects.common import (
     verify_diagonal,
     verify_dtype,
     verify_element_count,
+    verify_matrices,
     verify_min_rank,
     verify_per_matrix,
     verify_permutation,
+    verify_qr,
     verify_reduced_shape,
     verify_same_dtype,
     verify_same_shape,
     verify_shape_matches,
+    verify_singular_values,
     verify_size_list,
     verify_square_matrices,
 )
@@ -1755,6 +1759,108 @@ class CholeskyInverseOp(SquareMatricesOp):
 
 
 @irdl_op_definition
+class LinalgCholeskyExOp(MlxirOp):
+    """`torch.linalg.cholesky_ex(A, upper)`: each matrix's Cholesky factor L (U = L^T
+    with `upper`), and `info`, LAPACK's: 0, or the order of the first leading minor
+    that is not positive definite."""
+
+    name = "aten.linalg_cholesky_ex"
+    input = operand_def(TensorType)
+    upper = opt_prop_def(UnitAttr)
+    factor = result_def(TensorType)
+    info = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($factor) `,` type($info)"
+
+    def verify_(self) -> None:
+        batch = verify_square_matrices(self.input)
+        verify_same_shape(self.input, self.factor, "factor")
+        verify_same_dtype([self.input, self.factor], "input and factor")
+        verify_shape_matches(batch, self.info, "info")
+        if dtype_of(self.info) != i32:
+            raise VerifyException(f"info must be i32, got {dtype_of(self.info)}")
+
+
+@irdl_op_definition
+class LinalgQrOp(MlxirOp):
+    """`torch.linalg.qr(A, mode)`: Q `[..., m, k]` with orthonormal columns and upper
+    triangular R `[..., k, n]`, k = min(m, n); with `complete` (`mode="complete"`),
+    k = m."""
+
+    name = "aten.linalg_qr"
+    input = operand_def(TensorType)
+    complete = opt_prop_def(UnitAttr)
+    q = result_def(TensorType)
+    r = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input (`complete` $complete^)? attr-dict `:` type($input) `->` type($q) `,` type($r)"
+
+    def verify_(self) -> None:
+        verify_qr(self.input, self.q, self.r, self.complete is not None)
+
+
+@irdl_op_definition
+class LinalgSvdvalsOp(MlxirOp):
+    """The singular values of each matrix, in descending order (`_linalg_svd`'s
+    second result: torch.linalg.svdvals, matrix_rank, cond, the nuclear norm)."""
+
+    name = "aten.linalg_svdvals"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_singular_values(self.input, self.result)
+
+
+@irdl_op_definition
+class LinalgEigvalshOp(MlxirOp):
+    """The eigenvalues of each symmetric matrix, in ascending order, reading only its
+    lower (or, with `upper`, upper) triangle (`_linalg_eigh`'s first result:
+    torch.linalg.eigvalsh, matrix_rank with `hermitian`)."""
+
+    name = "aten.linalg_eigvalsh"
+    input = operand_def(TensorType)
+    upper = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.input)
+        verify_singular_values(self.input, self.result, "eigenvalues")
+
+
+@irdl_op_definition
+class LinalgPinvOp(MlxirOp):
+    """`torch.linalg.pinv(A, atol, rtol, hermitian)`: each matrix's pseudo-inverse
+    `[..., n, m]`, the singular values (the eigenvalues' magnitudes, reading the lower
+    triangle, with `hermitian`) at most `max(atol, rtol * largest)` taken as zero.
+    Unset tolerances are torch's defaults: atol 0, rtol `eps * max(m, n)` (0 where
+    atol is positive)."""
+
+    name = "aten.linalg_pinv"
+    input = operand_def(TensorType)
+    atol = opt_prop_def(F64Attr)
+    rtol = opt_prop_def(F64Attr)
+    hermitian = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`atol` $atol^)? (`rtol` $rtol^)? (`hermitian` $hermitian^)? attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        batch, m, n, _ = verify_matrices(self.input)
+        if self.hermitian is not None:
+            verify_square_matrices(self.input)
+        verify_shape_matches([*batch, n, m], self.result)
+        verify_same_dtype([self.input, self.result], "input and result")
+
+
+@irdl_op_definition
 class MatmulOp(MatmulLikeOp):
     name = "aten.matmul"
 
@@ -2617,6 +2723,11 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     LinalgSolveOp,
     LinalgSolveTriangularOp,
     CholeskyInverseOp,
+    LinalgCholeskyExOp,
+    LinalgQrOp,
+    LinalgSvdvalsOp,
+    LinalgEigvalshOp,
+    LinalgPinvOp,
     AddmmOp,
     LinearOp,
     DequantizeAffineOp,

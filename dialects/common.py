@@ -200,6 +200,35 @@ def verify_per_matrix(matrices: SSAValue, result: SSAValue, what: str = "result"
         raise VerifyException(f"{what} element type {dtype_of(result)} must be the input's {dtype_of(matrices)}")
 
 
+def verify_matrices(value: SSAValue, what: str = "input") -> tuple[list[int], int, int, int]:
+    """A stack of float matrices `[..., m, n]`; returns the batch dims, m, n and
+    k = min(m, n) (`?` where m or n is)."""
+    shape = shape_of(value)
+    if len(shape) < 2:
+        raise VerifyException(f"{what} must be matrices [..., m, n], got {format_dims(shape)}")
+    verify_dtype(value, "float", what)
+    *batch, m, n = shape
+    return batch, m, n, DYNAMIC if DYNAMIC in (m, n) else min(m, n)
+
+
+def verify_qr(matrices: SSAValue, q: SSAValue, r: SSAValue, complete: bool = False) -> None:
+    """Q `[..., m, k]` and R `[..., k, n]` of matrices `[..., m, n]`, k = min(m, n), or
+    k = m for the `complete` factorization."""
+    batch, m, n, k = verify_matrices(matrices)
+    k = m if complete else k
+    verify_shape_matches([*batch, m, k], q, "Q")
+    verify_shape_matches([*batch, k, n], r, "R")
+    verify_same_dtype([matrices, q, r], "input, Q and R")
+
+
+def verify_singular_values(matrices: SSAValue, values: SSAValue, what: str = "singular values") -> None:
+    """`values` `[..., k]`, k = min(m, n), of matrices `[..., m, n]`, in their type (for
+    square matrices, as eigenvalues are, k = n)."""
+    batch, _, _, k = verify_matrices(matrices)
+    verify_shape_matches([*batch, k], values, what)
+    verify_same_dtype([matrices, values], f"input and {what}")
+
+
 def broadcast_shapes(shapes: Sequence[Sequence[int]]) -> list[int]:
     """Statically broadcasts NumPy-style; `?` stays `?` unless another dim fixes it."""
     rank = max((len(s) for s in shapes), default=0)

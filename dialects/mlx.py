@@ -82,12 +82,15 @@ from mlxir.dialects.common import (
     verify_diagonal,
     verify_dtype,
     verify_element_count,
+    verify_matrices,
     verify_per_matrix,
     verify_permutation,
+    verify_qr,
     verify_reduced_shape,
     verify_same_dtype,
     verify_same_shape,
     verify_shape_matches,
+    verify_singular_values,
     verify_size_list,
     verify_square_matrices,
 )
@@ -1885,6 +1888,108 @@ class LinalgCholeskyInvOp(SquareMatricesOp):
 
 
 @irdl_op_definition
+class LinalgCholeskyOp(SquareMatricesOp):
+    """`mx.linalg.cholesky(a, upper)`: each matrix's lower (`upper`: upper) Cholesky
+    factor, the other triangle zero."""
+
+    name = "mlx.linalg_cholesky"
+    upper = opt_prop_def(UnitAttr)
+    assembly_format = "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($result)"
+
+
+@irdl_op_definition
+class LinalgQrOp(MlxirOp):
+    """`mx.linalg.qr(a)`: the reduced factorization, Q `[..., m, k]` and R `[..., k, n]`,
+    k = min(m, n)."""
+
+    name = "mlx.linalg_qr"
+    input = operand_def(TensorType)
+    q = result_def(TensorType)
+    r = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($q) `,` type($r)"
+
+    def verify_(self) -> None:
+        verify_qr(self.input, self.q, self.r)
+
+
+@irdl_op_definition
+class LinalgSvdOp(MlxirOp):
+    """`mx.linalg.svd(a)`: the full factorization `a = u diag(s) vt`, u `[..., m, m]`,
+    s `[..., k]` descending, vt `[..., n, n]`. Each singular vector's sign is the
+    LAPACK build's own: only sign-free products of u and vt match torch."""
+
+    name = "mlx.linalg_svd"
+    input = operand_def(TensorType)
+    u = result_def(TensorType)
+    s = result_def(TensorType)
+    vt = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($u) `,` type($s) `,` type($vt)"
+
+    def verify_(self) -> None:
+        batch, m, n, _ = verify_matrices(self.input)
+        verify_singular_values(self.input, self.s)
+        verify_shape_matches([*batch, m, m], self.u, "u")
+        verify_shape_matches([*batch, n, n], self.vt, "vt")
+        verify_same_dtype([self.input, self.u, self.vt], "input, u and vt")
+
+
+@irdl_op_definition
+class LinalgSvdvalsOp(MlxirOp):
+    """`mx.linalg.svd(a, compute_uv=False)`: the singular values `[..., k]`, descending."""
+
+    name = "mlx.linalg_svdvals"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_singular_values(self.input, self.result)
+
+
+@irdl_op_definition
+class LinalgEighOp(MlxirOp):
+    """`mx.linalg.eigh(a, UPLO)`: each symmetric matrix's eigenvalues, ascending, and
+    eigenvectors (as columns), reading its lower (`upper`: upper) triangle. Each
+    eigenvector's sign is the LAPACK build's own: only sign-free products match torch."""
+
+    name = "mlx.linalg_eigh"
+    input = operand_def(TensorType)
+    upper = opt_prop_def(UnitAttr)
+    eigenvalues = result_def(TensorType)
+    eigenvectors = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($eigenvalues) `,` type($eigenvectors)"
+    )
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.input)
+        verify_singular_values(self.input, self.eigenvalues, "eigenvalues")
+        verify_same_shape(self.input, self.eigenvectors, "eigenvectors")
+        verify_same_dtype([self.input, self.eigenvectors], "input and eigenvectors")
+
+
+@irdl_op_definition
+class LinalgEigvalshOp(MlxirOp):
+    """`mx.linalg.eigvalsh(a, UPLO)`: each symmetric matrix's eigenvalues, ascending,
+    reading its lower (`upper`: upper) triangle."""
+
+    name = "mlx.linalg_eigvalsh"
+    input = operand_def(TensorType)
+    upper = opt_prop_def(UnitAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input (`upper` $upper^)? attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_square_matrices(self.input)
+        verify_singular_values(self.input, self.result, "eigenvalues")
+
+
+@irdl_op_definition
 class SoftmaxOp(MlxirOp):
     """`mx.softmax(x, axes, precise)`; `precise` accumulates low precision in f32."""
 
@@ -2271,6 +2376,12 @@ MLX_OPS: list[type[IRDLOperation]] = [
     LinalgSolveOp,
     LinalgSolveTriangularOp,
     LinalgCholeskyInvOp,
+    LinalgCholeskyOp,
+    LinalgQrOp,
+    LinalgSvdOp,
+    LinalgSvdvalsOp,
+    LinalgEighOp,
+    LinalgEigvalshOp,
     *UNARY_OP_CLASSES.values(),
     *BINARY_OP_CLASSES.values(),
     *REDUCTION_OP_CLASSES.values(),

@@ -501,6 +501,7 @@ KERNELS.update(
         "mlx.linalg_solve": _unless_empty(mx.linalg.solve),
         "mlx.linalg_solve_triangular": _unless_empty(mx.linalg.solve_triangular, "upper"),
         "mlx.linalg_cholesky_inv": _unless_empty(mx.linalg.cholesky_inv, "upper"),
+        "mlx.linalg_cholesky": _unless_empty(mx.linalg.cholesky, "upper"),
     }
 )
 
@@ -513,6 +514,33 @@ def _linalg_det(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 @_kernel("mlx.linalg_slogdet")
 def _linalg_slogdet(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: tuple(mx.linalg.slogdet(operands[0], stream=mx.cpu))
+
+
+@_kernel("mlx.linalg_qr")
+def _linalg_qr(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return lambda operands: tuple(mx.linalg.qr(operands[0], stream=mx.cpu))
+
+
+@_kernel("mlx.linalg_svd")
+def _linalg_svd(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return lambda operands: tuple(mx.linalg.svd(operands[0], stream=mx.cpu))
+
+
+@_kernel("mlx.linalg_svdvals")
+def _linalg_svdvals(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    return lambda operands: (mx.linalg.svd(operands[0], compute_uv=False, stream=mx.cpu),)
+
+
+@_kernel("mlx.linalg_eigh")
+def _linalg_eigh(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    uplo = "U" if _flag(props, "upper") else "L"
+    return lambda operands: tuple(mx.linalg.eigh(operands[0], UPLO=uplo, stream=mx.cpu))
+
+
+@_kernel("mlx.linalg_eigvalsh")
+def _linalg_eigvalsh(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    uplo = "U" if _flag(props, "upper") else "L"
+    return lambda operands: (mx.linalg.eigvalsh(operands[0], UPLO=uplo, stream=mx.cpu),)
 
 
 @_kernel("mlx.split")

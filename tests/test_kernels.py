@@ -1877,3 +1877,47 @@ def test_linalg_solve_triangular_and_cholesky_inv() -> None:
     empty = np.zeros((2, 0, 0), np.float32)
     lo, up, inv, inv_u = run_ir(text, empty, empty, np.zeros((2, 0, 3), np.float32))
     assert [np.asarray(r).shape for r in (lo, up, inv, inv_u)] == [(2, 0, 3), (2, 0, 3), (2, 0, 0), (2, 0, 0)]
+
+
+def test_linalg_factorizations() -> None:
+    """Against NumPy in float64: QR (reduced, the signs LAPACK's), Cholesky (only one
+    triangle read), singular values and symmetric eigenvalues (only one triangle read),
+    and the sign-free products of SVD and eigh vectors; 0x0 matrices give empty
+    results."""
+    rng = np.random.default_rng(2)
+    tall = rng.standard_normal((2, 5, 3)).astype(np.float32)
+    noise = rng.standard_normal((2, 4, 4))
+    spd = (noise @ noise.transpose(0, 2, 1) + 4 * np.eye(4)).astype(np.float32)
+    text = """func.func @forward(%w: tensor<?x?x?xf32>, %a: tensor<?x?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>) {
+      %q, %r = mlx.linalg_qr %w : tensor<?x?x?xf32> -> tensor<?x?x?xf32>, tensor<?x?x?xf32>
+      %l = mlx.linalg_cholesky %a : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+      %u = mlx.linalg_cholesky %a upper : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+      %su, %s, %svt = mlx.linalg_svd %w : tensor<?x?x?xf32> -> tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>
+      %sv = mlx.linalg_svdvals %w : tensor<?x?x?xf32> -> tensor<?x?xf32>
+      %ev, %evec = mlx.linalg_eigh %a upper : tensor<?x?x?xf32> -> tensor<?x?xf32>, tensor<?x?x?xf32>
+      %evl = mlx.linalg_eigvalsh %a : tensor<?x?x?xf32> -> tensor<?x?xf32>
+      func.return %q, %r, %l, %u, %s, %su, %sv, %svt, %ev, %evl, %evec : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>
+    }"""
+    # the other triangle of the symmetric input holds noise: each op reads one
+    lower_read, upper_read = np.tril(spd) + np.triu(noise, 1), np.triu(spd) + np.tril(noise, -1)
+    q, r, lower, _, s, su, sv, svt, _, evl, _ = (np.asarray(x) for x in run_ir(text, tall, lower_read.astype(np.float32)))
+    _, _, _, u, _, _, _, _, ev, _, evec = (np.asarray(x) for x in run_ir(text, tall, upper_read.astype(np.float32)))
+    w64, a64 = tall.astype(np.float64), spd.astype(np.float64)
+    q64, r64 = np.linalg.qr(w64)
+    chol = np.linalg.cholesky(a64)
+    for got, ref in (
+        (q, q64),
+        (r, r64),
+        (lower, chol),
+        (u, chol.transpose(0, 2, 1)),
+        (s, np.linalg.svd(w64, compute_uv=False)),
+        (sv, np.linalg.svd(w64, compute_uv=False)),
+        (su[..., :3] * s[:, None, :] @ svt, w64),  # U diag(s) Vt: free of the vectors' signs
+        (ev, np.linalg.eigvalsh(a64)),
+        (evl, np.linalg.eigvalsh(a64)),
+        (evec * ev[:, None, :] @ evec.transpose(0, 2, 1), a64),
+    ):
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+    empty = np.zeros((2, 0, 0), np.float32)
+    shapes = [np.asarray(x).shape for x in run_ir(text, empty, empty)]
+    assert shapes == [(2, 0, 0)] * 4 + [(2, 0), (2, 0, 0), (2, 0), (2, 0, 0), (2, 0), (2, 0), (2, 0, 0)]

@@ -68,6 +68,8 @@ def _aten_op_of(packet: str) -> str | None:
         "aten._linalg_slogdet": "aten.linalg_slogdet",
         "aten._linalg_solve_ex": "aten.linalg_solve",
         "aten._linalg_check_errors": None,  # kept by MLX's own kernels, or refused
+        "aten._linalg_svd": "aten.linalg_svdvals",  # U, Vh refused (docs/semantics.md §5)
+        "aten._linalg_eigh": "aten.linalg_eigvalsh",  # eigenvectors refused
         "aten.sym_numel": "aten.sym_size",  # with arith.muli
         "aten.empty_permuted": "aten.zeros",
         "aten.empty_strided": "aten.zeros",

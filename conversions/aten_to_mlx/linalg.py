@@ -8,7 +8,8 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, f32
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, f32, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
@@ -418,6 +419,160 @@ def _unit_diagonal(e: Emitter, a: SSAValue, upper: bool) -> SSAValue:
     return e.binary("add", strict, identity)
 
 
+class LowerFactorizations(AtenLowering):
+    """QR, singular values and symmetric eigenvalues: the mlx op of the same operand
+    and properties. MLX's QR is the reduced one: the complete one is the same where
+    m <= n, and refused elsewhere."""
+
+    MLX_OPS: ClassVar[dict[type[IRDLOperation], type[IRDLOperation]]] = {
+        aten.LinalgQrOp: mlx.LinalgQrOp,
+        aten.LinalgSvdvalsOp: mlx.LinalgSvdvalsOp,
+        aten.LinalgEigvalshOp: mlx.LinalgEigvalshOp,
+    }
+    OPS = tuple(MLX_OPS)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        mlx_op = self.MLX_OPS.get(type(op)) if isinstance(op, IRDLOperation) else None
+        if mlx_op is None:
+            return
+        _float32_matrices(op, op.operands[0])
+        properties = dict(op.properties)
+        if properties.pop("complete", None) is not None:
+            m, n = shape_of(op.operands[0])[-2:]
+            if DYNAMIC in (m, n) or m > n:
+                raise LoweringError(f"{op.name}: MLX has no complete QR of a tall matrix ([..., {m}, {n}])")
+        built = mlx_op.build(
+            operands=list(op.operands), result_types=[r.type for r in op.results], properties=properties
+        )
+        self.replace(op, rewriter, lambda e: e.emit_all(built))
+
+
+class LowerCholeskyEx(AtenLowering):
+    """`mx.linalg.cholesky`, and LAPACK's `info` from the factor: LAPACK stops at the
+    first pivot that is not positive (or is NaN) and leaves it on the diagonal, every
+    earlier one a positive square root, so `info` is 0 where the whole diagonal is
+    positive and else 1 + the number of leading positive entries."""
+
+    OPS = (aten.LinalgCholeskyExOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinalgCholeskyExOp, rewriter: PatternRewriter) -> None:
+        _float32_matrices(op, op.input)
+        rank = rank_of(op.input)
+
+        def build(e: Emitter) -> list[SSAValue]:
+            factor = e.emit(
+                mlx.LinalgCholeskyOp.build(
+                    operands=[op.input],
+                    result_types=[op.factor.type],
+                    properties={"upper": UnitAttr()} if op.upper is not None else {},
+                )
+            )
+            diagonal_shape = [*shape_of(op.input)[:-1]]
+            diagonal = e.emit(
+                mlx.DiagonalOp.build(
+                    operands=[factor],
+                    result_types=[tensor_of(dtype_of(factor), diagonal_shape)],
+                    properties={
+                        "offset": IntegerAttr(0, 64),
+                        "axis1": IntegerAttr(rank - 2, 64),
+                        "axis2": IntegerAttr(rank - 1, 64),
+                    },
+                )
+            )
+            positive = e.binary("greater", diagonal, e.constant(0.0, dtype_of(diagonal)))
+            as_int = e.astype(positive, i32)
+            leading = e.emit(
+                mlx.CumprodOp.build(
+                    operands=[as_int], result_types=[as_int.type], properties={"axis": IntegerAttr(rank - 2, 64)}
+                )
+            )
+            info_type = tensor_of(i32, diagonal_shape[:-1])
+            stopped_at = e.binary("add", e.reduce("sum", leading, [rank - 2], False, i32), e.constant(1, i32))
+            all_positive = e.reduce("all", positive, [rank - 2], False, i1)
+            info = e.where(all_positive, e.constant(0, i32), stopped_at)
+            assert info.type == info_type
+            return [factor, info]
+
+        self.replace(op, rewriter, build)
+
+
+class LowerLinalgPinv(AtenLowering):
+    """torch's own composition: `V diag(1/s) U^T` from the reduced SVD (`U diag(l) U^T`
+    from the eigendecomposition, s = |l|, with `hermitian`), each s at most
+    `max(atol, rtol * max(s))` taken as zero; products free of the vectors' signs.
+    torch compares in float64: `s > atol` is exact here as `s > atol` rounded down to
+    float32, `rtol * max(s)` is a float32 product (it differs only where a singular
+    value lies within an ulp of it). Needs static m and n."""
+
+    OPS = (aten.LinalgPinvOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinalgPinvOp, rewriter: PatternRewriter) -> None:
+        _float32_matrices(op, op.input)
+        *batch, m, n = shape_of(op.input)
+        if DYNAMIC in (m, n):
+            raise LoweringError(f"{op.name}: a pseudo-inverse needs static matrix dims, got [..., {m}, {n}]")
+        rank, k, dtype = len(batch) + 2, min(m, n), dtype_of(op.input)
+        atol = op.atol.value.data if op.atol is not None else None
+        rtol = op.rtol.value.data if op.rtol is not None else None
+        if rtol is None:  # torch's default, 0 where atol is positive
+            rtol = 0.0 if atol is not None and atol > 0 else float(np.finfo(np.float32).eps) * max(m, n)
+        atol_below = np.float32(atol or 0.0)
+        if float(atol_below) > (atol or 0.0):
+            atol_below = np.nextafter(atol_below, np.float32(-np.inf))
+        swap = [*range(rank - 2), rank - 1, rank - 2]
+
+        def inverted(e: Emitter, values: SSAValue, magnitudes: SSAValue, largest: SSAValue) -> SSAValue:
+            """1/values where the magnitude is above both tolerances, else 0."""
+            above = e.binary(
+                "logical_and",
+                e.binary("greater", magnitudes, e.constant(float(atol_below), dtype)),
+                e.binary("greater", magnitudes, e.binary("multiply", largest, e.constant(rtol, dtype))),
+            )
+            return e.where(above, e.unary("reciprocal", values), e.constant(0.0, dtype))
+
+        def build(e: Emitter) -> SSAValue:
+            dims = e.dims(op.input)[:-2]
+            starts: list[Size] = [0] * rank
+            if op.hermitian is not None:
+                values, vectors = e.emit_all(
+                    mlx.LinalgEighOp.build(
+                        operands=[op.input], result_types=[tensor_of(dtype, [*batch, n]), op.input.type]
+                    )
+                )
+                magnitudes = e.unary("abs", values)
+                padded = e.concatenate(
+                    [magnitudes, e.broadcast_to(e.constant(0.0, dtype), [*dims, 1])],
+                    rank - 2,
+                    tensor_of(dtype, [*batch, n + 1]),
+                )  # max over an empty axis fails; the zero changes no other maximum
+                largest = e.reduce("max", padded, [rank - 2], True, dtype)
+                scale = inverted(e, values, magnitudes, largest)
+                left, right = vectors, e.transpose(vectors, swap)
+            else:
+                u, s, vt = e.emit_all(
+                    mlx.LinalgSvdOp.build(
+                        operands=[op.input],
+                        result_types=[
+                            tensor_of(dtype, [*batch, m, m]),
+                            tensor_of(dtype, [*batch, k]),
+                            tensor_of(dtype, [*batch, n, n]),
+                        ],
+                    )
+                )
+                ones = [1] * (rank - 1)
+                u_k = e.slice(u, starts, [*dims, m, k], [1] * rank, [*batch, m, k])
+                vt_k = e.slice(vt, starts, [*dims, k, n], [1] * rank, [*batch, k, n])
+                largest = e.slice(s, starts[:-1], [*dims, min(k, 1)], ones, [*batch, min(k, 1)])
+                scale = inverted(e, s, s, largest)
+                left, right = e.transpose(vt_k, swap), e.transpose(u_k, swap)
+            scaled = e.binary("multiply", left, e.expand_dims(scale, [rank - 2]))
+            return e.emit(mlx.MatmulOp(scaled, right, op.result.type))
+
+        self.replace(op, rewriter, build)
+
+
 PATTERNS: tuple[AtenLowering, ...] = (
     LowerMatmul(),
     LowerAddmm(),
@@ -427,4 +582,7 @@ PATTERNS: tuple[AtenLowering, ...] = (
     LowerSquareMatrices(),
     LowerLinalgSolve(),
     LowerLinalgSolveTriangular(),
+    LowerFactorizations(),
+    LowerCholeskyEx(),
+    LowerLinalgPinv(),
 )

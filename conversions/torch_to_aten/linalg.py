@@ -7,6 +7,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any, cast
 
+import torch
 from torch.fx import Node
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
@@ -25,6 +26,7 @@ from mlxir.conversions.torch_to_aten.core import (
     i64_attr,
     packet_name,
     props,
+    refuse,
     result_types,
     tensor_type_of,
     torch_overload,
@@ -247,6 +249,117 @@ def _cholesky_inverse(state: ImportState, node: Node) -> Operation:
     )
 
 
+def _used_results(node: Node) -> set[int]:
+    """The indices of the results of `node` (one with several) the program reads."""
+    return {
+        cast(int, user.args[1]) for user in node.users if user.target is operator.getitem and user.users
+    }
+
+
+NOT_FAILING = "MLX would not fail where torch raises (a matrix that is not positive definite)"
+"""Why the Cholesky checks are refused: `mx.linalg.cholesky` returns a matrix for any input."""
+
+
+def _linalg_cholesky_ex(state: ImportState, node: Node) -> list[SSAValue]:
+    """`linalg_cholesky_ex(self, upper, check_errors)` -> (L, info); `info` is computed
+    from L (see `aten.LinalgCholeskyExOp`), since MLX reports no failure; for the same
+    reason `check_errors` is refused."""
+    args = arguments_of(node)
+    if args["check_errors"]:
+        raise refuse(node, f"with check_errors=True is not supported: {NOT_FAILING}")
+    op = aten.LinalgCholeskyExOp.build(
+        operands=[state.value(args["self"])],
+        result_types=result_types(node),
+        properties=props(upper=unit_attr(args["upper"])),
+    )
+    return state.inserted_results(op)
+
+
+def _linalg_qr(state: ImportState, node: Node) -> list[SSAValue | None]:
+    """`linalg_qr(A, mode)` -> (Q, R); `mode="r"` leaves Q empty in torch, not
+    supported where read."""
+    args = arguments_of(node)
+    mode = args["mode"]
+    if mode not in ("reduced", "complete", "r"):
+        raise refuse(node, f"with mode={mode!r} is not supported")
+    a = state.value(args["A"])
+    q_type, r_type = result_types(node)
+    if mode == "r":  # torch's Q is empty: the op's is the Q of the reduced factorization
+        a_type, r_shape = cast(TensorType[Any], a.type), cast(TensorType[Any], r_type).get_shape()
+        q_type = TensorType(a_type.get_element_type(), [*a_type.get_shape()[:-1], r_shape[-2]])
+    q, r = state.inserted_results(
+        aten.LinalgQrOp.build(
+            operands=[a],
+            result_types=[q_type, r_type],
+            properties=props(complete=unit_attr(mode == "complete")),
+        )
+    )
+    return [None if mode == "r" else q, r]
+
+
+SIGN_FREE = (
+    "is supported for its {values} only: MLX's and torch's LAPACK builds may choose the "
+    "{vectors} with different signs (products free of the signs, such as pinv, are supported)"
+)
+"""Why singular vectors and eigenvectors are refused where read."""
+
+
+def _linalg_svd(state: ImportState, node: Node) -> list[SSAValue | None]:
+    """`_linalg_svd(A, full_matrices, compute_uv, driver)` -> (U, S, Vh): the singular
+    values; a program that reads U or Vh is refused (see `SIGN_FREE`)."""
+    args = arguments_of(node)
+    if _used_results(node) & {0, 2}:
+        raise refuse(node, SIGN_FREE.format(values="singular values", vectors="singular vectors (U, Vh)"))
+    s_type = result_types(node)[1]
+    op = aten.LinalgSvdvalsOp.build(operands=[state.value(args["A"])], result_types=[s_type])
+    return [None, *state.inserted_results(op), None]
+
+
+def _linalg_eigh(state: ImportState, node: Node) -> list[SSAValue | None]:
+    """`_linalg_eigh(A, UPLO, compute_v)` -> (eigenvalues, eigenvectors): the
+    eigenvalues; a program that reads the eigenvectors is refused (see `SIGN_FREE`)."""
+    args = arguments_of(node)
+    if 1 in _used_results(node):
+        raise refuse(node, SIGN_FREE.format(values="eigenvalues", vectors="eigenvectors"))
+    op = aten.LinalgEigvalshOp.build(
+        operands=[state.value(args["A"])],
+        result_types=result_types(node)[:1],
+        properties=props(upper=unit_attr(args["UPLO"] == "U")),
+    )
+    return [*state.inserted_results(op), None]
+
+
+def _tolerance(node: Node, value: Any, what: str) -> float | None:
+    """A pinv tolerance: None (torch's default), a float, or a 0-d tensor the program
+    fills with a constant (what torch makes of a float); any other tensor is refused."""
+    if value is None or isinstance(value, int | float):
+        return None if value is None else float(value)
+    if isinstance(value, Node) and torch_overload(value.target) is torch.ops.aten.full.default:
+        size, fill = value.args[:2]
+        if not size and isinstance(fill, int | float):
+            return float(fill)
+    raise refuse(node, f"with a computed {what} tensor is not supported (only a constant)")
+
+
+def _linalg_pinv(state: ImportState, node: Node) -> Operation:
+    """`linalg_pinv(self, atol, rtol, hermitian)`, and its `rcond` forms (atol 0,
+    rtol rcond); tolerances must be constants."""
+    args = arguments_of(node)
+    if "rcond" in args:
+        atol, rtol = 0.0, _tolerance(node, args["rcond"], "rcond")
+    else:
+        atol, rtol = _tolerance(node, args["atol"], "atol"), _tolerance(node, args["rtol"], "rtol")
+    return aten.LinalgPinvOp.build(
+        operands=[state.value(args["self"])],
+        result_types=[_type_of_node(node)],
+        properties=props(
+            atol=f64_attr(atol) if atol is not None else None,
+            rtol=f64_attr(rtol) if rtol is not None else None,
+            hermitian=unit_attr(args["hermitian"]),
+        ),
+    )
+
+
 LINALG_IMPORTERS: dict[str, Handler] = {
     "aten.matmul": _product(aten.MatmulOp, "other"),
     "aten.mm": _product(aten.MmOp, "mat2"),
@@ -267,4 +380,9 @@ LINALG_IMPORTERS: dict[str, Handler] = {
     "aten._linalg_check_errors": _linalg_check_errors,
     "aten.linalg_solve_triangular": _linalg_solve_triangular,
     "aten.cholesky_inverse": _cholesky_inverse,
+    "aten.linalg_cholesky_ex": _linalg_cholesky_ex,
+    "aten.linalg_qr": _linalg_qr,
+    "aten._linalg_svd": _linalg_svd,
+    "aten._linalg_eigh": _linalg_eigh,
+    "aten.linalg_pinv": _linalg_pinv,
 }

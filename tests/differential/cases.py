@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from differential.harness import F32, FLOATS, Case
+from differential.special_cases import SPECIAL_CASES
 
 INTS = (torch.int32, torch.int64)
 A = torch.ops.aten
@@ -80,6 +81,16 @@ def nonzero_int(*shape: int, dtype: torch.dtype = torch.int64, salt: str = "") -
     values = randint(1, 7, *shape, dtype=dtype, salt=salt)
     signs = randint(0, 2, *shape, dtype=dtype, salt=salt + "s") * 2 - 1
     return values * signs
+
+
+def _positive_definite(batch: int, n: int, salt: str = "", indefinite: bool = False) -> torch.Tensor:
+    """`batch` symmetric positive-definite n x n matrices; with `indefinite`, the first
+    one's third leading minor is not positive definite."""
+    noise = randn(batch, n, n, salt=salt)
+    matrices = noise @ noise.mT + n * torch.eye(n)
+    if indefinite:
+        matrices[0, 2, 2] = -100.0
+    return matrices
 
 
 def _dominant(batch: int, n: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
@@ -355,6 +366,12 @@ CASES: list[Case] = [
     # with a unit diagonal;
     # cholesky_inverse of a lower and of an upper factor
     Case("linalg_solve_triangular_cholesky_inverse", lambda m, a, b, c: (torch.linalg.solve_triangular(a, b, upper=False), torch.linalg.solve_triangular(a, b, upper=True), torch.linalg.solve_triangular(a, c, upper=True, left=False), torch.linalg.solve_triangular(a, b, upper=False, unitriangular=True), torch.linalg.solve_triangular(a, c, upper=True, left=False, unitriangular=True), torch.cholesky_inverse(torch.tril(a)), torch.cholesky_inverse(torch.triu(a), upper=True)), lambda n, dt: ((randn(n, 4, 4, salt="st") + 4 * torch.eye(4)).to(dt), randn(n, 4, 2, dtype=dt, salt="sb"), randn(n, 3, 4, dtype=dt, salt="sc")), {0: (0,), 1: (0,), 2: (0,)}, dtypes=F32),
+    # QR (reduced, complete of a wide matrix, R alone), Cholesky with its info (0 for
+    # positive-definite matrices; the order of the first failing minor in a batch where
+    # one is indefinite), the values of SVD and eigh and what torch builds from them
+    # (cond, the nuclear norm), and pinv (default, relative and absolute tolerances,
+    # rank-deficient, hermitian from the upper triangle read as symmetric)
+    Case("linalg_factorizations", lambda m, w, a, b: (*torch.linalg.qr(w), *torch.linalg.qr(w.mT, mode="complete"), torch.linalg.qr(w, mode="r")[1], *torch.linalg.cholesky_ex(a), torch.linalg.cholesky_ex(a, upper=True)[0], torch.linalg.cholesky_ex(b).info, torch.linalg.svdvals(w), torch.linalg.cond(a), torch.linalg.matrix_norm(w, "nuc"), torch.linalg.eigvalsh(b, UPLO="U"), torch.linalg.pinv(w), torch.linalg.pinv(w, rtol=0.3), torch.linalg.pinv(w, atol=1.0), torch.linalg.pinv(w[..., :1] @ w[..., :1].mT), torch.linalg.pinv(a, hermitian=True), torch.pinverse(w)), lambda n, dt: (randn(n, 5, 3, dtype=dt, salt="fw"), _positive_definite(n, 4, salt="fa").to(dt), _positive_definite(n, 4, salt="fa", indefinite=True).to(dt)), {0: (0,), 1: (0,), 2: (0,)}, dtypes=F32),
     Case("trace", lambda m, x: torch.trace(x), lambda n, dt: (randn(n, n + 1, dtype=dt, salt="tr"),), {0: (0,)}, static_only=True),
     Case("take", lambda m, x: torch.take(x, torch.tensor([0, 5, 8, 2])), lambda n, dt: (randn(3, n, dtype=dt, salt="tk2"),), {0: (1,)}),
     Case("index_fill", lambda m, x: (x.index_fill(1, torch.tensor([0, 2]), -1.0), x.index_fill(0, torch.tensor([1]), torch.tensor(2.0, dtype=x.dtype))), lambda n, dt: (randn(3, n, dtype=dt, salt="if"),), {0: (1,)}, min_size=3),
@@ -539,6 +556,7 @@ CASES: list[Case] = [
     Case("max_pool3d_with_indices_values", lambda m, x: A.max_pool3d_with_indices(x, [2, 2, 2])[0], lambda n, dt: (randn(n, 2, 4, 4, 4, dtype=dt),), {0: (0,)}),
     Case("copy_broadcasts_and_casts", lambda m, x, y: A.copy(x, y), lambda n, dt: (randn(n, 3, dtype=dt), randn(3, dtype=torch.float32, salt="y")), {0: (0,)}),
     Case("causal_mask_from_arange", lambda m, x: torch.where(torch.arange(x.shape[1])[None, :] <= torch.arange(x.shape[1])[:, None], x, 0.0), lambda n, dt: (randn(2, n, n, dtype=dt),), {0: (1, 2)}),
+    *SPECIAL_CASES,
 ]
 
 WHOLE_MODEL_CASES: list[Case] = []

@@ -216,3 +216,35 @@ func.func @cholesky_inverse_not_square(%a: tensor<4x3xf32>) {
   %0 = aten.cholesky_inverse %a : tensor<4x3xf32> -> tensor<4x3xf32>
   func.return
 }
+
+// -----
+
+// CHECK: 'aten.linalg_cholesky_ex' op info must be i32, got i64
+func.func @cholesky_ex_info_dtype(%a: tensor<2x4x4xf32>) {
+  %0:2 = aten.linalg_cholesky_ex %a : tensor<2x4x4xf32> -> tensor<2x4x4xf32>, tensor<2xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_qr' op input must be matrices [..., m, n], got [5]
+func.func @qr_vector(%a: tensor<5xf32>) {
+  %0:2 = aten.linalg_qr %a : tensor<5xf32> -> tensor<5xf32>, tensor<5xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_qr' op R shape [3, 3] does not match the expected shape [5, 3]
+func.func @qr_complete_r(%a: tensor<5x3xf32>) {
+  %0:2 = aten.linalg_qr %a complete : tensor<5x3xf32> -> tensor<5x5xf32>, tensor<3x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_pinv' op result shape [5, 3] does not match the expected shape [3, 5]
+func.func @pinv_not_transposed(%a: tensor<5x3xf32>) {
+  %0 = aten.linalg_pinv %a : tensor<5x3xf32> -> tensor<5x3xf32>
+  func.return
+}

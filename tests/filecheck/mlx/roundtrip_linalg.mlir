@@ -126,3 +126,24 @@ func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>) -> (ten
   %ci = mlx.linalg_cholesky_inv %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
   func.return %inv, %det, %sl#1, %x : tensor<?x4x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4x2xf32>
 }
+
+// CHECK-LABEL: func.func @factorizations(%a: tensor<?x4x4xf32>, %w: tensor<?x5x3xf32>) -> tensor<?x4x4xf32> {
+// CHECK-NEXT:    %l = mlx.linalg_cholesky %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+// CHECK-NEXT:    %u = mlx.linalg_cholesky %a upper : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+// CHECK-NEXT:    %qr, %qr_1 = mlx.linalg_qr %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3x3xf32>
+// CHECK-NEXT:    %svd, %svd_1, %svd_2 = mlx.linalg_svd %w : tensor<?x5x3xf32> -> tensor<?x5x5xf32>, tensor<?x3xf32>, tensor<?x3x3xf32>
+// CHECK-NEXT:    %s = mlx.linalg_svdvals %w : tensor<?x5x3xf32> -> tensor<?x3xf32>
+// CHECK-NEXT:    %eig, %eig_1 = mlx.linalg_eigh %a upper : tensor<?x4x4xf32> -> tensor<?x4xf32>, tensor<?x4x4xf32>
+// CHECK-NEXT:    %e = mlx.linalg_eigvalsh %a : tensor<?x4x4xf32> -> tensor<?x4xf32>
+// CHECK-NEXT:    func.return %l : tensor<?x4x4xf32>
+// CHECK-NEXT:  }
+func.func @factorizations(%a: tensor<?x4x4xf32>, %w: tensor<?x5x3xf32>) -> tensor<?x4x4xf32> {
+  %l = mlx.linalg_cholesky %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+  %u = mlx.linalg_cholesky %a upper : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
+  %qr:2 = mlx.linalg_qr %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3x3xf32>
+  %svd:3 = mlx.linalg_svd %w : tensor<?x5x3xf32> -> tensor<?x5x5xf32>, tensor<?x3xf32>, tensor<?x3x3xf32>
+  %s = mlx.linalg_svdvals %w : tensor<?x5x3xf32> -> tensor<?x3xf32>
+  %eig:2 = mlx.linalg_eigh %a upper : tensor<?x4x4xf32> -> tensor<?x4xf32>, tensor<?x4x4xf32>
+  %e = mlx.linalg_eigvalsh %a : tensor<?x4x4xf32> -> tensor<?x4xf32>
+  func.return %l : tensor<?x4x4xf32>
+}

@@ -471,3 +471,19 @@ func.func @cholesky_inv_dtype(%a: tensor<4x4xf32>) {
   %0 = mlx.linalg_cholesky_inv %a : tensor<4x4xf32> -> tensor<4x4xf16>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.linalg_svd' op u shape [3, 3] does not match the expected shape [5, 5]
+func.func @svd_reduced_u(%a: tensor<5x3xf32>) {
+  %0:3 = mlx.linalg_svd %a : tensor<5x3xf32> -> tensor<3x3xf32>, tensor<3xf32>, tensor<3x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.linalg_eigvalsh' op eigenvalues shape [3] does not match the expected shape [4]
+func.func @eigvalsh_count(%a: tensor<4x4xf32>) {
+  %0 = mlx.linalg_eigvalsh %a : tensor<4x4xf32> -> tensor<3xf32>
+  func.return
+}
