@@ -42,6 +42,7 @@ from mlxir.conversions.torch_to_aten.decompositions import (
     decomposition_table,
     kept_torchao_ops,
 )
+from mlxir.conversions.torch_to_aten.special_functions import SPECIAL_FUNCTIONS
 
 _A = torch.ops.aten
 
@@ -213,9 +214,11 @@ MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.as_strided.default: _as_strided,
     _A.as_strided_copy.default: _as_strided,
     _A.as_strided_scatter.default: _as_strided_scatter,
+    **SPECIAL_FUNCTIONS,
 }
 """mlxir's own decompositions, where torch's differ from what its re-trace gives (the
-`_native_batch_norm_legit*` ops mlxir imports), or torch has none."""
+`_native_batch_norm_legit*` ops mlxir imports), or torch has none (the special
+functions of `special_functions.py`)."""
 
 
 class NodeDecompositionFailed(Exception):

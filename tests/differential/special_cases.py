@@ -1,0 +1,73 @@
+"""Differential cases of torch's special functions that mlxir decomposes itself
+(`conversions/torch_to_aten/special_functions.py`): each on ordinary, small and large
+arguments, negative ones where defined, and 0, -0, +-inf and NaN."""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from differential.harness import F32, FLOATS, Case
+
+S = torch.special
+
+
+def _gen(n: int, salt: str) -> torch.Generator:
+    return torch.Generator().manual_seed(zlib.crc32(f"{n}:{salt}".encode()))
+
+
+def _randn(*shape: int, dtype: torch.dtype, salt: str) -> torch.Tensor:
+    return torch.randn(*shape, generator=_gen(sum(shape), salt)).to(dtype)
+
+
+def _spread(*shape: int, dtype: torch.dtype, salt: str, decades: tuple[float, float] = (-3.0, 3.0)) -> torch.Tensor:
+    """Magnitudes spread log-uniformly over `decades` of ten, with random signs."""
+    generator = _gen(sum(shape), salt)
+    low, high = decades
+    magnitude = 10.0 ** (torch.rand(*shape, generator=generator) * (high - low) + low)
+    sign = torch.where(torch.rand(*shape, generator=generator) < 0.5, -1.0, 1.0)
+    return (magnitude * sign).to(dtype)
+
+
+SPECIALS = (0.0, -0.0, math.inf, -math.inf, math.nan, 1e-30, -1e-30, 1e-6, 2.0, 5.0, 8.0, -8.0, 1e6)
+
+
+def _specials(x: torch.Tensor, extra: tuple[float, ...] = ()) -> torch.Tensor:
+    return torch.tensor((*SPECIALS, *extra), dtype=x.dtype)
+
+
+def _special(name: str, fn: Callable[[torch.Tensor, torch.Tensor], Any], dtypes=F32, decades=(-3.0, 3.0)) -> Case:
+    """`fn(x, s)` on x: randn of shape (3, n, 4), s: magnitudes over `decades`, signed."""
+    return Case(
+        name,
+        lambda m, x, s: fn(x, s),
+        lambda n, dt: (_randn(3, n, 4, dtype=dt, salt=name), _spread(n, 6, dtype=dt, salt=name + "s", decades=decades)),
+        dynamic={0: (1,), 1: (0,)},
+        dtypes=dtypes,
+    )
+
+
+SPECIAL_CASES: list[Case] = [
+    # Bessel J: the rational form up to 5, the Hankel form beyond (odd J1 keeps -0)
+    _special("special_bessel_j", lambda x, s: tuple(f(v) for f in (S.bessel_j0, S.bessel_j1) for v in (x * 4, s, _specials(x)))),
+    # Bessel Y: NaN below 0, -inf at 0
+    _special("special_bessel_y", lambda x, s: tuple(f(v) for f in (S.bessel_y0, S.bessel_y1) for v in (x.abs() * 4, s, _specials(x)))),
+    # I0, I1 and their exp-scaled forms (float16/bfloat16 computed in float32): both
+    # Chebyshev series, and exp's overflow (from 88.72 in float32) as torch's
+    _special("special_i0_i1", lambda x, s: tuple(f(v) for f in (torch.i0, S.i0e, S.i1, S.i1e) for v in (x * 10, s / 10, _specials(x, (88.5, -88.7, 89.0)))), FLOATS),
+    _special("special_i0_i1_wide", lambda x, s: tuple(f(v) for f in (S.modified_bessel_i0, S.modified_bessel_i1) for v in (x * 10, s, _specials(x, (88.5, -88.7))))),
+    # K0, K1 and exp-scaled: the logarithmic series to 2, NaN below 0, inf at 0
+    _special("special_bessel_k", lambda x, s: tuple(f(v) for f in (S.modified_bessel_k0, S.modified_bessel_k1, S.scaled_modified_bessel_k0, S.scaled_modified_bessel_k1) for v in (x.abs() * 3, s, _specials(x)))),
+    _special("special_spherical_bessel_j0", lambda x, s: tuple(S.spherical_bessel_j0(v) for v in (x * 0.4, x * 6, s, _specials(x)))),
+    # ndtri: the central rational form, both tails (the far one below exp(-32)), and
+    # -inf, inf, NaN at 0, 1 and outside [0, 1]
+    _special("special_ndtri", lambda x, s: tuple(S.ndtri(v) for v in (torch.sigmoid(x * 2), torch.exp(-s.abs() / 10), 1 - torch.exp(-s.abs() / 100), _specials(x, (1.0, 0.5, 1.5, -0.5))))),
+    # Airy Ai: oscillating below -2.09, the Maclaurin series between, decaying from
+    # 2.09, 0 beyond 103.892 and NaN at +-inf (float32 agrees with torch's to |x| ~ 75:
+    # beyond, both round the phase differently)
+    _special("special_airy_ai", lambda x, s: tuple(S.airy_ai(v) for v in (x * 2, x * 20, s, _specials(x, (2.09, -2.09, 103.9)))), decades=(-3.0, 1.8)),
+]
