@@ -42,7 +42,7 @@ from mlxir.conversions.torch_to_aten.decompositions import (
     decomposition_table,
     kept_torchao_ops,
 )
-from mlxir.conversions.torch_to_aten.special_functions import SPECIAL_FUNCTIONS
+from mlxir.conversions.torch_to_aten.special_functions import SPECIAL_FUNCTIONS, polygamma
 
 _A = torch.ops.aten
 
@@ -98,8 +98,12 @@ def _batch_norm(
 
 
 def _polygamma(n: int, x: torch.Tensor) -> torch.Tensor:
-    # Only the 0th, ψ itself; a higher order is traced back to itself, which mlxir refuses.
-    return _A.digamma.default(x) if n == 0 else _A.polygamma.default(n, x)
+    # The 0th is ψ itself, the 1st trigamma (`special_functions.py`); a higher order is
+    # traced back to itself, which mlxir refuses.
+    if n == 0:
+        return _A.digamma.default(x)
+    decomposed = polygamma(n, x)
+    return _A.polygamma.default(n, x) if decomposed is None else decomposed
 
 
 def _index_reduce(

@@ -281,6 +281,28 @@ def _airy_ai(x: torch.Tensor) -> torch.Tensor:
     return torch.where(torch.isinf(x), math.nan, value)
 
 
+# --- trigamma, polygamma of order 1: the reflection below 1/2, six steps of the
+# recurrence, then the asymptotic series ----------------------------------------------
+
+
+def _trigamma(x: torch.Tensor) -> torch.Tensor:
+    reflected = x < 0.5
+    sin_pi_x = torch.sin(math.pi * x)
+    result: Value = torch.where(reflected, -(math.pi * math.pi) / (sin_pi_x * sin_pi_x), 0.0)
+    x = torch.where(reflected, 1.0 - x, x)
+    for _ in range(6):
+        result = result + 1.0 / (x * x)
+        x = x + 1.0
+    ixx = 1.0 / (x * x)
+    result = result + (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42)))) / x
+    return torch.where(reflected, -result, result)
+
+
+def polygamma(n: int, x: torch.Tensor) -> torch.Tensor | None:
+    """polygamma(n, x) for the orders mlxir decomposes (1), else None."""
+    return _computed_in_float(_trigamma)(x) if n == 1 else None
+
+
 _A = torch.ops.aten
 
 SPECIAL_FUNCTIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {

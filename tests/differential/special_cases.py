@@ -69,5 +69,7 @@ SPECIAL_CASES: list[Case] = [
     # Airy Ai: oscillating below -2.09, the Maclaurin series between, decaying from
     # 2.09, 0 beyond 103.892 and NaN at +-inf (float32 agrees with torch's to |x| ~ 75:
     # beyond, both round the phase differently)
+    # polygamma of order 1 (trigamma): the reflection below 1/2 (poles at 0, -1, ...)
+    _special("special_trigamma", lambda x, s: tuple(torch.polygamma(1, v) for v in (x * 4, s, _specials(x, (-1.0, -2.5)))), dtypes=(torch.float32, torch.bfloat16), decades=(-3.0, 1.5)),
     _special("special_airy_ai", lambda x, s: tuple(S.airy_ai(v) for v in (x * 2, x * 20, s, _specials(x, (2.09, -2.09, 103.9)))), decades=(-3.0, 1.8)),
 ]
