@@ -100,6 +100,7 @@ OP_RULES = {
     'mlx.minimum': (('single', 'single'), ('single',), None, None, (), ()),
     'mlx.multiply': (('single', 'single'), ('single',), None, None, (), ()),
     'mlx.negative': (('single',), ('single',), None, None, (), ()),
+    'mlx.nonzero': (('single',), ('single',), None, None, (), ()),
     'mlx.not_equal': (('single', 'single'), ('single',), None, None, (), ()),
     'mlx.ones': (('variadic',), ('single',), None, None, ('static_shape',), ('static_shape',)),
     'mlx.pad': (('single',), ('single',), None, None, ('high', 'low', 'value'), ('high', 'low', 'value')),

@@ -72,6 +72,7 @@ from mlxir.dialects.common import (
     verify_element_count,
     verify_matrices,
     verify_min_rank,
+    verify_nonzero,
     verify_per_matrix,
     verify_permutation,
     verify_qr,
@@ -1367,6 +1368,22 @@ class IndexOp(MlxirOp):
         _verify_index_tensors(self.indices, ints(self.indexed_dims), rank_of(self.input))
         if not self.indices:
             raise VerifyException("expects at least one index tensor")
+
+
+@irdl_op_definition
+class NonzeroOp(MlxirOp):
+    """`aten.nonzero` (and `argwhere`): the indices of the input's nonzero elements, in
+    row-major order, as int64 `[count, rank]`. The count depends on the values: the
+    runtime evaluates the input there (docs/semantics.md §8)."""
+
+    name = "aten.nonzero"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_nonzero(self.input, self.result)
 
 
 @irdl_op_definition
@@ -2707,6 +2724,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     ConstantPadNdOp,
     IndexOp,
     IndexPutOp,
+    NonzeroOp,
     IndexSelectOp,
     IndexCopyOp,
     EmbeddingOp,

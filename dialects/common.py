@@ -251,6 +251,20 @@ def broadcast_shapes(shapes: Sequence[Sequence[int]]) -> list[int]:
     return out
 
 
+def verify_nonzero(input: SSAValue, result: SSAValue) -> None:
+    """`nonzero`'s result: int64 `[count, rank of the input]` (the count depends on the
+    input's values, so it is dynamic unless the input is empty)."""
+    shape = shape_of(result)
+    if len(shape) != 2:
+        raise VerifyException(f"result must be rank 2 [count, {rank_of(input)}], got rank {len(shape)}")
+    if shape[1] != rank_of(input):
+        raise VerifyException(
+            f"result's second dim must be the input's rank {rank_of(input)}, got {shape[1]}"
+        )
+    if dtype_of(result) != i64:
+        raise VerifyException(f"result must have i64 element type, got {dtype_of(result)}")
+
+
 def verify_broadcast_result(
     operand_shapes: Sequence[Sequence[int]], result: SSAValue
 ) -> None:

@@ -83,6 +83,7 @@ from mlxir.dialects.common import (
     verify_dtype,
     verify_element_count,
     verify_matrices,
+    verify_nonzero,
     verify_per_matrix,
     verify_permutation,
     verify_qr,
@@ -343,6 +344,24 @@ def _verify_indices(indices: Sequence[SSAValue]) -> list[int]:
         if not is_integer_or_bool(dtype) or is_bool(dtype):
             raise VerifyException(f"indices must be integer, got {dtype}")
     return broadcast_shapes([shape_of(v) for v in indices])
+
+
+@irdl_op_definition
+class NonzeroOp(MlxirOp):
+    """The indices of the input's nonzero elements in row-major order, int64 `[count,
+    rank]` (MLX has no such primitive: the runtime counts them, which evaluates the
+    input, then places each index). The program's one kind of sync point: its result's
+    shape depends on values, so a program holding it runs interpreted
+    (docs/semantics.md §8)."""
+
+    name = "mlx.nonzero"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_nonzero(self.input, self.result)
 
 
 @irdl_op_definition
@@ -2389,6 +2408,7 @@ MLX_OPS: list[type[IRDLOperation]] = [
     ViewOp,
     WhereOp,
     TakeOp,
+    NonzeroOp,
     TakeAlongAxisOp,
     GatherOp,
     ScatterOp,

@@ -948,6 +948,35 @@ def _sort_of(fn: Callable[..., mx.array]) -> KernelFactory:
 KERNELS.update({"mlx.sort": _sort_of(mx.sort), "mlx.argsort": _sort_of(mx.argsort)})
 
 
+SYNC_OPS = frozenset({"mlx.nonzero"})
+"""Ops whose result's shape depends on values: a run evaluates what comes before them
+there, and a trace (`mx.compile`, MLX's exporter) cannot hold them."""
+
+
+@_kernel("mlx.nonzero")
+def _nonzero(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """The indices of the nonzero elements (NaN included), row-major. Counting them
+    evaluates the input: the program's sync point. Each element's flat position is then
+    placed at its running count (the others at a discarded last slot) and unravelled."""
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        x = operands[0]
+        flat = (x != 0).reshape(-1)
+        count = int(mx.sum(flat).item())  # pyright: ignore[reportArgumentType] (an integer sum)
+        slots = mx.where(flat, mx.cumsum(flat.astype(mx.int64)) - 1, count)
+        positions = mx.zeros((count + 1,), dtype=mx.int64).at[slots].add(mx.arange(flat.size, dtype=mx.int64))
+        positions = positions[:count]
+        coordinates, stride = [], 1
+        for size in reversed(x.shape):
+            coordinates.append((positions // stride) % size)
+            stride *= size
+        if not coordinates:  # a 0-d input: [count, 0]
+            return (mx.zeros((count, 0), dtype=mx.int64),)
+        return (mx.stack(coordinates[::-1], axis=1),)
+
+    return run
+
+
 def _scan_of(fn: Callable[..., mx.array]) -> KernelFactory:
     def factory(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         axis = _int(props, "axis")

@@ -89,7 +89,7 @@ from mlxir.runtime.dtypes import (
     to_numpy,
     to_torch,
 )
-from mlxir.runtime.kernels import KERNELS, RANDOM_OPS, Kernel
+from mlxir.runtime.kernels import KERNELS, RANDOM_OPS, SYNC_OPS, Kernel
 from mlxir.runtime.payloads import bind_payloads
 from mlxir.runtime.signature import InputError, bind_inputs, build_outputs
 
@@ -560,6 +560,12 @@ class Program:
         drawn = next((i.op for i in self.info.instructions if i.op in RANDOM_OPS), None)
         if drawn is not None:
             return f"it draws random numbers ({drawn}), which a trace would fix"
+        sync = next((i for i in self.info.instructions if i.op in SYNC_OPS), None)
+        if sync is not None:
+            return (
+                f"instruction #{sync.index} ({sync.op}) gives a shape that depends on values, "
+                "which a trace cannot hold"
+            )
         return None
 
     def _trace_for(self, arrays: Sequence[Any]) -> tuple[tuple[Any, ...], _Trace | None]:

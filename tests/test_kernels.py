@@ -575,6 +575,27 @@ def test_sort_argsort() -> None:
     check_exact(c, tx.sort(dim=0, stable=True).indices.numpy(), np.int64)
 
 
+def test_nonzero() -> None:
+    """Row-major indices of the nonzero elements, NaN counted; empty, all-zero and 0-d
+    inputs give `[0, rank]` (or `[count, 0]`), as torch.nonzero."""
+    x = np.round(floats((5, 4), "f32", -1, 1))
+    x[2, 3] = np.nan
+    text = """func.func @forward(%x: tensor<?x4xf32>, %b: tensor<?xi1>, %s: tensor<i32>) -> (tensor<?x2xi64>, tensor<?x1xi64>, tensor<?x0xi64>) {
+      %a = mlx.nonzero %x : tensor<?x4xf32> -> tensor<?x2xi64>
+      %c = mlx.nonzero %b : tensor<?xi1> -> tensor<?x1xi64>
+      %d = mlx.nonzero %s : tensor<i32> -> tensor<?x0xi64>
+      func.return %a, %c, %d : tensor<?x2xi64>, tensor<?x1xi64>, tensor<?x0xi64>
+    }"""
+    for x_in, b, s in [
+        (x, np.array([True, False, True]), np.array(3, dtype=np.int32)),
+        (np.zeros((0, 4), np.float32), np.zeros((0,), bool), np.array(0, dtype=np.int32)),
+        (np.zeros((2, 4), np.float32), np.array([False]), np.array(-1, dtype=np.int32)),
+    ]:
+        a, c, d = run_ir(text, x_in, b, s)
+        for got, value in ((a, x_in), (c, b), (d, s)):
+            check_exact(got, torch.nonzero(torch.from_numpy(np.asarray(value))).numpy(), np.int64)
+
+
 def _scan_ref(x: np.ndarray, name: str, axis: int, reverse: bool, exclusive: bool) -> np.ndarray:
     fn = {"cumsum": np.cumsum, "cumprod": np.cumprod,
           "cummax": np.maximum.accumulate, "cummin": np.minimum.accumulate}[name]

@@ -49,6 +49,7 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.scatter_add": "aten.scatter_reduce",
         "torchao.dequantize_affine": "aten.dequantize_affine",
         "aten.unbind": "aten.split_with_sizes",
+        "aten.masked_select": "aten.index",  # indexed by aten.nonzero's columns
         "aten.__lshift__": "aten.bitwise_left_shift",
         "aten.__rshift__": "aten.bitwise_right_shift",
         "aten.empty": "aten.zeros",

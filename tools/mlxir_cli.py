@@ -539,6 +539,16 @@ def _describe_program(title: str, program: Any, indent: str) -> None:
             f"{sym} in [{lo}, {hi if hi >= 0 else 'inf'}]" for sym, (lo, hi) in info.symbol_ranges.items()
         )
         lines.append(f"dynamic dims: {ranges}")
+    from mlxir.runtime.kernels import SYNC_OPS
+
+    for instruction in (i for i in info.instructions if i.op in SYNC_OPS):
+        where = f" ({instruction.location})" if instruction.location else ""
+        lines.append(
+            f"sync point: instruction #{instruction.index} {instruction.op}{where}: its shape "
+            "depends on values, so the run evaluates what comes before it"
+        )
+    if program.native_unavailable is not None:
+        lines.append(f"runs interpreted: {program.native_unavailable}")
     print(f"{title}: schema version {info.version}, function @{info.name}")
     for line in lines:
         print(f"{indent}  {line}")

@@ -141,6 +141,14 @@ class LowerIndexSelect(AtenLowering):
         self.replace(op, rewriter, build)
 
 
+class LowerNonzero(AtenLowering):
+    OPS = (aten.NonzeroOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.NonzeroOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, lambda e: e.emit(mlx.NonzeroOp.build(operands=[op.input], result_types=[op.result.type])))
+
+
 class LowerEmbedding(AtenLowering):
     OPS = (aten.EmbeddingOp,)
 
@@ -396,6 +404,7 @@ PATTERNS: tuple[AtenLowering, ...] = (
     LowerIndex(),
     LowerIndexSelect(),
     LowerEmbedding(),
+    LowerNonzero(),
     LowerGather(),
     LowerScatter(),
     LowerScatterReduce(),

@@ -3,9 +3,12 @@ dim, slice writes, and embedding lookups."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import torch
 from torch.fx import Node
-from xdsl.dialects.builtin import StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import DYNAMIC_INDEX, StringAttr, TensorType, i64
+from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from mlxir.conversions.torch_to_aten.core import (
@@ -15,37 +18,117 @@ from mlxir.conversions.torch_to_aten.core import (
     _type_of_node,
     arguments_of,
     describe_location,
+    element_type,
     i64_attr,
     props,
+    static_dim,
     unit_attr,
 )
 from mlxir.conversions.torch_to_aten.shape import range_operands
 from mlxir.dialects import aten
-from mlxir.dialects.common import int_array
+from mlxir.dialects.common import index_operands, int_array, rank_of
+
+
+def _is_mask(index: Any) -> bool:
+    value = index.meta.get("val") if isinstance(index, Node) else None
+    return isinstance(value, torch.Tensor) and value.dtype == torch.bool
+
+
+def _nonzero_columns(state: ImportState, mask: SSAValue) -> list[SSAValue]:
+    """The indices of `mask`'s true elements, one int64 `[count]` column per dim of the
+    mask: what torch indexes with in place of a bool mask (a sync point: the count
+    depends on the mask's values)."""
+    rank = rank_of(mask)
+    found = state.insert(
+        aten.NonzeroOp.build(operands=[mask], result_types=[TensorType(i64, [DYNAMIC_INDEX, rank])])
+    ).results[0]
+    return [
+        state.insert(
+            aten.SelectOp.build(
+                operands=[found, []],
+                result_types=[TensorType(i64, [DYNAMIC_INDEX])],
+                properties={"dim": i64_attr(1), "static_index": int_array([column])},
+            )
+        ).results[0]
+        for column in range(rank)
+    ]
+
+
+def _index_tensors(state: ImportState, indices: list[Any]) -> tuple[list[int], list[SSAValue]]:
+    """ATen's index list as (indexed dims, index tensors): a None index leaves its dim
+    whole; a bool mask stands for the indices of its true elements, one per dim it
+    covers, as torch expands it."""
+    positions: list[int] = []
+    values: list[SSAValue] = []
+    dim = 0
+    for index in indices:
+        if index is None:
+            dim += 1
+            continue
+        for value in _nonzero_columns(state, state.value(index)) if _is_mask(index) else [state.value(index)]:
+            positions.append(dim)
+            values.append(value)
+            dim += 1
+    return positions, values
 
 
 def _index(state: ImportState, node: Node) -> Operation:
-    """`self[indices]`, a None index leaving its dim whole."""
+    """`self[indices]`."""
     args = arguments_of(node)
-    indices = args["indices"]
-    positions = [i for i, index in enumerate(indices) if index is not None]
+    positions, values = _index_tensors(state, args["indices"])
     return aten.IndexOp.build(
-        operands=[state.value(args["self"]), [state.value(indices[i]) for i in positions]],
+        operands=[state.value(args["self"]), values],
         result_types=[_type_of_node(node)],
         properties={"indexed_dims": int_array(positions)},
     )
 
 
+def _nonzero(state: ImportState, node: Node) -> Operation:
+    return aten.NonzeroOp.build(operands=[state.value(arguments_of(node)["self"])], result_types=[_type_of_node(node)])
+
+
+def _masked_select(state: ImportState, node: Node) -> Operation:
+    """`self[mask]` after broadcasting both (a 0-d pair as `[1]`): a 1-D result."""
+    args = arguments_of(node)
+    operands = (args["self"], args["mask"])
+    shape = list(torch.broadcast_shapes(*(o.meta["val"].shape for o in operands))) or [1]
+    sizes: list[SSAValue | int] = []
+    for axis, size in enumerate(shape):
+        if isinstance(size, int):
+            sizes.append(size)
+            continue
+        # a symbolic size is read from an operand that has it
+        for operand in operands:
+            own = list(operand.meta["val"].shape)
+            at = axis - (len(shape) - len(own))
+            if at >= 0 and str(own[at]) == str(size):
+                sizes.append(state.insert(aten.SymSizeOp(state.value(operand), at)).results[0])
+                break
+        else:
+            raise ImportError_(f"{describe_location(node)}: cannot find the broadcast size {size} in an operand")
+    expanded = []
+    for operand in operands:
+        value = state.value(operand)
+        if list(operand.meta["val"].shape) != shape:
+            static, dynamic = index_operands(sizes)
+            dtype = TensorType(element_type(operand.meta["val"].dtype), [static_dim(d) for d in shape])
+            value = state.insert(
+                aten.ExpandOp.build(operands=[value, dynamic], result_types=[dtype], properties={"static_sizes": int_array(static)})
+            ).results[0]
+        expanded.append(value)
+    columns = _nonzero_columns(state, expanded[1])
+    return aten.IndexOp.build(
+        operands=[expanded[0], columns],
+        result_types=[_type_of_node(node)],
+        properties={"indexed_dims": int_array(list(range(len(columns))))},
+    )
+
+
 def _index_put(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
-    indices = args["indices"]
-    positions = [i for i, index in enumerate(indices) if index is not None]
+    positions, values = _index_tensors(state, args["indices"])
     return aten.IndexPutOp.build(
-        operands=[
-            state.value(args["self"]),
-            [state.value(indices[i]) for i in positions],
-            state.value(args["values"]),
-        ],
+        operands=[state.value(args["self"]), values, state.value(args["values"])],
         result_types=[_type_of_node(node)],
         properties=props(indexed_dims=int_array(positions), accumulate=unit_attr(args["accumulate"])),
     )
@@ -113,6 +196,8 @@ def _embedding(state: ImportState, node: Node) -> Operation:
 
 INDEXING_IMPORTERS: dict[str, Handler] = {
     "aten.index": _index,
+    "aten.nonzero": _nonzero,
+    "aten.masked_select": _masked_select,
     "aten.index_put": _index_put,
     "aten.index_select": _along_dim_with(aten.IndexSelectOp, "self", "index"),
     "aten.index_copy": _along_dim_with(aten.IndexCopyOp, "self", "index", "source"),

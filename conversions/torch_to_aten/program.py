@@ -63,7 +63,6 @@ from mlxir.conversions.torch_to_aten.core import (
     UnsupportedOpsError,
     _target_name,
     _type_of_node,
-    arguments_of,
     describe_location,
     location_of,
     packet_name,
@@ -149,9 +148,6 @@ _DATA_DEPENDENT = (
     "program computes every shape from its inputs' shapes (MLX has no data-dependent shapes)"
 )
 UNSUPPORTED_BECAUSE: dict[str, str] = {
-    "aten.nonzero": f"{_DATA_DEPENDENT}; torch.where(mask, x, y) keeps the shape",
-    "aten.argwhere": _DATA_DEPENDENT,
-    "aten.masked_select": f"{_DATA_DEPENDENT}; torch.where(mask, x, 0) keeps the shape",
     "aten._unique2": _DATA_DEPENDENT,
     "aten.unique_dim": _DATA_DEPENDENT,
     "aten.unique_consecutive": _DATA_DEPENDENT,
@@ -166,8 +162,6 @@ UNSUPPORTED_BECAUSE: dict[str, str] = {
 }
 """ATen packets mlxir cannot support, and why (the error says it)."""
 
-BOOL_MASK_INDEX = "aten.index.Tensor (a bool mask index, x[mask])"
-
 
 def _unsupported_because(node: Node) -> tuple[str, str] | None:
     """(what, why) for a node mlxir cannot support by design, whatever its handler."""
@@ -177,15 +171,6 @@ def _unsupported_because(node: Node) -> tuple[str, str] | None:
     packet = packet_name(target)
     if packet in UNSUPPORTED_BECAUSE:
         return str(target), UNSUPPORTED_BECAUSE[packet]
-    if packet == "aten.index":
-        indices = arguments_of(node).get("indices", ())
-        for index in indices if isinstance(indices, list | tuple) else ():
-            value = index.meta.get("val") if isinstance(index, Node) else None
-            if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
-                return BOOL_MASK_INDEX, (
-                    f"{_DATA_DEPENDENT}: a bool mask selects as many elements as it has true "
-                    "values; torch.where(mask, x, 0) keeps the shape"
-                )
     values = node.meta.get("val")
     for value in values if isinstance(values, list | tuple) else (values,):
         if isinstance(value, torch.Tensor) and value.dtype.is_complex:

@@ -462,6 +462,10 @@ CASES: list[Case] = [
     Case("put_flat", lambda m, x, i, s: (x.put(i, s), x.put(i, s, accumulate=True)), lambda n, dt: (randn(n, 4, dtype=dt), torch.tensor([0, -1, 2, 2]), randn(4, dtype=dt, salt="pu")), {0: (0,)}),
     Case("masked_scatter_running_count", lambda m, x, k, s: (x.masked_scatter(k > 0, s), x.masked_scatter(k[0] > 0, s)), lambda n, dt: (randn(n, 5, dtype=dt), randn(n, 5, salt="mk"), randn(n, 5, dtype=dt, salt="ms")), {0: (0,), 1: (0,), 2: (0,)}),
     Case("addbmm_summed_products", lambda m, a, b, c: (torch.addbmm(a, b, c), torch.addbmm(a, b, c, beta=0.5, alpha=2), torch.addbmm(a * float("nan"), b, c, beta=0)), lambda n, dt: (randn(3, 5, dtype=dt), randn(n, 3, 6, dtype=dt, salt="b1"), randn(n, 6, 5, dtype=dt, salt="b2")), {1: (0,), 2: (0,)}),
+    # Data-dependent shapes (docs/semantics.md §8): the count of true elements is found
+    # at run time (a sync point), so each run size gives its own number of results
+    Case("mask_index_and_nonzero", lambda m, x, k: (x[k > 0] * 2, torch.nonzero(x > 0), x[:, k[0] > 0], torch.argwhere(k[:, :2] < 0)), lambda n, dt: (randn(n, 5, dtype=dt), randn(n, 5, salt="nz")), {0: (0,), 1: (0,)}),
+    Case("masked_select_broadcast", lambda m, x, k: (torch.masked_select(x, k > 0), torch.masked_select(x[0], k > 0.5), torch.masked_select(x[0, 0], k[0, 0] > 0)), lambda n, dt: (randn(n, 5, dtype=dt), randn(n, 5, salt="ms2")), {0: (0,), 1: (0,)}),
     # as_strided within a contiguous input's own elements: a gather of the strided positions
     Case("as_strided_within_input", lambda m, x, s: (x.as_strided((2, 2), (1, 2)), x.as_strided((3,), (2,), 1), torch.as_strided_scatter(x, s, (2, 2), (1, 4))), lambda n, dt: (randn(3, 4, dtype=dt), randn(2, 2, dtype=dt, salt="as")), {}),
     Case("scatter_reduce_prod", lambda m, x, i, s: torch.scatter_reduce(x, 0, i, s, "prod", include_self=False), lambda n, dt: (int_tensor(4, n, dtype=dt) if not dt.is_floating_point else positive(4, n, dtype=dt), randint(0, 4, 6, n, salt="sp"), nonzero_int(6, n, dtype=dt, salt="s") if not dt.is_floating_point else positive(6, n, dtype=dt, salt="s")), {0: (1,), 1: (1,), 2: (1,)}, dtypes=(*FLOATS, *INTS)),

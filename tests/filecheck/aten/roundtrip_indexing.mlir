@@ -69,3 +69,18 @@ func.func @masked_fill(%scores: tensor<2x4x?x?xf32>, %mask: tensor<1x1x?x?xi1>, 
   %masked_int = aten.masked_fill %i, %im, %zero : tensor<4x?xi64>, tensor<?xi1>, i64 -> tensor<4x?xi64>
   func.return %masked : tensor<2x4x?x?xf32>
 }
+
+// nonzero: the indices of the true (nonzero) elements, [count, rank]; the count is
+// dynamic (it depends on the values).
+// CHECK-LABEL: func.func @nonzero(%m: tensor<4x?xi1>, %s: tensor<f32>) -> (tensor<?x2xi64>, tensor<?x0xi64>) {
+// CHECK-NEXT:    %found = aten.nonzero %m : tensor<4x?xi1> -> tensor<?x2xi64>
+// CHECK-NEXT:    %scalar = aten.nonzero %s : tensor<f32> -> tensor<?x0xi64>
+// CHECK-NEXT:    func.return %found, %scalar : tensor<?x2xi64>, tensor<?x0xi64>
+// CHECK-NEXT:  }
+// CANON-LABEL: func.func @nonzero(
+// CANON:         aten.nonzero %m
+func.func @nonzero(%m: tensor<4x?xi1>, %s: tensor<f32>) -> (tensor<?x2xi64>, tensor<?x0xi64>) {
+  %found = aten.nonzero %m : tensor<4x?xi1> -> tensor<?x2xi64>
+  %scalar = aten.nonzero %s : tensor<f32> -> tensor<?x0xi64>
+  func.return %found, %scalar : tensor<?x2xi64>, tensor<?x0xi64>
+}

@@ -215,3 +215,27 @@ func.func @masked_fill_dtype(%x: tensor<6x4xf32>, %m: tensor<6x4xi1>, %v: f64) {
   %0 = aten.masked_fill %x, %m, %v : tensor<6x4xf32>, tensor<6x4xi1>, f64 -> tensor<6x4xf16>
   func.return
 }
+
+// -----
+
+// CHECK: 'aten.nonzero' op result must be rank 2 [count, 2], got rank 1
+func.func @nonzero_rank(%x: tensor<4x3xf32>) {
+  %0 = aten.nonzero %x : tensor<4x3xf32> -> tensor<?xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.nonzero' op result's second dim must be the input's rank 2, got 3
+func.func @nonzero_columns(%x: tensor<4x3xf32>) {
+  %0 = aten.nonzero %x : tensor<4x3xf32> -> tensor<?x3xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.nonzero' op result must have i64 element type, got i32
+func.func @nonzero_dtype(%x: tensor<4x3xf32>) {
+  %0 = aten.nonzero %x : tensor<4x3xf32> -> tensor<?x2xi32>
+  func.return
+}

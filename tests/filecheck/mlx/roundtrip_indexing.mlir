@@ -86,3 +86,15 @@ func.func @slice_update(%cache: tensor<1x8x?x64xf16>, %new: tensor<1x8x1x64xf16>
   %dynamic = mlx.slice_update %cache, %new start [%pos, 0] axes [2, 0] : tensor<1x8x?x64xf16>, tensor<1x8x1x64xf16> -> tensor<1x8x?x64xf16>
   func.return %dynamic : tensor<1x8x?x64xf16>
 }
+
+// nonzero: a sync point (the count depends on the values).
+// CHECK-LABEL: func.func @nonzero(%x: tensor<?x3xf16>) -> tensor<?x2xi64> {
+// CHECK-NEXT:    %found = mlx.nonzero %x : tensor<?x3xf16> -> tensor<?x2xi64>
+// CHECK-NEXT:    func.return %found : tensor<?x2xi64>
+// CHECK-NEXT:  }
+// CANON-LABEL: func.func @nonzero(
+// CANON-NEXT:    %found = mlx.nonzero %x
+func.func @nonzero(%x: tensor<?x3xf16>) -> tensor<?x2xi64> {
+  %found = mlx.nonzero %x : tensor<?x3xf16> -> tensor<?x2xi64>
+  func.return %found : tensor<?x2xi64>
+}

@@ -285,3 +285,27 @@ func.func @slice_update_dtype(%x: tensor<1x8x256x64xf16>, %u: tensor<1x8x1x64xf3
   %0 = mlx.slice_update %x, %u start [%p] axes [2] : tensor<1x8x256x64xf16>, tensor<1x8x1x64xf32> -> tensor<1x8x256x64xf16>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.nonzero' op result must be rank 2 [count, 2], got rank 1
+func.func @nonzero_rank(%x: tensor<4x3xf32>) {
+  %0 = mlx.nonzero %x : tensor<4x3xf32> -> tensor<?xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.nonzero' op result's second dim must be the input's rank 2, got 3
+func.func @nonzero_columns(%x: tensor<4x3xf32>) {
+  %0 = mlx.nonzero %x : tensor<4x3xf32> -> tensor<?x3xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.nonzero' op result must have i64 element type, got i32
+func.func @nonzero_dtype(%x: tensor<4x3xf32>) {
+  %0 = mlx.nonzero %x : tensor<4x3xf32> -> tensor<?x2xi32>
+  func.return
+}

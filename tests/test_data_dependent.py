@@ -1,0 +1,60 @@
+"""Shapes that depend on values (docs/semantics.md §8): `torch.nonzero`, `x[mask]`,
+`masked_select`. torch.export gives each result an unbacked size (`u0`); mlxir's
+`mlx.nonzero` counts the true elements at run time, a sync point, and every later
+shape follows from the values computed there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from torch.export import Dim, export
+
+import mlxir
+from mlxir.runtime.mlxfn import ExportError, export_mlxfn
+from mlxir.tools.mlxir_cli import main_with
+
+
+class _Selects(torch.nn.Module):
+    def forward(self, x: torch.Tensor, keep: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        picked = x[keep]
+        return picked.sum() + picked * 2, torch.nonzero(x > 0), torch.masked_select(x, x > 0.5)
+
+
+def _exported() -> torch.export.ExportedProgram:
+    rows = Dim("rows", max=64)
+    return export(_Selects(), (torch.randn(4, 3), torch.rand(4, 3) > 0.5), dynamic_shapes=({0: rows}, {0: rows}))
+
+
+def test_each_call_finds_its_own_count() -> None:
+    program = mlxir.compile(_exported())
+    for rows, seed in [(4, 0), (9, 1), (2, 2), (9, 3)]:
+        generator = torch.Generator().manual_seed(seed)
+        x = torch.randn(rows, 3, generator=generator)
+        keep = torch.rand(rows, 3, generator=generator) > 0.5
+        for got, want in zip(program(x, keep), _Selects()(x, keep), strict=True):
+            assert got.shape == want.shape
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    nothing = program(torch.randn(3, 3), torch.zeros(3, 3, dtype=torch.bool))[0]
+    assert nothing.shape == (0,)
+
+
+def test_a_sync_point_runs_interpreted_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ep = _exported()
+    with pytest.raises(ValueError, match=r"mlx\.nonzero\) gives a shape that depends on values"):
+        mlxir.compile(ep, compile=True)
+    program = mlxir.compile(ep)  # "auto": repeated shapes still run interpreted
+    x, keep = torch.randn(5, 3), torch.rand(5, 3) > 0.5
+    for _ in range(4):
+        program(x, keep)
+    assert program.traces == 0
+    with pytest.raises(ExportError, match="depends on values"):
+        export_mlxfn(program, tmp_path / "f.mlxfn", [(x, keep)])
+    path = tmp_path / "selects.mlxfb"
+    program.save(path)
+    capsys.readouterr()
+    assert main_with(["inspect", str(path)]) == 0
+    report = capsys.readouterr().out
+    assert report.count("sync point: instruction #") == 3 and "mlx.nonzero" in report
+    assert "runs interpreted:" in report
