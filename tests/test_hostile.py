@@ -481,9 +481,6 @@ class _ComplexRope(nn.Module):
 @pytest.mark.parametrize(
     ("module", "op", "why"),
     [
-        (_Nonzero(), "aten.nonzero.default", "output's shape depends on the values"),
-        (_BoolMask(), r"aten.index.Tensor \(a bool mask index, x\[mask\]\)", "a bool mask selects"),
-        (_MaskedSelect(), "aten.masked_select.default", "output's shape depends on the values"),
         (_Unique(), "aten._unique2.default", "output's shape depends on the values"),
         (_Item(), "aten._local_scalar_dense.default", r"`.item\(\)`"),
         (_ComplexRope(), "aten.view_as_complex.default", "complex numbers are not supported"),
@@ -495,6 +492,15 @@ def test_data_dependent_shapes_and_complex_numbers_are_explained(module: nn.Modu
     ep = export(module, (torch.tensor([[1.0, -2.0], [0.0, 3.0], [4.0, 0.0]]),))
     with pytest.raises(UnsupportedOpsError, match=rf"(?s){op}: 1 node\(s\), first at .*test_hostile.py:\d+.*{why}"):
         mlxir.compile(ep)
+
+
+@pytest.mark.parametrize("module", [_Nonzero(), _BoolMask(), _MaskedSelect()])
+def test_data_dependent_shapes_run_with_a_sync_point(module: nn.Module) -> None:
+    """Once refused, now run (docs/semantics.md §8): the count is found at run time."""
+    x = torch.tensor([[1.0, -2.0], [0.0, 3.0], [4.0, 0.0]])
+    program = mlxir.compile(export(module, (x,)))
+    assert program.native_unavailable is not None and "depends on values" in program.native_unavailable
+    assert torch.equal(program(x), module(x))
 
 
 def test_complex_inputs_are_explained() -> None:
