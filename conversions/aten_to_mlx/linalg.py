@@ -312,15 +312,19 @@ def _float32_matrices(op: Operation, matrices: SSAValue) -> None:
         raise LoweringError(f"{op.name}: MLX's linear algebra takes float32 only, got {dtype_of(matrices)}")
 
 
-class LowerSquareMatrices(AtenLowering):
-    """The square-matrix ops with an mlx op of the same operands, results and
-    properties: one table."""
+class LowerSameAsMlx(AtenLowering):
+    """The linear-algebra ops with an mlx op of the same operands, results and
+    properties: one table. MLX's QR is the reduced one: the complete one is the same
+    where m <= n, and refused elsewhere."""
 
     MLX_OPS: ClassVar[dict[type[IRDLOperation], type[IRDLOperation]]] = {
         aten.LinalgInvOp: mlx.LinalgInvOp,
         aten.LinalgDetOp: mlx.LinalgDetOp,
         aten.LinalgSlogdetOp: mlx.LinalgSlogdetOp,
         aten.CholeskyInverseOp: mlx.LinalgCholeskyInvOp,
+        aten.LinalgQrOp: mlx.LinalgQrOp,
+        aten.LinalgSvdvalsOp: mlx.LinalgSvdvalsOp,
+        aten.LinalgEigvalshOp: mlx.LinalgEigvalshOp,
     }
     OPS = tuple(MLX_OPS)
 
@@ -329,8 +333,13 @@ class LowerSquareMatrices(AtenLowering):
         if mlx_op is None:
             return
         _float32_matrices(op, op.operands[0])
+        properties = dict(op.properties)
+        if properties.pop("complete", None) is not None:
+            m, n = shape_of(op.operands[0])[-2:]
+            if DYNAMIC in (m, n) or m > n:
+                raise LoweringError(f"{op.name}: MLX has no complete QR of a tall matrix ([..., {m}, {n}])")
         built = mlx_op.build(
-            operands=list(op.operands), result_types=[r.type for r in op.results], properties=dict(op.properties)
+            operands=list(op.operands), result_types=[r.type for r in op.results], properties=properties
         )
         self.replace(op, rewriter, lambda e: e.emit_all(built))
 
@@ -417,34 +426,6 @@ def _unit_diagonal(e: Emitter, a: SSAValue, upper: bool) -> SSAValue:
         )
     )
     return e.binary("add", strict, identity)
-
-
-class LowerFactorizations(AtenLowering):
-    """QR, singular values and symmetric eigenvalues: the mlx op of the same operand
-    and properties. MLX's QR is the reduced one: the complete one is the same where
-    m <= n, and refused elsewhere."""
-
-    MLX_OPS: ClassVar[dict[type[IRDLOperation], type[IRDLOperation]]] = {
-        aten.LinalgQrOp: mlx.LinalgQrOp,
-        aten.LinalgSvdvalsOp: mlx.LinalgSvdvalsOp,
-        aten.LinalgEigvalshOp: mlx.LinalgEigvalshOp,
-    }
-    OPS = tuple(MLX_OPS)
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        mlx_op = self.MLX_OPS.get(type(op)) if isinstance(op, IRDLOperation) else None
-        if mlx_op is None:
-            return
-        _float32_matrices(op, op.operands[0])
-        properties = dict(op.properties)
-        if properties.pop("complete", None) is not None:
-            m, n = shape_of(op.operands[0])[-2:]
-            if DYNAMIC in (m, n) or m > n:
-                raise LoweringError(f"{op.name}: MLX has no complete QR of a tall matrix ([..., {m}, {n}])")
-        built = mlx_op.build(
-            operands=list(op.operands), result_types=[r.type for r in op.results], properties=properties
-        )
-        self.replace(op, rewriter, lambda e: e.emit_all(built))
 
 
 class LowerCholeskyEx(AtenLowering):
@@ -579,10 +560,9 @@ PATTERNS: tuple[AtenLowering, ...] = (
     LowerLinear(),
     LowerConvolution(),
     LowerPool(),
-    LowerSquareMatrices(),
+    LowerSameAsMlx(),
     LowerLinalgSolve(),
     LowerLinalgSolveTriangular(),
-    LowerFactorizations(),
     LowerCholeskyEx(),
     LowerLinalgPinv(),
 )
