@@ -152,6 +152,25 @@ def _masked_scatter(self: torch.Tensor, mask: torch.Tensor, source: torch.Tensor
     return torch.where(mask, picked, self.reshape(-1)).reshape(self.shape)
 
 
+def _nonzero_static(self: torch.Tensor, *, size: int, fill_value: int = -1) -> torch.Tensor:
+    # The first `size` nonzero indices, row-major, then rows of `fill_value`: each
+    # nonzero element's flat position is scattered to its running count (the ones past
+    # `size`, and the zeros, to a last slot that is dropped), so no shape depends on
+    # the values, unlike nonzero.
+    flat = (self != 0).reshape(-1)
+    count = torch.cumsum(flat.to(torch.int64), 0)
+    slot = torch.where(flat & (count <= size), count - 1, size)
+    positions = torch.zeros(size + 1, dtype=torch.int64).scatter(0, slot, torch.arange(flat.numel()))[:size]
+    found = torch.arange(size) < flat.sum()
+    coordinates, stride = [], 1
+    for extent in reversed(self.shape):
+        coordinates.append(torch.where(found, (positions // stride) % extent, fill_value))
+        stride *= extent
+    if not coordinates:  # a 0-d input: [size, 0]
+        return torch.zeros(size, 0, dtype=torch.int64)
+    return torch.stack(coordinates[::-1], dim=1)
+
+
 def _addbmm(
     self: torch.Tensor, batch1: torch.Tensor, batch2: torch.Tensor, *, beta: float = 1, alpha: float = 1
 ) -> torch.Tensor:
@@ -214,6 +233,7 @@ MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.unfold.default: _unfold,
     _A.put.default: _put,
     _A.masked_scatter.default: _masked_scatter,
+    _A.nonzero_static.default: _nonzero_static,
     _A.addbmm.default: _addbmm,
     _A.as_strided.default: _as_strided,
     _A.as_strided_copy.default: _as_strided,

@@ -465,6 +465,7 @@ CASES: list[Case] = [
     # Data-dependent shapes (docs/semantics.md §8): the count of true elements is found
     # at run time (a sync point), so each run size gives its own number of results
     Case("mask_index_and_nonzero", lambda m, x, k: (x[k > 0] * 2, torch.nonzero(x > 0), x[:, k[0] > 0], torch.argwhere(k[:, :2] < 0)), lambda n, dt: (randn(n, 5, dtype=dt), randn(n, 5, salt="nz")), {0: (0,), 1: (0,)}),
+    Case("nonzero_static_padded_and_cut", lambda m, x: (torch.nonzero_static(x > 0, size=4), torch.nonzero_static(x > 0, size=40, fill_value=-7), torch.nonzero_static(x[0, 0] > 0, size=2)), lambda n, dt: (randn(n, 5, dtype=dt),), {0: (0,)}),
     Case("masked_select_broadcast", lambda m, x, k: (torch.masked_select(x, k > 0), torch.masked_select(x[0], k > 0.5), torch.masked_select(x[0, 0], k[0, 0] > 0)), lambda n, dt: (randn(n, 5, dtype=dt), randn(n, 5, salt="ms2")), {0: (0,), 1: (0,)}),
     # as_strided within a contiguous input's own elements: a gather of the strided positions
     Case("as_strided_within_input", lambda m, x, s: (x.as_strided((2, 2), (1, 2)), x.as_strided((3,), (2,), 1), torch.as_strided_scatter(x, s, (2, 2), (1, 4))), lambda n, dt: (randn(3, 4, dtype=dt), randn(2, 2, dtype=dt, salt="as")), {}),
