@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, f32, i1, i32
+from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, f32, f64, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
@@ -305,11 +305,13 @@ class LowerPool(AtenLowering):
         self.replace(op, rewriter, build)
 
 
-def _float32_matrices(op: Operation, matrices: SSAValue) -> None:
+def _lapack_matrices(op: Operation, matrices: SSAValue) -> None:
     """MLX's linear algebra (LAPACK on its CPU stream) takes float32 and float64 only,
-    and mlxir has no float64: torch's CPU kernels take neither float16 nor bfloat16."""
-    if dtype_of(matrices) != f32:
-        raise LoweringError(f"{op.name}: MLX's linear algebra takes float32 only, got {dtype_of(matrices)}")
+    as torch's CPU kernels do (neither takes float16 or bfloat16)."""
+    if dtype_of(matrices) not in (f32, f64):
+        raise LoweringError(
+            f"{op.name}: MLX's linear algebra takes float32 and float64 only, got {dtype_of(matrices)}"
+        )
 
 
 class LowerSameAsMlx(AtenLowering):
@@ -332,7 +334,7 @@ class LowerSameAsMlx(AtenLowering):
         mlx_op = self.MLX_OPS.get(type(op)) if isinstance(op, IRDLOperation) else None
         if mlx_op is None:
             return
-        _float32_matrices(op, op.operands[0])
+        _lapack_matrices(op, op.operands[0])
         properties = dict(op.properties)
         if properties.pop("complete", None) is not None:
             m, n = shape_of(op.operands[0])[-2:]
@@ -366,7 +368,7 @@ class LowerLinalgSolve(AtenLowering):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.LinalgSolveOp, rewriter: PatternRewriter) -> None:
-        _float32_matrices(op, op.a)
+        _lapack_matrices(op, op.a)
         rank = rank_of(op.a)
         vector = rank_of(op.result) == rank - 1
         swap = _transposition(op, op.a, op.b, [*shape_of(op.b), 1] if vector else shape_of(op.b))
@@ -394,7 +396,7 @@ class LowerLinalgSolveTriangular(AtenLowering):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.LinalgSolveTriangularOp, rewriter: PatternRewriter) -> None:
-        _float32_matrices(op, op.a)
+        _lapack_matrices(op, op.a)
         swap = _transposition(op, op.a, op.b, shape_of(op.b))
         right = op.right is not None
         upper = (op.upper is not None) != right
@@ -438,7 +440,7 @@ class LowerCholeskyEx(AtenLowering):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.LinalgCholeskyExOp, rewriter: PatternRewriter) -> None:
-        _float32_matrices(op, op.input)
+        _lapack_matrices(op, op.input)
         rank = rank_of(op.input)
 
         def build(e: Emitter) -> list[SSAValue]:
@@ -490,7 +492,7 @@ class LowerLinalgPinv(AtenLowering):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.LinalgPinvOp, rewriter: PatternRewriter) -> None:
-        _float32_matrices(op, op.input)
+        _lapack_matrices(op, op.input)
         *batch, m, n = shape_of(op.input)
         if DYNAMIC in (m, n):
             raise LoweringError(f"{op.name}: a pseudo-inverse needs static matrix dims, got [..., {m}, {n}]")
