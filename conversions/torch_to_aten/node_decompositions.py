@@ -42,6 +42,8 @@ from mlxir.conversions.torch_to_aten.decompositions import (
     decomposition_table,
     kept_torchao_ops,
 )
+from mlxir.conversions.torch_to_aten.linalg_decompositions import LINALG_DECOMPOSITIONS
+from mlxir.conversions.torch_to_aten.nn_decompositions import NN_DECOMPOSITIONS
 from mlxir.conversions.torch_to_aten.special_functions import SPECIAL_FUNCTIONS, polygamma
 
 _A = torch.ops.aten
@@ -239,6 +241,8 @@ MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.as_strided_copy.default: _as_strided,
     _A.as_strided_scatter.default: _as_strided_scatter,
     **SPECIAL_FUNCTIONS,
+    **NN_DECOMPOSITIONS,
+    **LINALG_DECOMPOSITIONS,
 }
 """mlxir's own decompositions, where torch's differ from what its re-trace gives (the
 `_native_batch_norm_legit*` ops mlxir imports), or torch has none (the special

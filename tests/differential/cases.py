@@ -10,6 +10,8 @@ import torch
 import torch.nn.functional as F
 
 from differential.harness import F32, FLOATS, Case
+from differential.linalg_cases import LINALG_CASES
+from differential.nn_cases import NN_CASES
 from differential.special_cases import SPECIAL_CASES
 
 INTS = (torch.int32, torch.int64)
@@ -562,6 +564,8 @@ CASES: list[Case] = [
     Case("copy_broadcasts_and_casts", lambda m, x, y: A.copy(x, y), lambda n, dt: (randn(n, 3, dtype=dt), randn(3, dtype=torch.float32, salt="y")), {0: (0,)}),
     Case("causal_mask_from_arange", lambda m, x: torch.where(torch.arange(x.shape[1])[None, :] <= torch.arange(x.shape[1])[:, None], x, 0.0), lambda n, dt: (randn(2, n, n, dtype=dt),), {0: (1, 2)}),
     *SPECIAL_CASES,
+    *NN_CASES,
+    *LINALG_CASES,
 ]
 
 WHOLE_MODEL_CASES: list[Case] = []
