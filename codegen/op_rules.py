@@ -76,6 +76,7 @@ OP_RULES = {
     'mlx.linalg_eigh': (('single',), ('single', 'single'), None, None, (), ('upper',)),
     'mlx.linalg_eigvalsh': (('single',), ('single',), None, None, (), ('upper',)),
     'mlx.linalg_inv': (('single',), ('single',), None, None, (), ()),
+    'mlx.linalg_lu_factor': (('single',), ('single', 'single'), None, None, (), ()),
     'mlx.linalg_qr': (('single',), ('single', 'single'), None, None, (), ()),
     'mlx.linalg_slogdet': (('single',), ('single', 'single'), None, None, (), ()),
     'mlx.linalg_solve': (('single', 'single'), ('single',), None, None, (), ()),

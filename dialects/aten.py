@@ -1799,6 +1799,33 @@ class LinalgCholeskyExOp(MlxirOp):
 
 
 @irdl_op_definition
+class LinalgLuFactorExOp(MlxirOp):
+    """`torch.linalg.lu_factor_ex(A)` (with pivoting): each matrix `[..., m, n]`'s LU
+    factors packed in one matrix (L below the diagonal, its unit diagonal implicit; U
+    on and above it), the pivots `[..., k]` (k = min(m, n); 1-based, row i was swapped
+    with row `pivots[i]`, in order) and `info`, LAPACK's: 0, or the 1-based index of
+    the first zero on U's diagonal."""
+
+    name = "aten.linalg_lu_factor_ex"
+    input = operand_def(TensorType)
+    lu = result_def(TensorType)
+    pivots = result_def(TensorType)
+    info = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($lu) `,` type($pivots) `,` type($info)"
+
+    def verify_(self) -> None:
+        batch, _, _, k = verify_matrices(self.input)
+        verify_same_shape(self.input, self.lu, "LU")
+        verify_same_dtype([self.input, self.lu], "input and LU")
+        verify_shape_matches([*batch, k], self.pivots, "pivots")
+        verify_shape_matches(batch, self.info, "info")
+        for what, value in (("pivots", self.pivots), ("info", self.info)):
+            if dtype_of(value) != i32:
+                raise VerifyException(f"{what} must be i32, got {dtype_of(value)}")
+
+
+@irdl_op_definition
 class LinalgQrOp(MlxirOp):
     """`torch.linalg.qr(A, mode)`: Q `[..., m, k]` with orthonormal columns and upper
     triangular R `[..., k, n]`, k = min(m, n); with `complete` (`mode="complete"`),
@@ -2742,6 +2769,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     LinalgSolveTriangularOp,
     CholeskyInverseOp,
     LinalgCholeskyExOp,
+    LinalgLuFactorExOp,
     LinalgQrOp,
     LinalgSvdvalsOp,
     LinalgEigvalshOp,

@@ -1917,6 +1917,28 @@ class LinalgCholeskyOp(SquareMatricesOp):
 
 
 @irdl_op_definition
+class LinalgLuFactorOp(MlxirOp):
+    """`mx.linalg.lu_factor(a)`: each matrix `[..., m, n]`'s LU factors packed in one
+    matrix (L below the diagonal, its unit diagonal implicit; U on and above it) and
+    the pivots `[..., k]`, k = min(m, n), 0-based (row i was swapped with row
+    `pivots[i]`, in order; MLX gives uint32, the kernel casts)."""
+
+    name = "mlx.linalg_lu_factor"
+    input = operand_def(TensorType)
+    lu = result_def(TensorType)
+    pivots = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($lu) `,` type($pivots)"
+
+    def verify_(self) -> None:
+        batch, _, _, k = verify_matrices(self.input)
+        verify_same_shape(self.input, self.lu, "lu")
+        verify_same_dtype([self.input, self.lu], "input and lu")
+        verify_shape_matches([*batch, k], self.pivots, "pivots")
+        verify_dtype(self.pivots, "integer (not bool)", "pivots")
+
+
+@irdl_op_definition
 class LinalgQrOp(MlxirOp):
     """`mx.linalg.qr(a)`: the reduced factorization, Q `[..., m, k]` and R `[..., k, n]`,
     k = min(m, n)."""
@@ -2396,6 +2418,7 @@ MLX_OPS: list[type[IRDLOperation]] = [
     LinalgSolveTriangularOp,
     LinalgCholeskyInvOp,
     LinalgCholeskyOp,
+    LinalgLuFactorOp,
     LinalgQrOp,
     LinalgSvdOp,
     LinalgSvdvalsOp,

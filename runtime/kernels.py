@@ -521,6 +521,24 @@ def _linalg_qr(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: tuple(mx.linalg.qr(operands[0], stream=mx.cpu))
 
 
+@_kernel("mlx.linalg_lu_factor")
+def _linalg_lu_factor(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """LU with partial pivoting; pivots cast from MLX's uint32. Matrices with no
+    element stop the process in MLX (SIGFPE, 0.32): their factors are the (empty)
+    input itself and pivots of the right shape, zeros where a batch is not empty."""
+    pivots_dtype = _result(result_dtypes[1:])
+
+    def run(operands: Sequence[mx.array]) -> tuple[mx.array, mx.array]:
+        a = operands[0]
+        *batch, m, n = a.shape
+        if a.size == 0:
+            return a, mx.zeros((*batch, min(m, n)), dtype=pivots_dtype)
+        lu, pivots = mx.linalg.lu_factor(a, stream=mx.cpu)
+        return lu, pivots.astype(pivots_dtype)
+
+    return run
+
+
 @_kernel("mlx.linalg_svd")
 def _linalg_svd(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: tuple(mx.linalg.svd(operands[0], stream=mx.cpu))

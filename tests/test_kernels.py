@@ -1900,6 +1900,34 @@ def test_linalg_solve_triangular_and_cholesky_inv() -> None:
     assert [np.asarray(r).shape for r in (lo, up, inv, inv_u)] == [(2, 0, 3), (2, 0, 3), (2, 0, 0), (2, 0, 0)]
 
 
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_linalg_lu_factor(dtype: str) -> None:
+    """Against torch's LAPACK (the same getrf): the packed factors, and the pivots
+    0-based (torch's are 1-based), for square, wide and tall stacks, a singular matrix
+    (a zero pivot) included; matrices with no element give empty factors and zero
+    pivots of shape [..., min(m, n)] (MLX's own kernel stops the process on them)."""
+    np_dtype = {"f32": np.float32, "f64": np.float64}[dtype]
+    rng = np.random.default_rng(3)
+    text = Template("""func.func @forward(%a: tensor<?x?x?x$t>) -> (tensor<?x?x?x$t>, tensor<?x?xi32>) {
+      %lu:2 = mlx.linalg_lu_factor %a : tensor<?x?x?x$t> -> tensor<?x?x?x$t>, tensor<?x?xi32>
+      func.return %lu#0, %lu#1 : tensor<?x?x?x$t>, tensor<?x?xi32>
+    }""").substitute(t=dtype)
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    for shape in ((2, 4, 4), (2, 3, 5), (3, 5, 2)):
+        a = rng.standard_normal(shape).astype(np_dtype)
+        if shape[1:] == (4, 4):
+            a[1, :3, :3], a[1, 3], a[1, :, 3] = singular, 0, 0
+        lu, pivots = run_ir(text, a)
+        ref = torch.linalg.lu_factor_ex(torch.from_numpy(a))
+        tol = 1e-6 if dtype == "f32" else 1e-12
+        np.testing.assert_allclose(np.asarray(lu), ref.LU.numpy(), rtol=tol, atol=tol)
+        check_exact(pivots, ref.pivots.numpy() - 1, np.int32)
+    for shape, k in (((2, 0, 3), 0), ((0, 3, 3), 3), ((2, 3, 0), 0)):
+        lu, pivots = run_ir(text, np.zeros(shape, np_dtype))
+        assert np.asarray(lu).shape == shape
+        check_exact(pivots, np.zeros((*shape[:-2], k), np.int32), np.int32)
+
+
 def test_linalg_factorizations() -> None:
     """Against NumPy in float64: QR (reduced, the signs LAPACK's), Cholesky (only one
     triangle read), singular values and symmetric eigenvalues (only one triangle read),

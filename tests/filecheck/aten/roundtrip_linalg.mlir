@@ -89,6 +89,7 @@ func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>, %v: ten
 // CHECK-NEXT:    %u, %u_1 = aten.linalg_cholesky_ex %a upper : tensor<?x4x4xf32> -> tensor<?x4x4xf32>, tensor<?xi32>
 // CHECK-NEXT:    %qr, %qr_1 = aten.linalg_qr %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3x3xf32>
 // CHECK-NEXT:    %qc, %qc_1 = aten.linalg_qr %w complete : tensor<?x5x3xf32> -> tensor<?x5x5xf32>, tensor<?x5x3xf32>
+// CHECK-NEXT:    %lu, %lu_1, %lu_2 = aten.linalg_lu_factor_ex %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3xi32>, tensor<?xi32>
 // CHECK-NEXT:    %s = aten.linalg_svdvals %w : tensor<?x5x3xf32> -> tensor<?x3xf32>
 // CHECK-NEXT:    %e = aten.linalg_eigvalsh %a upper : tensor<?x4x4xf32> -> tensor<?x4xf32>
 // CHECK-NEXT:    %p = aten.linalg_pinv %w atol 1.000000e-01 rtol 5.000000e-01 : tensor<?x5x3xf32> -> tensor<?x3x5xf32>
@@ -103,6 +104,7 @@ func.func @factorizations(%a: tensor<?x4x4xf32>, %w: tensor<?x5x3xf32>) -> tenso
   %u:2 = aten.linalg_cholesky_ex %a upper : tensor<?x4x4xf32> -> tensor<?x4x4xf32>, tensor<?xi32>
   %qr:2 = aten.linalg_qr %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3x3xf32>
   %qc:2 = aten.linalg_qr %w complete : tensor<?x5x3xf32> -> tensor<?x5x5xf32>, tensor<?x5x3xf32>
+  %lu:3 = aten.linalg_lu_factor_ex %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3xi32>, tensor<?xi32>
   %s = aten.linalg_svdvals %w : tensor<?x5x3xf32> -> tensor<?x3xf32>
   %e = aten.linalg_eigvalsh %a upper : tensor<?x4x4xf32> -> tensor<?x4xf32>
   %p = aten.linalg_pinv %w atol 1.000000e-01 rtol 5.000000e-01 : tensor<?x5x3xf32> -> tensor<?x3x5xf32>

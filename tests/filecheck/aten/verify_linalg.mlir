@@ -248,3 +248,19 @@ func.func @pinv_not_transposed(%a: tensor<5x3xf32>) {
   %0 = aten.linalg_pinv %a : tensor<5x3xf32> -> tensor<5x3xf32>
   func.return
 }
+
+// -----
+
+// CHECK: 'aten.linalg_lu_factor_ex' op pivots shape [3, 5] does not match the expected shape [3]
+func.func @lu_factor_pivots_shape(%a: tensor<3x5xf32>) {
+  %0:3 = aten.linalg_lu_factor_ex %a : tensor<3x5xf32> -> tensor<3x5xf32>, tensor<3x5xi32>, tensor<i32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'aten.linalg_lu_factor_ex' op pivots must be i32, got i64
+func.func @lu_factor_pivots_dtype(%a: tensor<2x4x4xf32>) {
+  %0:3 = aten.linalg_lu_factor_ex %a : tensor<2x4x4xf32> -> tensor<2x4x4xf32>, tensor<2x4xi64>, tensor<2xi32>
+  func.return
+}

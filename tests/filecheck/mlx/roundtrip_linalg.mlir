@@ -131,6 +131,7 @@ func.func @square_matrices(%a: tensor<?x4x4xf32>, %b: tensor<?x4x2xf32>) -> (ten
 // CHECK-NEXT:    %l = mlx.linalg_cholesky %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
 // CHECK-NEXT:    %u = mlx.linalg_cholesky %a upper : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
 // CHECK-NEXT:    %qr, %qr_1 = mlx.linalg_qr %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3x3xf32>
+// CHECK-NEXT:    %lu, %lu_1 = mlx.linalg_lu_factor %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3xi32>
 // CHECK-NEXT:    %svd, %svd_1, %svd_2 = mlx.linalg_svd %w : tensor<?x5x3xf32> -> tensor<?x5x5xf32>, tensor<?x3xf32>, tensor<?x3x3xf32>
 // CHECK-NEXT:    %s = mlx.linalg_svdvals %w : tensor<?x5x3xf32> -> tensor<?x3xf32>
 // CHECK-NEXT:    %eig, %eig_1 = mlx.linalg_eigh %a upper : tensor<?x4x4xf32> -> tensor<?x4xf32>, tensor<?x4x4xf32>
@@ -141,6 +142,7 @@ func.func @factorizations(%a: tensor<?x4x4xf32>, %w: tensor<?x5x3xf32>) -> tenso
   %l = mlx.linalg_cholesky %a : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
   %u = mlx.linalg_cholesky %a upper : tensor<?x4x4xf32> -> tensor<?x4x4xf32>
   %qr:2 = mlx.linalg_qr %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3x3xf32>
+  %lu:2 = mlx.linalg_lu_factor %w : tensor<?x5x3xf32> -> tensor<?x5x3xf32>, tensor<?x3xi32>
   %svd:3 = mlx.linalg_svd %w : tensor<?x5x3xf32> -> tensor<?x5x5xf32>, tensor<?x3xf32>, tensor<?x3x3xf32>
   %s = mlx.linalg_svdvals %w : tensor<?x5x3xf32> -> tensor<?x3xf32>
   %eig:2 = mlx.linalg_eigh %a upper : tensor<?x4x4xf32> -> tensor<?x4xf32>, tensor<?x4x4xf32>

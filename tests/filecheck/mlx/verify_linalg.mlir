@@ -487,3 +487,19 @@ func.func @eigvalsh_count(%a: tensor<4x4xf32>) {
   %0 = mlx.linalg_eigvalsh %a : tensor<4x4xf32> -> tensor<3xf32>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.linalg_lu_factor' op pivots shape [4, 4] does not match the expected shape [4]
+func.func @lu_factor_pivots_shape(%a: tensor<4x4xf32>) {
+  %0:2 = mlx.linalg_lu_factor %a : tensor<4x4xf32> -> tensor<4x4xf32>, tensor<4x4xi32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.linalg_lu_factor' op pivots must have integer (not bool) element type, got f32
+func.func @lu_factor_pivots_dtype(%a: tensor<4x4xf32>) {
+  %0:2 = mlx.linalg_lu_factor %a : tensor<4x4xf32> -> tensor<4x4xf32>, tensor<4xf32>
+  func.return
+}
