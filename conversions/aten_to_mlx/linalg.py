@@ -480,6 +480,52 @@ class LowerCholeskyEx(AtenLowering):
         self.replace(op, rewriter, build)
 
 
+class LowerLuFactorEx(AtenLowering):
+    """`mx.linalg.lu_factor` (LAPACK's getrf, as torch's CPU kernel: the same factors
+    and pivots), its 0-based pivots made torch's 1-based, and LAPACK's `info` from U's
+    diagonal: getrf completes the factorization past a zero pivot and reports the
+    first, so `info` is 0 where no diagonal entry is zero and else 1 + the number of
+    leading nonzero entries."""
+
+    OPS = (aten.LinalgLuFactorExOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinalgLuFactorExOp, rewriter: PatternRewriter) -> None:
+        _lapack_matrices(op, op.input)
+        rank = rank_of(op.input)
+
+        def build(e: Emitter) -> list[SSAValue]:
+            lu, pivots = e.emit_all(
+                mlx.LinalgLuFactorOp.build(operands=[op.input], result_types=[op.lu.type, op.pivots.type])
+            )
+            one_based = e.binary("add", pivots, e.constant(1, i32))
+            diagonal = e.emit(
+                mlx.DiagonalOp.build(
+                    operands=[lu],
+                    result_types=[tensor_of(dtype_of(lu), shape_of(op.pivots))],
+                    properties={
+                        "offset": IntegerAttr(0, 64),
+                        "axis1": IntegerAttr(rank - 2, 64),
+                        "axis2": IntegerAttr(rank - 1, 64),
+                    },
+                )
+            )
+            nonzero = e.binary("not_equal", diagonal, e.constant(0.0, dtype_of(diagonal)))
+            as_int = e.astype(nonzero, i32)
+            leading = e.emit(
+                mlx.CumprodOp.build(
+                    operands=[as_int], result_types=[as_int.type], properties={"axis": IntegerAttr(rank - 2, 64)}
+                )
+            )
+            stopped_at = e.binary("add", e.reduce("sum", leading, [rank - 2], False, i32), e.constant(1, i32))
+            all_nonzero = e.reduce("all", nonzero, [rank - 2], False, i1)
+            info = e.where(all_nonzero, e.constant(0, i32), stopped_at)
+            assert info.type == op.info.type
+            return [lu, one_based, info]
+
+        self.replace(op, rewriter, build)
+
+
 class LowerLinalgPinv(AtenLowering):
     """torch's own composition: `V diag(1/s) U^T` from the reduced SVD (`U diag(l) U^T`
     from the eigendecomposition, s = |l|, with `hermitian`), each s at most
@@ -566,5 +612,6 @@ PATTERNS: tuple[AtenLowering, ...] = (
     LowerLinalgSolve(),
     LowerLinalgSolveTriangular(),
     LowerCholeskyEx(),
+    LowerLuFactorEx(),
     LowerLinalgPinv(),
 )

@@ -275,6 +275,19 @@ def _linalg_cholesky_ex(state: ImportState, node: Node) -> list[SSAValue]:
     return state.inserted_results(op)
 
 
+def _linalg_lu_factor_ex(state: ImportState, node: Node) -> list[SSAValue]:
+    """`linalg_lu_factor_ex(A, pivot, check_errors)` -> (LU, pivots, info); `info` is
+    computed from U's diagonal (see `aten.LinalgLuFactorExOp`). Without pivoting torch's
+    CPU kernel raises, and `check_errors` would fail nowhere in MLX: both refused."""
+    args = arguments_of(node)
+    if not args["pivot"]:
+        raise refuse(node, "with pivot=False is not supported (nor by torch on the CPU)")
+    if args["check_errors"]:
+        raise refuse(node, "with check_errors=True is not supported: MLX would not fail where torch raises")
+    op = aten.LinalgLuFactorExOp.build(operands=[state.value(args["A"])], result_types=result_types(node))
+    return state.inserted_results(op)
+
+
 def _linalg_qr(state: ImportState, node: Node) -> list[SSAValue | None]:
     """`linalg_qr(A, mode)` -> (Q, R); `mode="r"` leaves Q empty in torch, not
     supported where read."""
@@ -381,6 +394,7 @@ LINALG_IMPORTERS: dict[str, Handler] = {
     "aten.linalg_solve_triangular": _linalg_solve_triangular,
     "aten.cholesky_inverse": _cholesky_inverse,
     "aten.linalg_cholesky_ex": _linalg_cholesky_ex,
+    "aten.linalg_lu_factor_ex": _linalg_lu_factor_ex,
     "aten.linalg_qr": _linalg_qr,
     "aten._linalg_svd": _linalg_svd,
     "aten._linalg_eigh": _linalg_eigh,
