@@ -44,14 +44,24 @@ def _chbevl(x: torch.Tensor, coefficients: Sequence[float]) -> torch.Tensor:
     return 0.5 * (b0 - b2)
 
 
-def _computed_in_float(fn: Callable[[torch.Tensor], torch.Tensor]) -> Callable[[torch.Tensor], torch.Tensor]:
-    """`fn` on float32 (float64 stays), its result in torch's result dtype: the input's
-    floating dtype, float32 for integers and bools."""
+def _computed_in_float(fn: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+    """`fn` on float32 (float64 stays), its result in torch's result dtype: the inputs'
+    promoted floating dtype, float32 for integers and bools. A Python number argument
+    (the `Scalar` of a binary op's overload) becomes a 0-d tensor of that type."""
 
-    def decomposition(x: torch.Tensor) -> torch.Tensor:
-        result_dtype = x.dtype if x.dtype.is_floating_point else torch.get_default_dtype()
-        wide = torch.float64 if x.dtype == torch.float64 else torch.float32
-        result = fn(x.to(wide))
+    def decomposition(*args: torch.Tensor | float) -> torch.Tensor:
+        first, *rest = args
+        if isinstance(first, torch.Tensor):
+            promoted = torch.result_type(first, rest[0]) if rest else first.dtype
+        else:  # `self_scalar`: a number with a tensor
+            assert isinstance(rest[0], torch.Tensor)
+            promoted = torch.result_type(rest[0], first)
+        result_dtype = promoted if promoted.is_floating_point else torch.get_default_dtype()
+        wide = torch.float64 if result_dtype == torch.float64 else torch.float32
+        wide_args = [
+            a.to(wide) if isinstance(a, torch.Tensor) else torch.full((), float(a), dtype=wide) for a in args
+        ]
+        result = fn(*wide_args)
         return result if result.dtype == result_dtype else result.to(result_dtype)
 
     decomposition.__name__ = fn.__name__
@@ -298,12 +308,135 @@ def _trigamma(x: torch.Tensor) -> torch.Tensor:
     return torch.where(reflected, -result, result)
 
 
+# --- the Hurwitz zeta function, and polygamma of order 2 and up through it ------------
+
+_ZETA_MACHEP = 1.11022302462515654042e-16
+"""torch's kernel computes in double (float32's accumulate type) and stops a series at
+this fraction of the sum; it is kept in float32 too, where it only marks where the
+double computation stopped (a later term could be NaN: inf times an underflown 0)."""
+
+_ZETA_DIRECT_TERMS = 9
+"""Terms of the sum torch's kernel adds before its Euler-Maclaurin tail: for q > 0
+its loop runs while i < 9 or q + i <= 9, so exactly 9 times."""
+
+_ZETA_A = (
+    12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+    -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+    1.8152105401943546773e17, -7.1661652561756670113e18,
+)
+"""Cephes' Euler-Maclaurin denominators, (2k)! / B_2k."""
+
+
+def _zeta_positive(x: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """Hurwitz zeta(x, q) for q > 0 (or NaN), torch's loops with their early exits kept
+    as a mask: once a term is below MACHEP of the sum, the sum stops changing."""
+    s = torch.pow(q, -x)
+    a = q
+    b = torch.zeros_like(s)
+    done = torch.zeros_like(s, dtype=torch.bool)
+    for _ in range(_ZETA_DIRECT_TERMS):
+        a = a + 1.0
+        b = torch.pow(a, -x)
+        s = torch.where(done, s, s + b)
+        done = done | ((-_ZETA_MACHEP * s < b) & (b < _ZETA_MACHEP * s))
+    w = a
+    s = torch.where(done, s, s + b * w / (x - 1.0) - 0.5 * b)
+    # torch's a * b, a = x (x+1) ... (x+2i), b = b / w^(2i+1), as one running product
+    # whose factors are near 1: a and w^(2i+1) overflow float32 where double holds them
+    k = 0.0
+    p = b
+    for denominator in _ZETA_A:
+        p = p * ((x + k) / w)
+        t = p / denominator
+        s = torch.where(done, s, s + t)
+        done = done | (torch.abs(t / s) < _ZETA_MACHEP)
+        p = p * ((x + (k + 1.0)) / w)
+        k += 2.0
+    return s
+
+
+_ZETA_NAN_FROM = 2.5355e13
+"""From here torch's double product x (x+1) ... (x+22) overflows (to inf): where the
+sum has underflowed to 0 too, its Euler-Maclaurin term is inf * 0, NaN."""
+
+
+def _cot_derivative(n: int) -> list[float]:
+    """The coefficients (constant first) of P_n, d^n/dy^n cot(y) = P_n(cot y): P_0(c) =
+    c, P_(n+1) = -(1 + c^2) P_n'. Each P_n has one sign and one parity, so evaluating it
+    cancels nothing."""
+    p = [0.0, 1.0]
+    for _ in range(n):
+        derivative = [k * p[k] for k in range(1, len(p))] + [0.0, 0.0]
+        p = [-(derivative[k] + (derivative[k - 2] if k >= 2 else 0.0)) for k in range(len(derivative))]
+    return p
+
+
+def _zeta(x: torch.Tensor, q: torch.Tensor, order: int | None = None) -> torch.Tensor:
+    """Hurwitz zeta(x, q) as torch's kernel gives it; `order`: x is that integer (a
+    polygamma's n + 1), which lets q < 0 use the reflection formula."""
+    x, q = torch.broadcast_tensors(x, q)
+    # q < 0 (x an integer, else NaN): torch sums (q + j)^-x up to q + j > 9, a number
+    # of terms that depends on q. With r = -q, f = r - floor(r), that sum's negative
+    # terms are (-1)^x (zeta(x, f) - zeta(x, r + 1)) and the rest zeta(x, 1 - f).
+    negative = q < 0.0
+    r = -q
+    f = r - torch.floor(r)
+    sign = torch.where(torch.remainder(x, 2.0) == 0.0, 1.0, -1.0)
+    if order is None:
+        # three evaluations at positive arguments, stacked into one; for odd x the
+        # first and last nearly cancel where f is near 1/2 (absolute error: float32's
+        # epsilon times f^-x)
+        stacked = _zeta_positive(torch.stack((x, x, x)), torch.stack((torch.where(negative, f, q), r + 1.0, 1.0 - f)))
+        at_q, at_r1, at_1f = stacked.unbind(0)
+        reflected = sign * (at_q - at_r1) + at_1f
+    else:
+        # zeta(n, 1 - f) + (-1)^n zeta(n, f) = -pi^n / (n-1)! P_(n-1)(cot(pi f)) (the
+        # reflection formula of polygamma), without the cancellation; cot(pi f) from g,
+        # the nearer of f and 1 - f (exact), as 1 / tan(pi g) or tan(pi (1/2 - g)):
+        # each relatively accurate, and 0 at g = 1/2 (a zero of the odd orders)
+        stacked = _zeta_positive(torch.stack((x, x)), torch.stack((q, r + 1.0)))
+        at_q, at_r1 = stacked.unbind(0)
+        g = torch.minimum(f, 1.0 - f)
+        cot = torch.where(g < 0.25, 1.0 / torch.tan(math.pi * g), torch.tan(math.pi * (0.5 - g)))
+        cot = torch.where(f > 0.5, -cot, cot)
+        p = _cot_derivative(order - 1)
+        derivative = _horner(cot, p[::-1])
+        reflected = -(math.pi**order / math.factorial(order - 1)) * derivative - sign * at_r1
+    # x = inf: some |q + j| < 1, whose (q + j)^-inf is inf
+    value = torch.where(negative, torch.where(x == math.inf, math.inf, reflected), at_q)
+    # where the sum underflows in double, torch's tail is NaN once its product overflows
+    value = torch.where((x > _ZETA_NAN_FROM) & (x * torch.log(q) > 744.44), math.nan, value)
+    # torch's special cases, in its order (the first that applies wins)
+    non_positive = q <= 0.0
+    value = torch.where(non_positive & (x != torch.floor(x)), math.nan, value)
+    value = torch.where(non_positive & (q == torch.floor(q)), math.inf, value)
+    value = torch.where(x < 1.0, math.nan, value)
+    return torch.where(x == 1.0, math.inf, value)
+
+
 def polygamma(n: int, x: torch.Tensor) -> torch.Tensor | None:
-    """polygamma(n, x) for the orders mlxir decomposes (1), else None."""
-    return _computed_in_float(_trigamma)(x) if n == 1 else None
+    """polygamma(n, x) for the orders mlxir decomposes (1 and up), else None. From
+    order 2, torch's (-1)^(n+1) n! zeta(n + 1, x)."""
+    if n == 1:
+        return _computed_in_float(_trigamma)(x)
+    if n >= 2:
+        factor = (-1.0) ** (n + 1) * math.factorial(n)
+        return _computed_in_float(lambda v: factor * _zeta(torch.full_like(v, n + 1.0), v, order=n + 1))(x)
+    return None
 
 
 _A = torch.ops.aten
+
+
+def _special_polygamma(n: int, x: torch.Tensor) -> torch.Tensor:
+    # `special.polygamma`, which torch's own decomposition makes a `polygamma` that is
+    # not decomposed again: the orders above, ψ itself for 0, and a refused
+    # `polygamma` for an order mlxir does not decompose
+    if n == 0:
+        return _A.digamma.default(x)
+    decomposed = polygamma(n, x)
+    return _A.polygamma.default(n, x) if decomposed is None else decomposed
+
 
 SPECIAL_FUNCTIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.i0.default: _computed_in_float(_i0),
@@ -323,6 +456,10 @@ SPECIAL_FUNCTIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.special_spherical_bessel_j0.default: _computed_in_float(_spherical_j0),
     _A.special_ndtri.default: _computed_in_float(_ndtri),
     _A.special_airy_ai.default: _computed_in_float(_airy_ai),
+    _A.special_zeta.default: _computed_in_float(_zeta),
+    _A.special_zeta.other_scalar: _computed_in_float(_zeta),
+    _A.special_zeta.self_scalar: _computed_in_float(_zeta),
+    _A.special_polygamma.default: _special_polygamma,
 }
 """mlxir's decompositions of torch's special functions, by the op torch.export records."""
 

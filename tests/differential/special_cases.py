@@ -71,5 +71,15 @@ SPECIAL_CASES: list[Case] = [
     # beyond, both round the phase differently)
     # polygamma of order 1 (trigamma): the reflection below 1/2 (poles at 0, -1, ...)
     _special("special_trigamma", lambda x, s: tuple(torch.polygamma(1, v) for v in (x * 4, s, _specials(x, (-1.0, -2.5)))), dtypes=(torch.float32, torch.bfloat16), decades=(-3.0, 1.5)),
+    # Hurwitz zeta: torch's 9 direct terms and Euler-Maclaurin tail for q > 0; q < 0
+    # (x an integer, else NaN) through zeta at f, r + 1 and 1 - f; inf at x = 1 and at
+    # q a non-positive integer, NaN below x = 1; both scalar overloads
+    _special("special_zeta", lambda x, s: (
+        S.zeta(s.abs() * 0.1 + 1, s.abs()), S.zeta(x * 3 + 1, x.abs() * 5), S.zeta(torch.floor(x.abs() * 3) + 2, x * 4),
+        S.zeta(x.abs() + 1.5, 2.5), S.zeta(3.0, s), S.zeta(_specials(x, (1.0, 40.0)).reshape(-1, 1), _specials(x, (-0.5, -2.0, 1.0)))),
+        decades=(-3.0, 2.0)),
+    # polygamma of orders 2 to 5: -(-1)^n n! zeta(n + 1, x), below 0 by the reflection
+    # formula (torch's poles at 0, -1, ... are +-inf); `special.polygamma` as well
+    _special("special_polygamma", lambda x, s: (*(torch.polygamma(n, v) for n in (2, 3, 4, 5) for v in (x * 4, s, _specials(x, (-1.0, -2.5, -9.5)))), S.polygamma(3, x), S.polygamma(0, x)), dtypes=(torch.float32, torch.bfloat16), decades=(-3.0, 1.5)),
     _special("special_airy_ai", lambda x, s: tuple(S.airy_ai(v) for v in (x * 2, x * 20, s, _specials(x, (2.09, -2.09, 103.9)))), decades=(-3.0, 1.8)),
 ]
