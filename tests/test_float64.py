@@ -106,3 +106,36 @@ def test_float64_linear_algebra_is_lapacks_double() -> None:
         assert got.dtype == torch.float64
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
     torch.testing.assert_close(det, expected_det, rtol=1e-4, atol=1e-5)
+
+
+class _CheckedFactorizations(nn.Module):
+    def forward(self, spd: torch.Tensor, a: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return (
+            torch.linalg.cholesky(spd),
+            torch.cholesky(spd, upper=True),
+            *torch.linalg.lu_factor(a),
+        )
+
+
+def test_float64_factorizations_fail_the_run_where_torch_raises() -> None:
+    """linalg.cholesky, cholesky and linalg.lu_factor raise where LAPACK's `info` is
+    nonzero (a matrix that is not positive definite, a zero pivot): the compiled
+    program fails the run there too (mlxir's decompositions check `info` with an
+    inverse MLX fails on), and agrees with torch to 1e-10 elsewhere."""
+    model = _CheckedFactorizations()
+    generator = torch.Generator().manual_seed(0)
+    noise = torch.randn(2, 4, 4, dtype=torch.float64, generator=generator)
+    spd = noise @ noise.mT + 4 * torch.eye(4, dtype=torch.float64)
+    a = torch.randn(2, 4, 4, dtype=torch.float64, generator=generator)
+    program = mlxir.compile(export(model, (spd, a), dynamic_shapes=({0: Dim("b", max=8)}, {0: Dim("c", max=8)})))
+    for got, want in zip(program(spd, a), model(spd, a), strict=True):
+        assert got.dtype == want.dtype
+        torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
+    indefinite, singular = spd.clone(), a.clone()
+    indefinite[1, 2, 2] = -100.0
+    singular[0, :, 3] = 0.0
+    for bad in ((indefinite, a), (spd, singular)):
+        with pytest.raises(RuntimeError):
+            model(*bad)
+        with pytest.raises(RuntimeError, match="failed"):
+            program(*bad)

@@ -43,3 +43,85 @@ LINALG_CASES: list[Case] = [
         dtypes=F32_F64,
     ),
 ]
+
+
+def _dominant(batch: int, n: int, dtype: torch.dtype, salt: str) -> torch.Tensor:
+    """Well-conditioned n x n matrices (the diagonal dominates)."""
+    return (_randn(batch, n, n, dtype=torch.float64, salt=salt) + n * torch.eye(n, dtype=torch.float64)).to(dtype)
+
+
+def _spd(batch: int, n: int, dtype: torch.dtype, salt: str) -> torch.Tensor:
+    """Symmetric positive-definite n x n matrices."""
+    noise = _randn(batch, n, n, dtype=torch.float64, salt=salt)
+    return (noise @ noise.mT + n * torch.eye(n, dtype=torch.float64)).to(dtype)
+
+
+def _lu_solves(lu: torch.Tensor, pivots: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    return (
+        torch.linalg.lu_solve(lu, pivots, b),
+        torch.linalg.lu_solve(lu, pivots, b, adjoint=True),
+        torch.linalg.lu_solve(lu, pivots, c, left=False),
+        torch.linalg.lu_solve(lu, pivots, c, left=False, adjoint=True),
+        torch.lu_solve(b, lu, pivots),
+    )
+
+
+LINALG_CASES += [
+    # P, L, U of square, wide and tall stacks; lu_unpack of factors given as inputs
+    Case(
+        "linalg_lu_unpack",
+        lambda m, a, w, t, lu, pivots: (
+            *torch.linalg.lu(a),
+            *torch.linalg.lu(w),
+            *torch.linalg.lu(t),
+            *torch.lu_unpack(lu, pivots),
+            *torch.lu_unpack(lu, pivots, unpack_pivots=False),  # P empty
+            *torch.lu_unpack(lu, pivots, unpack_data=False),  # L and U empty
+        ),
+        lambda n, dt: (
+            _randn(n, 4, 4, dtype=dt, salt="pa"),
+            _randn(n, 3, 5, dtype=dt, salt="pw"),
+            _randn(n, 5, 3, dtype=dt, salt="pt"),
+            *torch.linalg.lu_factor(_randn(n, 4, 4, dtype=dt, salt="pf")),
+        ),
+        {0: (0,), 1: (0,), 2: (0,), 3: (0,), 4: (0,)},
+        dtypes=F32_F64,
+    ),
+    # every side and adjoint, on factors computed in the program and given as inputs;
+    # lu_factor's check passes on these invertible matrices
+    Case(
+        "linalg_lu_solve",
+        lambda m, a, b, c, lu, pivots: (
+            *torch.linalg.lu_factor(a),
+            *_lu_solves(torch.linalg.lu_factor(a).LU, torch.linalg.lu_factor(a).pivots, b, c),
+            *_lu_solves(lu, pivots, b, c),
+        ),
+        lambda n, dt: (
+            _dominant(n, 4, dt, "sa"),
+            _randn(n, 4, 2, dtype=dt, salt="sb"),
+            _randn(n, 3, 4, dtype=dt, salt="sc"),
+            *torch.linalg.lu_factor(_randn(n, 4, 4, dtype=dt, salt="sf") + 4 * torch.eye(4, dtype=dt)),
+        ),
+        {0: (0,), 1: (0,), 2: (0,), 3: (0,), 4: (0,)},
+        dtypes=F32_F64,
+    ),
+    # triangular_solve in every form (the other triangle holds noise), cholesky_solve
+    # with a lower and an upper factor, cholesky and linalg.cholesky (checked: these
+    # are positive definite)
+    Case(
+        "triangular_cholesky_solve",
+        lambda m, t, b, spd: (
+            *torch.triangular_solve(b, t),
+            torch.triangular_solve(b, t, upper=False)[0],
+            torch.triangular_solve(b, t, transpose=True)[0],
+            torch.triangular_solve(b, t, upper=False, transpose=True, unitriangular=True)[0],
+            torch.cholesky_solve(b, torch.linalg.cholesky(spd)),
+            torch.cholesky_solve(b, torch.linalg.cholesky(spd, upper=True), upper=True),
+            torch.cholesky(spd),
+            torch.cholesky(spd, upper=True),
+        ),
+        lambda n, dt: (_dominant(n, 4, dt, "ta"), _randn(n, 4, 3, dtype=dt, salt="tb"), _spd(n, 4, dt, "ts")),
+        {0: (0,), 1: (0,), 2: (0,)},
+        dtypes=F32_F64,
+    ),
+]
