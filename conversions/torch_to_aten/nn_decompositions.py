@@ -1,14 +1,355 @@
 """Neural-network ATen ops that mlxir has no importer for, as mlxir's own
-decompositions in torch ops (`MLXIR_DECOMPOSITIONS` in `node_decompositions.py`)."""
+decompositions in torch ops (`MLXIR_DECOMPOSITIONS` in `node_decompositions.py`).
+
+Each is traced alone with make_fx on the node's fake values: no Python control flow on
+tensor values and no tensor literals (index tables are built from `arange`); sizes and
+the ops' constant arguments may steer the Python code."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+import string
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 
 _A = torch.ops.aten
 
-NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {}
+
+def _adaptive_windows(size: int, out: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The windows of adaptive pooling along one dim of `size` elements into `out`:
+    window i is [floor(i*size/out), ceil((i+1)*size/out)). Returns the positions
+    `[out, k]` (k the longest window; a shorter window repeats its last position) and
+    whether each position lies in its window."""
+    longest = -(-size // out) + (0 if size % out == 0 else 1)
+    steps = torch.arange(out)
+    starts = (steps * size) // out
+    ends = ((steps + 1) * size + out - 1) // out
+    positions = starts.unsqueeze(1) + torch.arange(longest).unsqueeze(0)
+    inside = positions < ends.unsqueeze(1)
+    return torch.minimum(positions, (ends - 1).unsqueeze(1)), inside
+
+
+def _adaptive_gather(
+    x: torch.Tensor, output_size: Sequence[int]
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Every adaptive window of `x`'s last `len(output_size)` dims: the values
+    `[..., o1, ..., on, K]` (K the product of the longest windows), whether each lies in
+    its window, and its flat position within the input plane (both `[o1, ..., on, K]`)."""
+    n = len(output_size)
+    spatial = list(x.shape[x.dim() - n :])
+    lead = x.dim() - n
+    gathered = x
+    inside: torch.Tensor | None = None
+    flat: torch.Tensor | None = None
+    lengths: list[int] = []
+    for d, (size, out) in enumerate(zip(spatial, output_size)):
+        positions, window = _adaptive_windows(size, out)
+        length = positions.shape[1]
+        lengths.append(length)
+        axis = lead + 2 * d  # the earlier dims each became (out, length)
+        shape = list(gathered.shape)
+        gathered = gathered.index_select(axis, positions.reshape(-1)).reshape(
+            *shape[:axis], out, length, *shape[axis + 1 :]
+        )
+        # The position tables grow as the values do: [o1, k1, ..., od, kd].
+        stride = math.prod(spatial[d + 1 :])
+        if flat is None or inside is None:
+            flat, inside = positions * stride, window
+        else:
+            flat = flat.unsqueeze(-1).unsqueeze(-1) + (positions * stride).reshape(*[1] * (2 * d), out, length)
+            inside = inside.unsqueeze(-1).unsqueeze(-1) & window.reshape(*[1] * (2 * d), out, length)
+    assert flat is not None and inside is not None
+    # [..., o1, k1, ..., on, kn] -> [..., o1, ..., on, k1 * ... * kn]
+    outs = [lead + 2 * d for d in range(n)]
+    windows = [lead + 2 * d + 1 for d in range(n)]
+    order = [*range(lead), *outs, *windows]
+    values = gathered.permute(order).reshape(*x.shape[:lead], *output_size, math.prod(lengths))
+    table_order = [2 * d for d in range(n)] + [2 * d + 1 for d in range(n)]
+    flat = flat.permute(table_order).reshape(*output_size, -1)
+    inside = inside.permute(table_order).reshape(*output_size, -1)
+    return values, inside, flat
+
+
+def _adaptive_max_pool(x: torch.Tensor, output_size: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    # The first maximum of each window in row-major order, as torch's kernel scans it
+    # (a repeated last position comes after its original, so never wins a tie).
+    values, _, flat = _adaptive_gather(x, output_size)
+    best, which = values.max(-1, keepdim=True)
+    indices = flat.expand(values.shape).gather(-1, which)
+    return best.squeeze(-1), indices.squeeze(-1)
+
+
+def _adaptive_avg_pool(x: torch.Tensor, output_size: Sequence[int]) -> torch.Tensor:
+    # Each window's sum over its own positions, divided by its size; half-precision
+    # inputs are summed in float32, as torch's kernel accumulates.
+    wide = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    values, inside, _ = _adaptive_gather(x.to(wide), output_size)
+    total = torch.where(inside, values, 0).sum(-1)
+    return (total / inside.sum(-1).to(wide)).to(x.dtype)
+
+
+def _distances(differences: torch.Tensor, p: float) -> torch.Tensor:
+    """The p-norm distances of `differences` along the last dim, as cdist/pdist define
+    them for every p (0: the count of differing coordinates)."""
+    if p == 0:
+        return (differences != 0).sum(-1).to(differences.dtype)
+    magnitude = differences.abs()
+    if p == math.inf:
+        if differences.shape[-1] == 0:
+            return magnitude.sum(-1)
+        return magnitude.amax(-1)
+    if p == 1:
+        return magnitude.sum(-1)
+    if p == 2:
+        return magnitude.square().sum(-1).sqrt()
+    return magnitude.pow(p).sum(-1).pow(1 / p)
+
+
+def _cdist(x1: torch.Tensor, x2: torch.Tensor, p: float = 2.0, compute_mode: int | None = None) -> torch.Tensor:
+    # Every pair's differences, directly: torch's matrix-product form for p == 2 is an
+    # optimization (and less accurate), not a different result.
+    return _distances(x1.unsqueeze(-2) - x2.unsqueeze(-3), p)
+
+
+def _pdist(x: torch.Tensor, p: float = 2.0) -> torch.Tensor:
+    # The pairs i < j of rows, in row-major order: each such position of the n x n
+    # table is scattered to its running count (the others to a dropped last slot).
+    n = x.shape[0]
+    count = n * (n - 1) // 2
+    rows = torch.arange(n).unsqueeze(1)
+    cols = torch.arange(n).unsqueeze(0)
+    upper = (rows < cols).reshape(-1)
+    slot = torch.where(upper, torch.cumsum(upper.to(torch.int64), 0) - 1, count)
+    positions = torch.zeros(count + 1, dtype=torch.int64).scatter(0, slot, torch.arange(n * n))[:count]
+    first, second = x.index_select(0, positions // n), x.index_select(0, positions % n)
+    return _distances(first - second, p)
+
+
+def _diagonal_scatter(
+    self: torch.Tensor, src: torch.Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> torch.Tensor:
+    # The diagonal's planes moved last: position (r, c) of a plane lies on it when
+    # c - r == offset, and takes src's element r - max(-offset, 0) (the diagonal's
+    # own position) there.
+    rank = self.dim()
+    moved = self.movedim((dim1 % rank, dim2 % rank), (-2, -1))
+    length = src.shape[-1]
+    if length == 0:
+        return self.clone()
+    rows = torch.arange(moved.shape[-2]).unsqueeze(1)
+    cols = torch.arange(moved.shape[-1]).unsqueeze(0)
+    on_diagonal = (cols - rows) == offset
+    along = (rows - max(-offset, 0)).clamp(0, length - 1).expand(on_diagonal.shape)
+    placed = src[..., along]
+    return torch.where(on_diagonal, placed, moved).movedim((-2, -1), (dim1 % rank, dim2 % rank))
+
+
+def _searchsorted(
+    sorted_sequence: torch.Tensor,
+    self: torch.Tensor | float,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: torch.Tensor | None = None,
+) -> torch.Tensor:
+    # torch's binary search moves right past a boundary b while !(b >= v) (left) or
+    # !(b > v) (right): on a sorted sequence the result is the count of those
+    # boundaries, NaN comparisons included.
+    if sorter is not None:
+        sorted_sequence = sorted_sequence.gather(-1, sorter)
+    right = right or side == "right"
+    if isinstance(self, torch.Tensor):
+        values = self.unsqueeze(-1)
+        boundaries = sorted_sequence if sorted_sequence.dim() == 1 else sorted_sequence.unsqueeze(-2)
+    else:
+        values, boundaries = self, sorted_sequence
+    passed = ~(boundaries > values) if right else ~(boundaries >= values)
+    return passed.sum(-1).to(torch.int32 if out_int32 else torch.int64)
+
+
+def _histc(self: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) -> torch.Tensor:
+    # torch's kernel: with min == max the data's own range (widened by 1 each way when
+    # it is one value); an element's bin is (x - min) * bins / (max - min), truncated,
+    # in the input's dtype; max itself falls in the last bin, anything outside (and
+    # NaN) in none. Counts are summed in the input's dtype, as torch's are.
+    low: torch.Tensor | float = min
+    high: torch.Tensor | float = max
+    if min == max:
+        low, high = self.amin(), self.amax()
+        same = low == high
+        low, high = torch.where(same, low - 1, low), torch.where(same, high + 1, high)
+    flat = self.reshape(-1)
+    kept = (flat >= low) & (flat <= high)
+    position = ((flat - low) * bins / (high - low)).to(torch.int64)
+    position = position.clamp(0, bins - 1)
+    return torch.zeros(bins, dtype=self.dtype).scatter_add(0, position, kept.to(self.dtype))
+
+
+def _mode(self: torch.Tensor, dim: int = -1, keepdim: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    # torch's kernel sorts (value, index) pairs and keeps the first run of the largest
+    # count: among the most frequent values the smallest, and its last index.
+    if self.dim() == 0:
+        return self.clone(), torch.zeros((), dtype=torch.int64)
+    x = self.movedim(dim, -1)
+    counts = (x.unsqueeze(-1) == x.unsqueeze(-2)).sum(-1)
+    most = counts == counts.amax(-1, keepdim=True)
+    value = torch.where(most, x, x.amax(-1, keepdim=True)).amin(-1, keepdim=True)
+    positions = torch.arange(x.shape[-1]).expand(x.shape)
+    index = torch.where(x == value, positions, -1).amax(-1, keepdim=True)
+    if keepdim:
+        return value.movedim(-1, dim), index.movedim(-1, dim)
+    return value.squeeze(-1), index.squeeze(-1)
+
+
+def _embedding_bag(
+    weight: torch.Tensor,
+    indices: torch.Tensor,
+    offsets: torch.Tensor,
+    scale_grad_by_freq: bool = False,
+    mode: int = 0,
+    sparse: bool = False,
+    per_sample_weights: torch.Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int = -1,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    # Bag b holds the indices from offsets[b] to the next offset: an index's bag is the
+    # count of offsets at or before it, less one; entries equal to padding_idx belong
+    # to none. A [bags, n] membership table sums (mode 0), averages (1) or takes the
+    # maximum (2) of the looked-up rows; an empty bag is zeros. The other results are
+    # those of torch's forward-only kernel: offset2bag empty for its fast path (sums
+    # without padding_idx), bag_size and max_indices zeros (one per offset) for sums.
+    flat = indices.reshape(-1)
+    count = flat.shape[0]
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    bag_of = (offsets.unsqueeze(0) <= torch.arange(count).unsqueeze(1)).sum(1) - 1
+    member = bag_of.unsqueeze(0) == torch.arange(bags).unsqueeze(1)
+    if padding_idx >= 0:
+        member = member & (flat != padding_idx).unsqueeze(0)
+    rows = weight.index_select(0, flat)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1)
+    sizes = member.sum(1)
+    if mode == 2:
+        candidates = torch.where(member.unsqueeze(-1), rows.unsqueeze(0), -math.inf)
+        best, which = candidates.max(1)
+        output = torch.where(sizes.unsqueeze(1) > 0, best, 0).to(weight.dtype)
+        max_indices = torch.where(sizes.unsqueeze(1) > 0, flat[which], 0)
+    else:
+        output = member.to(rows.dtype) @ rows
+        if mode == 1:
+            output = output / sizes.clamp(min=1).unsqueeze(1).to(rows.dtype)
+        max_indices = sizes if mode == 1 else torch.zeros(offsets.shape[0], dtype=torch.int64)
+    fast = mode == 0 and padding_idx < 0
+    offset2bag = torch.zeros(0, dtype=torch.int64) if fast else bag_of.clamp(0, bags - 1)
+    bag_size = torch.zeros(offsets.shape[0], dtype=torch.int64) if mode == 0 else sizes
+    return output, offset2bag, bag_size, max_indices
+
+
+def _trilinear(
+    i1: torch.Tensor,
+    i2: torch.Tensor,
+    i3: torch.Tensor,
+    expand1: Sequence[int],
+    expand2: Sequence[int],
+    expand3: Sequence[int],
+    sumdim: Sequence[int],
+    unroll_dim: int = 1,
+) -> torch.Tensor:
+    # Each input is the full product's dims less its `expand` ones (size 1 there): one
+    # einsum over the dims, summing `sumdim`; a dim no input has stays, of size 1.
+    total = i1.dim() + len(expand1)
+    letters = string.ascii_letters[:total]
+    subscripts = [
+        "".join(letters[d] for d in range(total) if d not in expand) for expand in (expand1, expand2, expand3)
+    ]
+    nowhere = [d for d in range(total) if all(d in expand for expand in (expand1, expand2, expand3))]
+    kept = [d for d in range(total) if d not in sumdim and d not in nowhere]
+    product = torch.einsum(f"{','.join(subscripts)}->{''.join(letters[d] for d in kept)}", i1, i2, i3)
+    for position, d in enumerate(d for d in range(total) if d not in sumdim):
+        if d in nowhere:
+            product = product.unsqueeze(position)
+    return product
+
+
+def _bilinear(
+    input1: torch.Tensor, input2: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None
+) -> torch.Tensor:
+    # y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] (+ b[o]): `_trilinear` on the
+    # inputs flattened to rows, as torch's composite calls it.
+    rows1 = input1.reshape(-1, input1.shape[-1])
+    rows2 = input2.reshape(-1, input2.shape[-1])
+    out = _trilinear(rows1, weight, rows2, [1, 3], [0], [1, 2], [2, 3])
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*input1.shape[:-1], weight.shape[0])
+
+
+def _embedding_bag_padded(
+    weight: torch.Tensor,
+    indices: torch.Tensor,
+    offsets: torch.Tensor,
+    scale_grad_by_freq: bool = False,
+    mode: int = 0,
+    sparse: bool = False,
+    per_sample_weights: torch.Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    # The composite `embedding_bag`: no padding index is -1 to the kernel.
+    return _embedding_bag(
+        weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset,
+        -1 if padding_idx is None else padding_idx,
+    )
+
+
+def _isin(
+    elements: torch.Tensor | float,
+    test_elements: torch.Tensor | float,
+    *,
+    assume_unique: bool = False,
+    invert: bool = False,
+) -> torch.Tensor:
+    # Whether each element equals any test element, by comparing every pair (torch's
+    # own decomposition sorts and searches for many test elements: the same answer).
+    if isinstance(test_elements, torch.Tensor):
+        tests = test_elements.reshape(-1)
+        if isinstance(elements, torch.Tensor):
+            found = (elements.unsqueeze(-1) == tests).any(-1)
+        else:
+            found = (tests == elements).any()
+    else:
+        assert isinstance(elements, torch.Tensor)
+        found = elements == test_elements
+    return ~found if invert else found
+
+
+NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
+    _A.adaptive_max_pool2d.default: _adaptive_max_pool,
+    _A.adaptive_max_pool3d.default: _adaptive_max_pool,
+    _A._adaptive_avg_pool3d.default: _adaptive_avg_pool,
+    _A._cdist_forward.default: _cdist,
+    _A._pdist_forward.default: _pdist,
+    # The composite ops whose own decompositions call the ops above: make_fx traces
+    # with torch's table alone, so each is decomposed here whole.
+    _A.adaptive_max_pool1d.default: _adaptive_max_pool,
+    _A.adaptive_avg_pool3d.default: _adaptive_avg_pool,
+    _A.cdist.default: _cdist,
+    _A.pdist.default: _pdist,
+    _A.bilinear.default: _bilinear,
+    _A.embedding_bag.default: _embedding_bag_padded,
+    _A.embedding_bag.padding_idx: _embedding_bag_padded,
+    _A.isin.Tensor_Tensor: _isin,
+    _A.isin.Tensor_Scalar: _isin,
+    _A.isin.Scalar_Tensor: _isin,
+    _A.diagonal_scatter.default: _diagonal_scatter,
+    _A.searchsorted.Tensor: _searchsorted,
+    _A.searchsorted.Scalar: _searchsorted,
+    _A.histc.default: _histc,
+    _A.mode.default: _mode,
+    _A._embedding_bag_forward_only.default: _embedding_bag,
+    _A._trilinear.default: _trilinear,
+}
 """mlxir's decompositions of neural-network ops, by the op torch.export records."""

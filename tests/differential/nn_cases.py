@@ -3,6 +3,154 @@
 
 from __future__ import annotations
 
-from differential.harness import Case
+import zlib
 
-NN_CASES: list[Case] = []
+import torch
+import torch.nn.functional as F
+
+from differential.harness import F32, Case
+
+A = torch.ops.aten
+
+
+def _gen(n: int, salt: str) -> torch.Generator:
+    return torch.Generator().manual_seed(zlib.crc32(f"{n}:{salt}".encode()))
+
+
+def _randn(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    return torch.randn(*shape, generator=_gen(sum(shape), salt)).to(dtype)
+
+
+def _randint(low: int, high: int, *shape: int, salt: str = "") -> torch.Tensor:
+    return torch.randint(low, high, shape, generator=_gen(sum(shape), salt))
+
+
+def _distinct(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") -> torch.Tensor:
+    """A permutation of the integers around 0 (exact in every float type here): no
+    ties, so every maximum's index is unique."""
+    count = 1
+    for d in shape:
+        count *= d
+    return (torch.randperm(count, generator=_gen(sum(shape), salt)) - count // 2).reshape(shape).to(dtype)
+
+
+def _bag_offsets(n: int) -> torch.Tensor:
+    """Offsets of bags over 2n indices: one empty bag, the rest of varied sizes."""
+    return torch.tensor([0, 0, 1, n, n + 2])
+
+
+NN_CASES: list[Case] = [
+    # Adaptive pooling: windows of unequal sizes (7 into 3, 5 into 4) and more outputs
+    # than inputs (3 into 5); the indices are flat positions in each input plane.
+    Case(
+        "adaptive_max_pool2d",
+        lambda m, x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True),
+        lambda n, dt: (_distinct(n, 2, 7, 5, dtype=dt, salt="amp2"),),
+        {0: (0,)},
+    ),
+    Case(
+        "adaptive_max_pool1d_upsampling",
+        lambda m, x: F.adaptive_max_pool1d(x, 5, return_indices=True),
+        lambda n, dt: (_distinct(n, 3, dtype=dt, salt="amp1"),),
+        {0: (0,)},
+    ),
+    Case(
+        "adaptive_max_pool3d",
+        lambda m, x: F.adaptive_max_pool3d(x, (2, 3, 4), return_indices=True),
+        lambda n, dt: (_distinct(2, n, 5, 4, 7, dtype=dt, salt="amp3"),),
+        {0: (1,)},
+    ),
+    Case(
+        "adaptive_avg_pool3d",
+        lambda m, x: F.adaptive_avg_pool3d(x, (2, 3, 5)),
+        lambda n, dt: (_randn(n, 3, 5, 4, 7, dtype=dt, salt="aap3"),),
+        {0: (0,)},
+    ),
+    # Distances: every p torch treats apart (0, 1, 2, inf) and a general one, with
+    # broadcast batch dims.
+    Case(
+        "cdist",
+        lambda m, a, b: tuple(torch.cdist(a, b, p) for p in (0.0, 1.0, 2.0, 3.0, float("inf"))),
+        lambda n, dt: (_randn(2, n, 3, dtype=dt, salt="cd1"), _randn(1, 4, 3, dtype=dt, salt="cd2")),
+        {0: (1,)},
+        dtypes=F32,
+        static_only=True,  # torch's composite picks its p == 2 method by size: a guard on it
+    ),
+    Case(
+        "pdist",
+        lambda m, x: (F.pdist(x), F.pdist(x, 1.0), F.pdist(x, 0.5), F.pdist(x, float("inf"))),
+        lambda n, dt: (_randn(n, 4, dtype=dt, salt="pd"),),
+        {0: (0,)},
+        dtypes=F32,
+        static_only=True,  # a dynamic n: torch's symbolic shapes fail on the pair count n(n-1)/2
+    ),
+    Case(
+        "diagonal_scatter",
+        lambda m, x, s, t: (torch.diagonal_scatter(x, s, 1, 1, 2), torch.diagonal_scatter(x, t, -2, 2, 1)),
+        lambda n, dt: (
+            _randn(n, 6, 5, dtype=dt, salt="ds"),
+            _randn(n, 4, dtype=dt, salt="ds1"),
+            _randn(n, 3, dtype=dt, salt="ds2"),
+        ),
+        {0: (0,), 1: (0,), 2: (0,)},
+    ),
+    # searchsorted: boundaries with repeats (left and right differ there), 1-D and
+    # batched, a sorter, int32 results; isin through its own decomposition.
+    Case(
+        "searchsorted",
+        lambda m, seq, rows, v: (
+            torch.searchsorted(seq, v),
+            torch.searchsorted(seq, v, right=True, out_int32=True),
+            torch.searchsorted(rows.sort().values, v[:2], side="right"),
+            torch.searchsorted(rows, v[:2], sorter=rows.argsort(stable=True)),
+        ),
+        lambda n, dt: (
+            _randint(-4, 5, 9, salt="ss").sort().values.to(dt),
+            _randint(-4, 5, 2, 6, salt="ssr").to(dt),
+            _randint(-5, 6, n, salt="ssv").to(dt).reshape(n).expand(2, n).clone(),
+        ),
+        {2: (1,)},
+    ),
+    Case(
+        "isin",
+        lambda m, x, t: (torch.isin(x, t), torch.isin(x, t, invert=True)),
+        lambda n, dt: (_randint(0, 9, 3, n, salt="isx").to(dt), _randint(0, 9, 12, salt="ist").to(dt)),
+        {0: (1,)},
+    ),
+    Case(
+        "histc",
+        lambda m, x: (torch.histc(x, 7, -1.0, 1.5), torch.histc(x, 5), torch.histc(x, 1, 0.0, 10.0)),
+        lambda n, dt: (_randn(n, 6, dtype=dt, salt="hc"),),
+        {0: (0,)},
+    ),
+    # mode: many ties; the smallest most frequent value and its last index.
+    Case(
+        "mode",
+        lambda m, x: (torch.mode(x), torch.mode(x, 0, keepdim=True)),
+        lambda n, dt: (_randint(-2, 3, n, 9, salt="mo").to(dt),),
+        {0: (0,)},
+    ),
+    Case(
+        "embedding_bag",
+        lambda m, w, i, o, s: (
+            F.embedding_bag(i, w, o, mode="sum", per_sample_weights=s),
+            F.embedding_bag(i, w, o, mode="mean", padding_idx=3),
+            F.embedding_bag(i, w, o, mode="max"),
+        ),
+        lambda n, dt: (
+            _randn(10, 4, dtype=dt, salt="ebw"),
+            _randint(0, 10, 2 * n, salt="ebi"),
+            _bag_offsets(n),
+            _randn(2 * n, dtype=dt, salt="ebs"),
+        ),
+        {1: (0,), 3: (0,)},
+        static_only=True,
+    ),
+    Case(
+        "bilinear",
+        lambda m, a, b: F.bilinear(a, b, m.w, m.b),
+        lambda n, dt: (_randn(n, 2, 3, dtype=dt, salt="bl1"), _randn(n, 2, 5, dtype=dt, salt="bl2")),
+        {0: (0,), 1: (0,)},
+        params=lambda dt: {"w": _randn(4, 3, 5, dtype=dt, salt="blw"), "b": _randn(4, dtype=dt, salt="blb")},
+    ),
+]
