@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 from torch.fx import Node
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlxir.conversions.torch_to_aten.core import (
@@ -15,6 +17,7 @@ from mlxir.conversions.torch_to_aten.core import (
     _type_of_node,
     arguments_of,
     describe_location,
+    element_type_of,
     f64_attr,
     first_value,
     has_several_results,
@@ -22,6 +25,7 @@ from mlxir.conversions.torch_to_aten.core import (
     props,
     refuse,
     result_types,
+    static_dim,
     tensor_type_of,
     unit_attr,
 )
@@ -103,7 +107,8 @@ def _batch_norm_op(
 
 
 def _batch_norm(state: ImportState, node: Node) -> list[SSAValue]:
-    """`_native_batch_norm_legit_no_training`: normalized with the running statistics."""
+    """`_native_batch_norm_legit_no_training`: normalized with the running statistics;
+    the saved mean and 1/std are empty, as ATen's are without training."""
     args = arguments_of(node)
     op = _batch_norm_op(
         state,
@@ -115,7 +120,83 @@ def _batch_norm(state: ImportState, node: Node) -> list[SSAValue]:
         args["eps"],
         tensor_type_of(first_value(node)),
     )
-    return [state.insert(op).results[0]]
+    _, mean_type, invstd_type = result_types(node)
+    return [state.insert(op).results[0], _empty(state, mean_type), _empty(state, invstd_type)]
+
+
+def _empty(state: ImportState, result_type: Attribute) -> SSAValue:
+    """A tensor of no elements (its type says `[0]`): a result ATen leaves empty."""
+    assert isinstance(result_type, TensorType)
+    return state.insert(
+        aten.ZerosOp.build(operands=[[]], result_types=[result_type], properties={"static_sizes": int_array(result_type.get_shape())})
+    ).results[0]
+
+
+def _binary(state: ImportState, name: str, lhs: SSAValue, rhs: SSAValue, result_type: Attribute) -> SSAValue:
+    return state.insert(aten.BINARY_OP_CLASSES[name].build(operands=[lhs, rhs], result_types=[result_type])).results[0]
+
+
+def _as_type(state: ImportState, value: SSAValue, result_type: Attribute) -> SSAValue:
+    """`value` cast to `result_type`'s dtype, where it differs."""
+    if value.type == result_type:
+        return value
+    return state.insert(aten.ToCopyOp(value, result_type)).results[0]
+
+
+def _training_batch_norm(
+    state: ImportState, node: Node, training: bool
+) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue]:
+    """Batch norm as torch's functionalized training ops compute it: the output, the
+    saved mean and 1/sqrt(var + eps) (empty without `training`) and the running mean
+    and variance updated by `momentum`, the variance unbiased (n / (n - 1) of the
+    batch's); without `training` the running statistics normalize and stay."""
+    args = arguments_of(node)
+    eps, momentum = args["eps"], args["momentum"]
+    types = result_types(node)
+    out_type, mean_type, invstd_type = types[:3]
+    running_mean_type, running_var_type = types[-2:]
+    source = state.value(args["input"])
+    running_mean, running_var = state.value(args["running_mean"]), state.value(args["running_var"])
+    if not training:
+        out = state.insert(
+            _batch_norm_op(state, source, args["weight"], args["bias"], running_mean, running_var, eps, out_type)
+        ).results[0]
+        return out, _empty(state, mean_type), _empty(state, invstd_type), running_mean, running_var
+    dims = [0, *range(2, first_value(node).dim())]
+    mean, var, invstd = _statistics(state, source, dims, False, mean_type, invstd_type, eps)
+    out = state.insert(
+        _batch_norm_op(state, source, args["weight"], args["bias"], mean, var, eps, out_type)
+    ).results[0]
+    unbiased = state.insert(
+        aten.VarOp.build(
+            operands=[source],
+            result_types=[mean_type],
+            properties=props(dims=int_array(dims), keepdim=unit_attr(False), correction=f64_attr(1)),
+        )
+    ).results[0]
+    updated = []
+    for running, batch, running_type in (
+        (running_mean, mean, running_mean_type),
+        (running_var, unbiased, running_var_type),
+    ):
+        kept = _binary(state, "mul", running, state.value(1.0 - momentum), running_type)
+        moved = _binary(state, "mul", _as_type(state, batch, running_type), state.value(float(momentum)), running_type)
+        updated.append(_binary(state, "add", kept, moved, running_type))
+    return out, mean, invstd, updated[0], updated[1]
+
+
+def _batch_norm_functional(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_native_batch_norm_legit_functional(..., training, momentum, eps)`: batch norm
+    with running statistics, as torch's re-trace functionalizes it (the updated running
+    statistics are results #3 and #4, which the program writes back)."""
+    return list(_training_batch_norm(state, node, arguments_of(node)["training"]))
+
+
+def _batch_norm_with_update(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_batch_norm_with_update_functional(..., momentum, eps)`: training batch norm;
+    result #3 is the reserve space (empty on CPU)."""
+    out, mean, invstd, running_mean, running_var = _training_batch_norm(state, node, True)
+    return [out, mean, invstd, _empty(state, result_types(node)[3]), running_mean, running_var]
 
 
 def _batch_norm_batch_stats(state: ImportState, node: Node) -> list[SSAValue]:
@@ -147,8 +228,16 @@ def _group_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
         result_types=[tensor_type_of(first_value(node))],
         properties={"num_groups": i64_attr(groups), "eps": f64_attr(args["eps"])},
     )
-    if has_several_results(node):  # native_group_norm
-        return [state.insert(op).results[0]]
+    if has_several_results(node):  # native_group_norm: the output, each group's mean and 1/std
+        _, mean_type, rstd_type = result_types(node)
+        source = state.value(args["input"])
+        shape = mean_type.get_shape() if isinstance(mean_type, TensorType) else ()
+        x = args["input"].meta["val"]
+        per_group = static_dim(math.prod(x.shape[1:]) // groups)
+        grouped_type = TensorType(element_type_of(source.type), [*shape, per_group])
+        grouped = state.insert(aten.ReshapeOp(source, [*state.sizes([args["N"]]), groups, -1], grouped_type))
+        mean, _, rstd = _statistics(state, grouped.results[0], [2], False, mean_type, rstd_type, args["eps"])
+        return [state.insert(op).results[0], mean, rstd]
     return op
 
 
@@ -242,6 +331,8 @@ NN_IMPORTERS: dict[str, Handler] = {
     "aten.rms_norm": _rms_norm,
     "aten._native_batch_norm_legit_no_training": _batch_norm,
     "aten._native_batch_norm_legit": _batch_norm_batch_stats,
+    "aten._native_batch_norm_legit_functional": _batch_norm_functional,
+    "aten._batch_norm_with_update_functional": _batch_norm_with_update,
     "aten.instance_norm": _instance_norm,
     "aten.group_norm": _group_norm,
     "aten.native_group_norm": _group_norm,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -39,7 +40,57 @@ def _bag_offsets(n: int) -> torch.Tensor:
     return torch.tensor([0, 0, 1, n, n + 2])
 
 
+def _norm_params(dt: torch.dtype) -> dict[str, torch.Tensor]:
+    """Per-channel (3) weight, bias and running statistics."""
+    return {
+        "w": _randn(3, dtype=dt, salt="nw"),
+        "b": _randn(3, dtype=dt, salt="nb"),
+        "rm": _randn(3, dtype=dt, salt="nrm"),
+        "rv": torch.rand(3, generator=_gen(3, "nrv")).add(0.5).to(dt),
+    }
+
+
+def _train_batch_norm(m: Any, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    # The running statistics are buffers the call updates: read back after it.
+    out = F.batch_norm(x, m.rm, m.rv, m.w, m.b, training=True, momentum=0.3, eps=1e-3)
+    return out, m.rm + 0, m.rv + 0
+
+
+def _native_batch_norm(m: Any, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    out, mean, invstd = A.native_batch_norm(x, m.w, m.b, m.rm, m.rv, True, 0.1, 1e-5)
+    return out, mean, invstd, m.rm + 0, m.rv + 0
+
+
 NN_CASES: list[Case] = [
+    # Batch norm in training mode: the output, the saved statistics and the running
+    # statistics updated (the variance's unbiased), over batch and spatial dims.
+    Case(
+        "batch_norm_training",
+        _train_batch_norm,
+        lambda n, dt: (_randn(n, 3, 4, dtype=dt, salt="bnt"),),
+        {0: (0,)},
+        params=_norm_params,
+    ),
+    Case(
+        "native_batch_norm_training",
+        _native_batch_norm,
+        lambda n, dt: (_randn(2, 3, n, 2, dtype=dt, salt="nbn"),),
+        {0: (2,)},
+        params=_norm_params,
+    ),
+    Case(
+        "batch_norm_no_training_results",
+        lambda m, x: A._native_batch_norm_legit_no_training(x, m.w, m.b, m.rm, m.rv, 0.1, 1e-5),
+        lambda n, dt: (_randn(n, 3, 4, dtype=dt, salt="bnn"),),
+        {0: (0,)},
+        params=_norm_params,
+    ),
+    Case(
+        "native_group_norm_statistics",
+        lambda m, x: A.native_group_norm(x, None, None, x.shape[0], 6, 5, 3, 1e-5),
+        lambda n, dt: (_randn(n, 6, 5, dtype=dt, salt="ngn"),),
+        {0: (0,)},
+    ),
     # Adaptive pooling: windows of unequal sizes (7 into 3, 5 into 4) and more outputs
     # than inputs (3 into 5); the indices are flat positions in each input plane.
     Case(
