@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from typing import Any
@@ -11,6 +12,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlxir.conversions.torch_to_aten.core import (
+    DYNAMIC_INDEX,
     Handler,
     ImportError_,
     ImportState,
@@ -213,6 +215,108 @@ def _batch_norm_batch_stats(state: ImportState, node: Node) -> list[SSAValue]:
         _batch_norm_op(state, source, args["weight"], args["bias"], mean, var, eps, out_type)
     ).results[0]
     return [out, mean, invstd]
+
+
+def _pool_window(values: Any, default: list[int], n: int) -> list[int]:
+    """A pooling list argument: an int is `n` equal entries, empty is `default`."""
+    if values is None or (isinstance(values, list | tuple) and not values):
+        return default
+    return [values] * n if isinstance(values, int) else list(values)
+
+
+def max_pool_indices(state: ImportState, node: Node, n: int) -> SSAValue:
+    """Result #1 of `max_poolNd_with_indices`: each output's maximum as its flat
+    position within its input plane (`h * W + w`), the first maximum of its window
+    in row-major order, as torch's kernel scans. Each kernel offset's strided slice of
+    the input, padded with -inf, is stacked last and the argmax picks the offset; the
+    offset and the window's corner give the position. Spatial sizes must be static."""
+    args = arguments_of(node)
+    kernel = _pool_window(args["kernel_size"], [], n)
+    stride = _pool_window(args["stride"], kernel, n)
+    padding = _pool_window(args["padding"], [0] * n, n)
+    dilation = _pool_window(args["dilation"], [1] * n, n)
+    x = args["self"].meta["val"]
+    indices_type = result_types(node)[1]
+    assert isinstance(indices_type, TensorType)
+    sizes = [static_dim(d) for d in x.shape[x.dim() - n :]]
+    outs = list(indices_type.get_shape()[-n:])
+    if any(d == DYNAMIC_INDEX for d in [*sizes, *outs]):
+        raise refuse(node, "needs static spatial sizes for its indices")
+    lead = [static_dim(d) for d in x.shape[: x.dim() - n]]
+    element = element_type_of(tensor_type_of(x))
+    source = state.value(args["self"])
+    # Past the padding, ceil_mode's last window may reach beyond the input: -inf there too.
+    reach = [(o - 1) * s + (k - 1) * d + 1 for o, s, k, d in zip(outs, stride, kernel, dilation)]
+    extra = [max(0, r - (size + 2 * p)) for r, size, p in zip(reach, sizes, padding)]
+    padded_sizes = [size + 2 * p + e for size, p, e in zip(sizes, padding, extra)]
+    if any(padding) or any(extra):
+        pad = [v for i in reversed(range(n)) for v in (padding[i], padding[i] + extra[i])]
+        source = state.insert(
+            aten.ConstantPadNdOp.build(
+                operands=[source],
+                result_types=[TensorType(element, [*lead, *padded_sizes])],
+                properties={"pad": int_array(pad), "value": f64_attr(-math.inf)},
+            )
+        ).results[0]
+    windows = []
+    for offsets in itertools.product(*(range(k) for k in kernel)):
+        window, shape = source, [*lead, *padded_sizes]
+        for i, offset in enumerate(offsets):
+            start = offset * dilation[i]
+            shape[len(lead) + i] = outs[i]
+            window = state.insert(
+                aten.SliceOp.build(
+                    operands=[window, []],
+                    result_types=[TensorType(element, list(shape))],
+                    properties={
+                        "static_bounds": int_array([start, start + (outs[i] - 1) * stride[i] + 1, stride[i]]),
+                        "dim": i64_attr(len(lead) + i),
+                    },
+                )
+            ).results[0]
+        windows.append(window)
+    rank = len(lead) + n
+    stacked = state.insert(
+        aten.StackOp.build(
+            operands=[windows],
+            result_types=[TensorType(element, [*lead, *outs, len(windows)])],
+            properties={"dim": i64_attr(rank)},
+        )
+    ).results[0]
+    which = state.insert(
+        aten.ArgmaxOp.build(operands=[stacked], result_types=[indices_type], properties={"dim": i64_attr(rank)})
+    ).results[0]
+    # position = sum_i (o_i * stride_i - padding_i + k_i * dilation_i) * plane_stride_i,
+    # k_i the offset's i-th digit in the kernel's mixed radix.
+    index_element = indices_type.get_element_type()
+    position: SSAValue | None = None
+    for i in range(n):
+        plane_stride = math.prod(sizes[i + 1 :])
+        digit = state.insert(
+            aten.BINARY_OP_CLASSES["floor_divide"].build(
+                operands=[which, state.value(math.prod(kernel[i + 1 :]))], result_types=[indices_type]
+            )
+        ).results[0]
+        digit = _binary(state, "remainder", digit, state.value(kernel[i]), indices_type)
+        term = _binary(state, "mul", digit, state.value(dilation[i] * plane_stride), indices_type)
+        corner_start = -padding[i] * plane_stride
+        corners = state.insert(
+            aten.ArangeOp.build(
+                operands=[
+                    state.value(corner_start),
+                    state.value(corner_start + outs[i] * stride[i] * plane_stride),
+                    state.value(stride[i] * plane_stride),
+                ],
+                result_types=[TensorType(index_element, [outs[i]])],
+            )
+        ).results[0]
+        corners = state.insert(
+            aten.ReshapeOp(corners, [outs[i], *[1] * (n - i - 1)], TensorType(index_element, [outs[i], *[1] * (n - i - 1)]))
+        ).results[0]
+        term = _binary(state, "add", term, corners, indices_type)
+        position = term if position is None else _binary(state, "add", position, term, indices_type)
+    assert position is not None
+    return position
 
 
 def _group_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:

@@ -326,6 +326,31 @@ def _isin(
     return ~found if invert else found
 
 
+def _max_pool_backward(n: int) -> Callable[..., torch.Tensor]:
+    """`max_poolNd_with_indices_backward`: each output's gradient goes to the input
+    position its index names (flat within its plane), summed where windows share a
+    maximum."""
+
+    def backward(
+        grad_output: torch.Tensor,
+        self: torch.Tensor,
+        kernel_size: Sequence[int],
+        stride: Sequence[int],
+        padding: Sequence[int],
+        dilation: Sequence[int],
+        ceil_mode: bool,
+        indices: torch.Tensor,
+    ) -> torch.Tensor:
+        lead = list(self.shape[: self.dim() - n])
+        plane = math.prod(self.shape[self.dim() - n :])
+        flat = torch.zeros(*lead, plane, dtype=self.dtype).scatter_add(
+            -1, indices.reshape(*lead, -1), grad_output.reshape(*lead, -1)
+        )
+        return flat.reshape(self.shape)
+
+    return backward
+
+
 NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.adaptive_max_pool2d.default: _adaptive_max_pool,
     _A.adaptive_max_pool3d.default: _adaptive_max_pool,
@@ -351,5 +376,7 @@ NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.mode.default: _mode,
     _A._embedding_bag_forward_only.default: _embedding_bag,
     _A._trilinear.default: _trilinear,
+    _A.max_pool2d_with_indices_backward.default: _max_pool_backward(2),
+    _A.max_pool3d_with_indices_backward.default: _max_pool_backward(3),
 }
 """mlxir's decompositions of neural-network ops, by the op torch.export records."""

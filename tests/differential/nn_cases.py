@@ -111,6 +111,16 @@ NN_CASES: list[Case] = [
         lambda n, dt: (_distinct(2, n, 5, 4, 7, dtype=dt, salt="amp3"),),
         {0: (1,)},
     ),
+    # The backward scatters each output's gradient to its index; the indices come from
+    # adaptive pooling equal to a 2x2, stride 2 max pool (6 into 3).
+    Case(
+        "max_pool2d_with_indices_backward",
+        lambda m, x, g: A.max_pool2d_with_indices_backward(
+            g, x, [2, 2], [2, 2], [0, 0], [1, 1], False, F.adaptive_max_pool2d(x, 3, return_indices=True)[1]
+        ),
+        lambda n, dt: (_distinct(n, 2, 6, 6, dtype=dt, salt="mpb"), _randn(n, 2, 3, 3, dtype=dt, salt="mpbg")),
+        {0: (0,), 1: (0,)},
+    ),
     Case(
         "adaptive_avg_pool3d",
         lambda m, x: F.adaptive_avg_pool3d(x, (2, 3, 5)),
@@ -195,7 +205,6 @@ NN_CASES: list[Case] = [
             _randn(2 * n, dtype=dt, salt="ebs"),
         ),
         {1: (0,), 3: (0,)},
-        static_only=True,
     ),
     Case(
         "bilinear",
