@@ -51,6 +51,18 @@ def _special(name: str, fn: Callable[[torch.Tensor, torch.Tensor], Any], dtypes=
     )
 
 
+def _no_nan(x: torch.Tensor) -> torch.Tensor:
+    """NaN replaced: torch's Chebyshev kernels (but T's) return an uninitialized value
+    for x = NaN at degrees 2 up to the threshold."""
+    return torch.nan_to_num(x, nan=0.25, posinf=math.inf, neginf=-math.inf)
+
+
+_CHEBYSHEV = (
+    S.chebyshev_polynomial_t, S.chebyshev_polynomial_u, S.chebyshev_polynomial_v, S.chebyshev_polynomial_w,
+    S.shifted_chebyshev_polynomial_t, S.shifted_chebyshev_polynomial_u, S.shifted_chebyshev_polynomial_v,
+    S.shifted_chebyshev_polynomial_w,
+)
+
 SPECIAL_CASES: list[Case] = [
     # Bessel J: the rational form up to 5, the Hankel form beyond (odd J1 keeps -0)
     _special("special_bessel_j", lambda x, s: tuple(f(v) for f in (S.bessel_j0, S.bessel_j1) for v in (x * 4, s, _specials(x)))),
@@ -81,5 +93,14 @@ SPECIAL_CASES: list[Case] = [
     # polygamma of orders 2 to 5: -(-1)^n n! zeta(n + 1, x), below 0 by the reflection
     # formula (torch's poles at 0, -1, ... are +-inf); `special.polygamma` as well
     _special("special_polygamma", lambda x, s: (*(torch.polygamma(n, v) for n in (2, 3, 4, 5) for v in (x * 4, s, _specials(x, (-1.0, -2.5, -9.5)))), S.polygamma(3, x), S.polygamma(0, x)), dtypes=(torch.float32, torch.bfloat16), decades=(-3.0, 1.5)),
+    # Chebyshev polynomials, plain and shifted: the degree a float tensor (truncated; <
+    # 0, NaN and +-inf give 0), torch's recurrence up to its threshold degree, the
+    # trigonometric form inside (-1, 1) beyond it, the hyperbolic one outside (NaN
+    # once the recurrence overflows), torch's values at +-1 (and at 0 shifted)
+    _special("special_chebyshev", lambda x, s: tuple(
+        f(v, d) for f in _CHEBYSHEV
+        for v, d in ((x * 1.5, (x * 7).abs()), (x * 0.6, x.abs() * 40), (s / 100, 9), (0.5, x.abs() * 12),
+                     (_no_nan(_specials(x, (1.0, -1.0, 0.5, 1.5, 0.99999994, -0.99999994))).reshape(-1, 1), torch.tensor((0.0, 1.0, 2.0, 3.0, 5.0, 7.5, 9.0, 12.0, 30.0, -2.0, math.nan, math.inf), dtype=x.dtype)))),
+        decades=(-3.0, 2.0)),
     _special("special_airy_ai", lambda x, s: tuple(S.airy_ai(v) for v in (x * 2, x * 20, s, _specials(x, (2.09, -2.09, 103.9)))), decades=(-3.0, 1.8)),
 ]
