@@ -125,3 +125,25 @@ LINALG_CASES += [
         dtypes=F32_F64,
     ),
 ]
+
+
+def _rotations(batch: int, n: int, dtype: torch.dtype, salt: str, scale: float) -> torch.Tensor:
+    """Skew-symmetric n x n matrices of 1-norm about `scale` * n: their exponentials are
+    rotations (entries at most 1), reached through several squarings."""
+    noise = _randn(batch, n, n, dtype=torch.float64, salt=salt)
+    return ((noise - noise.mT) * scale / n).to(dtype)
+
+
+LINALG_CASES += [
+    # a small norm (no squaring), a larger one (several), and exp(0) = I. Not in
+    # float16 or bfloat16: torch's CPU kernel gives garbage there (torch 2.x: a
+    # diagonal of -2e4 in float16 for exp of a matrix of norm 1); mlxir computes those
+    # in float32, as the OpInfo sweep checks against float32 rounded
+    Case(
+        "matrix_exp",
+        lambda m, a, r: (torch.linalg.matrix_exp(a), torch.matrix_exp(r), torch.linalg.matrix_exp(a * 0)),
+        lambda n, dt: (_randn(n, 4, 4, dtype=dt, salt="ea") / 4, _rotations(n, 4, dt, "er", 6.0)),
+        {0: (0,), 1: (0,)},
+        dtypes=F32_F64,
+    ),
+]
