@@ -75,6 +75,10 @@ class DType:
     def is_float(self) -> bool:
         return self.name in FLOAT_NAMES
 
+    @property
+    def is_complex(self) -> bool:
+        return self.name in COMPLEX_NAMES
+
 
 @cache
 def _numpy_dtype(layout: str) -> np.dtype:
@@ -98,10 +102,14 @@ DTYPES: tuple[DType, ...] = (
     DType(12, "float32", "f4", "f32", "F32"),
     DType(13, "float64", "f8", "f64", None),
     DType(14, "index", "i8", "index", None),
+    DType(15, "complex64", "c8", "complex<f32>", "C64"),
 )
 
 FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
 """The float types, narrowest first: a cast up this list is exact."""
+
+COMPLEX_NAMES = ("complex64",)
+"""The complex types (MLX has complex64 only: a float32 real and imaginary part)."""
 
 BY_CODE: dict[int, DType] = {d.code: d for d in DTYPES}
 BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}
@@ -117,6 +125,7 @@ TENSOR_DTYPES = frozenset(d.name for d in DTYPES if d.name != "index")
 def _ir_types() -> dict[str, Attribute]:
     from xdsl.dialects.builtin import (
         BFloat16Type,
+        ComplexType,
         Float16Type,
         Float32Type,
         Float64Type,
@@ -136,6 +145,7 @@ def _ir_types() -> dict[str, Attribute]:
         "f32": Float32Type(),
         "f64": Float64Type(),
         "index": IndexType(),
+        "complex<f32>": ComplexType(Float32Type()),
     }
     return {d.name: special.get(d.ir_spelling) or integer(d.ir_spelling) for d in DTYPES}
 

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    f32,
     i32,
     i64,
 )
@@ -2706,9 +2707,161 @@ class DequantizeAffineOp(MlxirOp):
                 verify_element_count(per_block, shape_of(value), f"viewing {what} per block")
 
 
+# ---------------------------------------------------------------------------
+# Complex numbers: Fourier transforms, complex views
+# ---------------------------------------------------------------------------
+
+
+class FftOp(MlxirOp):
+    """A discrete Fourier transform of `input` over `dims`, as ATen's `_fft_*` ops: the
+    unscaled transform, then scaled by `normalization` (torch's `fft_norm_mode`: 0 by
+    1, 1 by 1/sqrt(n), 2 by 1/n, n the number of elements of the transformed signal)."""
+
+    input = operand_def(TensorType)
+    dims = prop_def(I64Array)
+    normalization = prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    INPUT: ClassVar[str]
+    """The input's element type ("complex" or "float": float32)."""
+    RESULT: ClassVar[str]
+
+    def verify_(self) -> None:
+        axes = normalize_axes(ints(self.dims), rank_of(self.input))
+        if not axes:
+            raise VerifyException("dims must name at least one axis")
+        if self.normalization.value.data not in (0, 1, 2):
+            raise VerifyException(
+                f"normalization must be 0, 1 or 2 (by 1, 1/sqrt(n), 1/n), got "
+                f"{self.normalization.value.data}"
+            )
+        for value, kind, what in ((self.input, self.INPUT, "input"), (self.result, self.RESULT, "result")):
+            verify_dtype(value, kind, what)
+            if kind == "float" and dtype_of(value) != f32:
+                raise VerifyException(f"{what} must be f32, the parts of complex<f32>, got {dtype_of(value)}")
+        expected = list(shape_of(self.input))
+        if rank_of(self.result) != len(expected):
+            raise VerifyException("result must have the input's rank")
+        expected[axes[-1]] = self.last_size(expected[axes[-1]], shape_of(self.result)[axes[-1]])
+        verify_shape_matches(expected, self.result)
+
+    def last_size(self, input_size: int, result_size: int) -> int:
+        """The result's size along the last transformed dim, given the input's."""
+        return input_size
+
+
+_FFT_FORMAT = (
+    "$input `dims` custom<IntList>($dims) `normalization` $normalization{} attr-dict "
+    "`:` type($input) `->` type($result)"
+)
+
+
+@irdl_op_definition
+class FftR2cOp(FftOp):
+    """`_fft_r2c(self, dim, normalization, onesided)`: the transform of a real signal;
+    `onesided` keeps the first n/2 + 1 entries of the last dim (the rest are their
+    conjugates)."""
+
+    name = "aten.fft_r2c"
+    onesided = opt_prop_def(UnitAttr)
+    assembly_format = _FFT_FORMAT.format(" (`onesided` $onesided^)?")
+    custom_directives = (IntList,)
+    INPUT: ClassVar[str] = "float"
+    RESULT: ClassVar[str] = "complex"
+
+    def last_size(self, input_size: int, result_size: int) -> int:
+        if self.onesided is None or input_size == DYNAMIC:
+            return input_size
+        return input_size // 2 + 1
+
+
+@irdl_op_definition
+class FftC2cOp(FftOp):
+    """`_fft_c2c(self, dim, normalization, forward)`: the transform of a complex signal,
+    or (without `forward`) its inverse, unscaled before `normalization`."""
+
+    name = "aten.fft_c2c"
+    forward = opt_prop_def(UnitAttr)
+    assembly_format = _FFT_FORMAT.format(" (`forward` $forward^)?")
+    custom_directives = (IntList,)
+    INPUT: ClassVar[str] = "complex"
+    RESULT: ClassVar[str] = "complex"
+
+
+@irdl_op_definition
+class FftC2rOp(FftOp):
+    """`_fft_c2r(self, dim, normalization, last_dim_size)`: the inverse transform of a
+    one-sided spectrum to the real signal whose last dim is `last_dim_size` (the
+    result's), from the input's first `last_dim_size / 2 + 1` entries."""
+
+    name = "aten.fft_c2r"
+    assembly_format = _FFT_FORMAT.format("")
+    custom_directives = (IntList,)
+    INPUT: ClassVar[str] = "complex"
+    RESULT: ClassVar[str] = "float"
+
+    def last_size(self, input_size: int, result_size: int) -> int:
+        if result_size == DYNAMIC or input_size == DYNAMIC:
+            return DYNAMIC
+        if input_size != result_size // 2 + 1:
+            raise VerifyException(
+                f"the input's last transformed dim must be the result's {result_size} / 2 + 1 "
+                f"= {result_size // 2 + 1}, got {input_size}"
+            )
+        return result_size
+
+
+@irdl_op_definition
+class ViewAsRealOp(MlxirOp):
+    """`torch.view_as_real`: complex64 `[...]` as its float32 (real, imaginary) pairs,
+    `[..., 2]`."""
+
+    name = "aten.view_as_real"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        verify_dtype(self.input, "complex", "input")
+        verify_dtype(self.result, "float", "result")
+        verify_shape_matches([*shape_of(self.input), 2], self.result)
+
+
+@irdl_op_definition
+class ViewAsComplexOp(MlxirOp):
+    """`torch.view_as_complex`: float32 pairs `[..., 2]` as complex64 `[...]`."""
+
+    name = "aten.view_as_complex"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        verify_dtype(self.input, "float", "input")
+        verify_dtype(self.result, "complex", "result")
+        if shape_of(self.input)[-1:] not in ((2,), (DYNAMIC,)):
+            raise VerifyException(
+                f"input must be pairs [..., 2], got {format_dims(shape_of(self.input))}"
+            )
+        verify_shape_matches(list(shape_of(self.input)[:-1]), self.result)
+
 
 ATEN_OPS: list[type[IRDLOperation]] = [
     *UNARY_OP_CLASSES.values(),
+    FftR2cOp,
+    FftC2cOp,
+    FftC2rOp,
+    ViewAsRealOp,
+    ViewAsComplexOp,
     *BINARY_OP_CLASSES.values(),
     *REDUCTION_OP_CLASSES.values(),
     GeluOp,

@@ -13,6 +13,7 @@ from typing import NoReturn, cast
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
+    ComplexType,
     DenseArrayBase,
     Float64Type,
     IndexType,
@@ -117,6 +118,10 @@ def format_dims(shape: Sequence[int]) -> str:
 
 def is_float(dtype: Attribute) -> bool:
     return isinstance(dtype, AnyFloat)
+
+
+def is_complex(dtype: Attribute) -> bool:
+    return isinstance(dtype, ComplexType)
 
 
 def is_bool(dtype: Attribute) -> bool:
@@ -328,6 +333,7 @@ def verify_dtype(value: SSAValue, predicate_name: str, what: str) -> None:
 
 DTYPE_PREDICATES = {
     "float": is_float,
+    "complex": is_complex,
     "bool": is_bool,
     "integer": is_integer,
     "integer or bool": is_integer_or_bool,

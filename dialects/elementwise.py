@@ -61,6 +61,7 @@ UNARY: tuple[Elementwise, ...] = (
     Elementwise("round", R.SAME, "round", K.SAME),
     Elementwise("trunc", R.SAME),
     Elementwise("clone", R.SAME),
+    Elementwise("conj_physical", R.SAME, "conj", K.SAME),
     Elementwise("exp", R.FLOAT, "exp", K.FLOAT),
     Elementwise("expm1", R.FLOAT, "expm1", K.FLOAT),
     Elementwise("log", R.FLOAT, "log", K.FLOAT),

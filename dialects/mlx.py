@@ -17,6 +17,7 @@ from typing import cast
 
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
@@ -31,6 +32,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
     UnitAttr,
+    f32,
     i64,
 )
 from xdsl.dialects.utils import DynamicIndexList
@@ -278,8 +280,9 @@ class AstypeOp(MlxirOp):
 
 @irdl_op_definition
 class ViewOp(MlxirOp):
-    """`x.view(dtype)`: the same bits read as another element type of the same width
-    (a float's sign bit, NaNs included, as a signed integer's)."""
+    """`x.view(dtype)`: the same bits read as another element type (a float's sign bit,
+    NaNs included, as a signed integer's). Between types of different widths the last
+    axis' bytes are read anew, as MLX does: complex64 `[..., n]` is float32 `[..., 2n]`."""
 
     name = "mlx.view"
     input = operand_def(TensorType)
@@ -291,19 +294,35 @@ class ViewOp(MlxirOp):
         super().__init__(operands=[input], result_types=[result_type])
 
     def verify_(self) -> None:
-        verify_same_shape(self.input, self.result)
         widths = [_element_bits(dtype_of(v)) for v in (self.input, self.result)]
-        if None in widths or widths[0] != widths[1]:
+        if widths[0] is None or widths[1] is None:
             raise VerifyException(
                 f"element types {dtype_of(self.input)} and {dtype_of(self.result)} must "
-                "have one bit width (bool has none)"
+                "both have a bit width (bool has none)"
             )
+        if widths[0] == widths[1]:
+            verify_same_shape(self.input, self.result)
+            return
+        shape = list(shape_of(self.input))
+        if not shape:
+            raise VerifyException("a view as a type of another width needs a last axis")
+        if shape[-1] != DYNAMIC:
+            bits = shape[-1] * widths[0]
+            if bits % widths[1]:
+                raise VerifyException(
+                    f"the last axis' {bits} bits do not divide into {dtype_of(self.result)} "
+                    "elements"
+                )
+            shape[-1] = bits // widths[1]
+        verify_shape_matches(shape, self.result)
 
 
 def _element_bits(dtype: Attribute) -> int | None:
     """Bits per element; None for bool, which MLX stores in a byte it does not define."""
     if isinstance(dtype, AnyFloat):
         return dtype.bitwidth
+    if isinstance(dtype, ComplexType):
+        return 64  # complex<f32>, MLX's one complex type
     if isinstance(dtype, IntegerType) and dtype.width.data > 1:
         return dtype.width.data
     return None
@@ -2410,7 +2429,63 @@ class StoreStateOp(GlobalAccessOp):
         self.verify_access(self.value, state=True)
 
 
+# ---------------------------------------------------------------------------
+# Fourier transforms
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class FftnOp(MlxirOp):
+    """MLX's FFT over `axes`: `mx.fft.fftn`, with `inverse` `ifftn` (scaled by 1/n),
+    with `real` `rfftn` (float32 in, the last axis' first n/2 + 1 entries out) and with
+    both `irfftn`, whose last signal size is `last_size` (the other axes keep the
+    input's sizes)."""
+
+    name = "mlx.fftn"
+    input = operand_def(TensorType)
+    axes = prop_def(I64Array)
+    inverse = opt_prop_def(UnitAttr)
+    real = opt_prop_def(UnitAttr)
+    last_size = opt_prop_def(I64Attr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `axes` custom<IntList>($axes) (`inverse` $inverse^)? (`real` $real^)? "
+        "(`last_size` $last_size^)? attr-dict `:` type($input) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        axes = normalize_axes(ints(self.axes), rank_of(self.input))
+        if not axes:
+            raise VerifyException("axes must name at least one axis")
+        real, inverse = self.real is not None, self.inverse is not None
+        if (self.last_size is not None) != (real and inverse):
+            raise VerifyException("last_size is given exactly for a real inverse (irfftn)")
+        input_kind = "float" if real and not inverse else "complex"
+        result_kind = "float" if real and inverse else "complex"
+        for value, kind, what in ((self.input, input_kind, "input"), (self.result, result_kind, "result")):
+            verify_dtype(value, kind, what)
+            if kind == "float" and dtype_of(value) != f32:
+                raise VerifyException(f"{what} must be f32, the parts of complex<f32>, got {dtype_of(value)}")
+        expected = list(shape_of(self.input))
+        last = expected[axes[-1]]
+        if real and not inverse and last != DYNAMIC:
+            expected[axes[-1]] = last // 2 + 1
+        elif self.last_size is not None:
+            size = self.last_size.value.data
+            if last != DYNAMIC and last != size // 2 + 1:
+                raise VerifyException(
+                    f"the input's last axis must be last_size / 2 + 1 = {size // 2 + 1}, got {last}"
+                )
+            expected[axes[-1]] = size
+        if rank_of(self.result) != len(expected):
+            raise VerifyException("result must have the input's rank")
+        verify_shape_matches(expected, self.result)
+
+
 MLX_OPS: list[type[IRDLOperation]] = [
+    FftnOp,
     LinalgInvOp,
     LinalgDetOp,
     LinalgSlogdetOp,

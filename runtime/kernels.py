@@ -506,6 +506,24 @@ KERNELS.update(
 )
 
 
+@_kernel("mlx.fftn")
+def _fftn(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """MLX's FFT over `axes`: `inverse` and `real` pick fftn, ifftn, rfftn or irfftn;
+    irfftn's last signal size is `last_size`, its others the input's."""
+    axes = list(_ints(props, "axes"))
+    inverse, real = _flag(props, "inverse"), _flag(props, "real")
+    if real and inverse:
+        last_size = _int(props, "last_size")
+
+        def irfftn(operands: Sequence[mx.array]) -> tuple[mx.array]:
+            sizes = tuple(operands[0].shape[axis] for axis in axes[:-1])
+            return (mx.fft.irfftn(operands[0], s=(*sizes, last_size), axes=axes),)
+
+        return irfftn
+    transform = mx.fft.rfftn if real else mx.fft.ifftn if inverse else mx.fft.fftn
+    return lambda operands: (transform(operands[0], axes=axes),)
+
+
 @_kernel("mlx.linalg_det")
 def _linalg_det(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: (mx.linalg.det(operands[0], stream=mx.cpu),)

@@ -587,8 +587,8 @@ def test_random_programs_allocate_safely(seed: int) -> None:
             "exactly one func.func",
         ),
         (
-            "func.func @forward(%x: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {\n"
-            "  func.return %x : tensor<2xcomplex<f32>>\n}",
+            "func.func @forward(%x: tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>> {\n"
+            "  func.return %x : tensor<2xcomplex<f64>>\n}",
             "not supported",
         ),
         (

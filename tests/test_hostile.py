@@ -483,10 +483,9 @@ class _ComplexRope(nn.Module):
     [
         (_Unique(), "aten._unique2.default", "output's shape depends on the values"),
         (_Item(), "aten._local_scalar_dense.default", r"`.item\(\)`"),
-        (_ComplexRope(), "aten.view_as_complex.default", "complex numbers are not supported"),
     ],
 )
-def test_data_dependent_shapes_and_complex_numbers_are_explained(module: nn.Module, op: str, why: str) -> None:
+def test_data_dependent_shapes_are_explained(module: nn.Module, op: str, why: str) -> None:
     from mlxir.conversions.torch_to_aten import UnsupportedOpsError
 
     ep = export(module, (torch.tensor([[1.0, -2.0], [0.0, 3.0], [4.0, 0.0]]),))
@@ -503,15 +502,23 @@ def test_data_dependent_shapes_run_with_a_sync_point(module: nn.Module) -> None:
     assert torch.equal(program(x), module(x))
 
 
-def test_complex_inputs_are_explained() -> None:
+def test_complex_rotary_embedding_runs() -> None:
+    """Once refused: rotary embeddings written with complex numbers (LLaMA's original
+    `torch.polar` and `view_as_complex`) run in complex64."""
+    x = torch.tensor([[1.0, -2.0], [0.0, 3.0], [4.0, 0.0]])
+    module = _ComplexRope()
+    torch.testing.assert_close(mlxir.compile(export(module, (x,)))(x), module(x))
+
+
+def test_complex_inputs_beyond_complex64_are_explained() -> None:
     from mlxir.conversions.torch_to_aten import UnsupportedDtypeError, UnsupportedOpsError
 
     class Twice(nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return x * 2
 
-    with pytest.raises((UnsupportedOpsError, UnsupportedDtypeError), match="complex numbers are not supported"):
-        mlxir.compile(export(Twice(), (torch.randn(3, dtype=torch.complex64),)))
+    with pytest.raises((UnsupportedOpsError, UnsupportedDtypeError), match="complex64 only"):
+        mlxir.compile(export(Twice(), (torch.randn(3, dtype=torch.complex128),)))
 
 
 # --------------------------------------------------------------------------- determinism

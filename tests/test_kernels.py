@@ -175,6 +175,7 @@ UNARY_REF: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "isinf": np.isinf,
     "logical_not": np.logical_not,
     "bitwise_invert": np.invert,
+    "conj": np.conj,
 }
 
 UNARY_DOMAIN: dict[str, tuple[float, float]] = {
@@ -1898,6 +1899,42 @@ def test_linalg_solve_triangular_and_cholesky_inv() -> None:
     empty = np.zeros((2, 0, 0), np.float32)
     lo, up, inv, inv_u = run_ir(text, empty, empty, np.zeros((2, 0, 3), np.float32))
     assert [np.asarray(r).shape for r in (lo, up, inv, inv_u)] == [(2, 0, 3), (2, 0, 3), (2, 0, 0), (2, 0, 0)]
+
+
+def test_fftn_and_complex_views() -> None:
+    """Against NumPy's FFT: fftn over one and two axes, ifftn (scaled by 1/n, as
+    NumPy's), rfftn of a real signal and irfftn to odd and even lengths; complex64
+    inputs and results, their conjugate, and views between complex64 and float32 pairs."""
+    gen = rng()
+    z = (gen.standard_normal((3, 4, 6)) + 1j * gen.standard_normal((3, 4, 6))).astype(np.complex64)
+    x = gen.standard_normal((3, 4, 6)).astype(np.float32)
+    half = np.fft.rfft(x, axis=-1).astype(np.complex64)
+    text = """func.func @forward(%z: tensor<?x4x6xcomplex<f32>>, %x: tensor<?x4x6xf32>, %h: tensor<?x4x4xcomplex<f32>>) -> (tensor<?x4x6xcomplex<f32>>, tensor<?x4x6xcomplex<f32>>, tensor<?x4x4xcomplex<f32>>, tensor<?x4x6xf32>, tensor<?x4x7xf32>, tensor<?x4x6xcomplex<f32>>, tensor<?x4x12xf32>, tensor<?x4x3xcomplex<f32>>) {
+      %fft = mlx.fftn %z axes [1, 2] : tensor<?x4x6xcomplex<f32>> -> tensor<?x4x6xcomplex<f32>>
+      %ifft = mlx.fftn %z axes [-1] inverse : tensor<?x4x6xcomplex<f32>> -> tensor<?x4x6xcomplex<f32>>
+      %rfft = mlx.fftn %x axes [2] real : tensor<?x4x6xf32> -> tensor<?x4x4xcomplex<f32>>
+      %irfft6 = mlx.fftn %h axes [2] inverse real last_size 6 : tensor<?x4x4xcomplex<f32>> -> tensor<?x4x6xf32>
+      %irfft7 = mlx.fftn %h axes [2] inverse real last_size 7 : tensor<?x4x4xcomplex<f32>> -> tensor<?x4x7xf32>
+      %conj = mlx.conj %z : tensor<?x4x6xcomplex<f32>> -> tensor<?x4x6xcomplex<f32>>
+      %pairs = mlx.view %z : tensor<?x4x6xcomplex<f32>> -> tensor<?x4x12xf32>
+      %back = mlx.view %x : tensor<?x4x6xf32> -> tensor<?x4x3xcomplex<f32>>
+      func.return %fft, %ifft, %rfft, %irfft6, %irfft7, %conj, %pairs, %back : tensor<?x4x6xcomplex<f32>>, tensor<?x4x6xcomplex<f32>>, tensor<?x4x4xcomplex<f32>>, tensor<?x4x6xf32>, tensor<?x4x7xf32>, tensor<?x4x6xcomplex<f32>>, tensor<?x4x12xf32>, tensor<?x4x3xcomplex<f32>>
+    }"""
+    got = [np.asarray(r) for r in run_ir(text, z, x, half)]
+    z64 = z.astype(np.complex128)
+    refs = [
+        np.fft.fftn(z64, axes=(1, 2)),
+        np.fft.ifft(z64, axis=-1),
+        np.fft.rfft(x.astype(np.float64), axis=-1),
+        np.fft.irfft(half, n=6, axis=-1),
+        np.fft.irfft(half, n=7, axis=-1),
+        np.conj(z),
+    ]
+    for result, ref in zip(got, refs):
+        assert result.dtype == (np.float32 if np.isrealobj(ref) else np.complex64)
+        np.testing.assert_allclose(result, ref, rtol=1e-5, atol=1e-5)
+    check_exact(got[6], z.view(np.float32))
+    check_exact(got[7], x.view(np.complex64))
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])

@@ -147,7 +147,7 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
         module = Fn(case.fn, case.params(dtype) if case.params else None)
         inputs = case.make(EXPORT_SIZE, dtype)
         # The dynamic variant when there is one: it adds the sym_size/arith ops.
-        shapes = _dynamic_shapes(case, len(inputs), case.min_size) if case.dynamic else None
+        shapes = _dynamic_shapes(case, len(inputs), case.min_size) if case.dynamic and not case.static_only else None
         with torch.no_grad():
             ep = export(module, inputs, dynamic_shapes=(shapes,) if shapes else None)
         exported_by_case[case.name] = packets(ep.graph)

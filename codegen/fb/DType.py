@@ -21,3 +21,4 @@ class DType(object):
     Float32 = 12
     Float64 = 13
     Index = 14
+    Complex64 = 15

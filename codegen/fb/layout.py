@@ -22,7 +22,7 @@ SCALAR_SIZES: dict[str, int] = {
 }
 
 ENUMS: dict[str, tuple[str, dict[str, int]]] = {
-    'DType': ('ubyte', {'Invalid': 0, 'Bool': 1, 'Uint8': 2, 'Uint16': 3, 'Uint32': 4, 'Uint64': 5, 'Int8': 6, 'Int16': 7, 'Int32': 8, 'Int64': 9, 'Float16': 10, 'BFloat16': 11, 'Float32': 12, 'Float64': 13, 'Index': 14}),
+    'DType': ('ubyte', {'Invalid': 0, 'Bool': 1, 'Uint8': 2, 'Uint16': 3, 'Uint32': 4, 'Uint64': 5, 'Int8': 6, 'Int16': 7, 'Int32': 8, 'Int64': 9, 'Float16': 10, 'BFloat16': 11, 'Float32': 12, 'Float64': 13, 'Index': 14, 'Complex64': 15}),
     'SlotKind': ('ubyte', {'Temporary': 0, 'Input': 1, 'Constant': 2, 'State': 3}),
     'GlobalKind': ('ubyte', {'Parameter': 0, 'Buffer': 1, 'Constant': 2, 'State': 3}),
 }

@@ -12,6 +12,7 @@ import torch
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    Float32Type,
     Float64Type,
     FloatAttr,
     IndexType,
@@ -32,6 +33,7 @@ from mlxir.dialects.common import (
     broadcast_shapes,
     dtype_of,
     is_bool,
+    is_complex,
     is_float,
     mixed_values,
     rank_of,
@@ -56,7 +58,7 @@ _ELEMENT_TYPES = {v: k for k, v in TORCH_DTYPES.items()}
 
 
 def _category(dtype: Attribute) -> int:
-    return 2 if is_float(dtype) else 0 if is_bool(dtype) else 1
+    return 3 if is_complex(dtype) else 2 if is_float(dtype) else 0 if is_bool(dtype) else 1
 
 
 def promoted_dtype(values: Sequence[SSAValue]) -> Attribute:
@@ -117,6 +119,8 @@ class Emitter:
 
     def constant(self, value: float | int | bool, dtype: Attribute) -> SSAValue:
         """A 0-d tensor constant of `dtype`."""
+        if is_complex(dtype):  # a dense attribute holds no complex elements: a cast real
+            return self.astype(self.constant(value, Float32Type()), dtype)
         tensor_type: Any = tensor_of(dtype, [])
         if is_float(dtype):
             attr = DenseIntOrFPElementsAttr.from_list(tensor_type, [float(value)])

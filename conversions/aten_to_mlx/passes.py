@@ -20,6 +20,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from mlxir.conversions.aten_to_mlx import (
+    complex_numbers,
     creation,
     elementwise,
     indexing,
@@ -35,7 +36,7 @@ from mlxir.locations import describe, source_location
 from mlxir.progress import report
 from mlxir.transforms.pattern_passes import OpDispatch, by_op
 
-FAMILIES = (elementwise, reduction, shape, indexing, linalg, nn, creation, quantization)
+FAMILIES = (elementwise, reduction, shape, indexing, linalg, nn, creation, quantization, complex_numbers)
 """The modules of the op families, each exposing its `PATTERNS`."""
 
 LOWERING_PATTERNS: tuple[AtenLowering, ...] = tuple(

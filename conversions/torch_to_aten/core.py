@@ -64,20 +64,43 @@ class UnsupportedDtypeError(ImportError_):
 
 
 COMPLEX_UNSUPPORTED = (
-    "complex numbers are not supported by mlxir (no complex element type); write the "
-    "computation on real tensors (e.g. rotary embeddings with cos/sin)"
+    "complex numbers are supported as complex64 only, MLX's one complex type (float32 "
+    "real and imaginary parts), and only by the ops of `COMPLEX_PACKETS`: moving, "
+    "casting, adding, multiplying, conjugating and Fourier-transforming them"
 )
+
+COMPLEX_PACKETS: frozenset[str] = frozenset(
+    f"aten.{name}"
+    for name in (
+        # casts, copies and views
+        "_to_copy", "to", "type_as", "clone", "copy", "alias", "contiguous", "lift_fresh_copy",
+        "detach", "view", "_unsafe_view", "reshape", "permute", "transpose", "t", "squeeze",
+        "unsqueeze", "expand", "slice", "select", "narrow", "cat", "stack", "split",
+        "split_with_sizes", "unbind", "flip", "constant_pad_nd", "index_select", "movedim",
+        "flatten", "unfold", "where",
+        # arithmetic MLX computes on complex64 as on reals
+        "add", "sub", "mul", "neg", "sum",
+        # complex numbers proper
+        "_conj", "conj", "_conj_physical", "conj_physical", "resolve_conj", "view_as_real",
+        "view_as_complex", "complex", "polar", "_fft_r2c", "_fft_c2c", "_fft_c2r",
+        # reading only shapes and dtypes
+        "_assert_tensor_metadata", "sym_size", "sym_numel", "sym_stride", "sym_storage_offset",
+    )
+)
+"""ATen packets imported with complex64 operands or results; any other op on complex
+values is refused by name, before an op of the wrong type is built."""
 
 # ---------------------------------------------------------------------------
 # Types
 # ---------------------------------------------------------------------------
 
 PROGRAM_DTYPES = (
-    "float32", "float16", "bfloat16", "float64", "bool", "int8", "int16", "int32", "int64", "uint8"
+    "float32", "float16", "bfloat16", "float64", "bool", "int8", "int16", "int32", "int64", "uint8",
+    "complex64",
 )
 """The element types a program's tensors may have (rows of `mlxir/dtypes.py`). float64
 runs on MLX's CPU backend only: a program holding it is refused at load on a GPU
-(`runtime/program.py`). Complex numbers have no element type here."""
+(`runtime/program.py`). Of the complex types only complex64 exists in MLX."""
 
 DTYPES: dict[torch.dtype, Attribute] = {
     dtypes.BY_NAME[name].torch: dtypes.BY_NAME[name].ir for name in PROGRAM_DTYPES
@@ -86,7 +109,7 @@ DTYPES: dict[torch.dtype, Attribute] = {
 
 
 def element_type(dtype: torch.dtype) -> Attribute:
-    if dtype.is_complex:
+    if dtype.is_complex and dtype not in DTYPES:
         raise UnsupportedDtypeError(f"dtype {dtype}: {COMPLEX_UNSUPPORTED}")
     if dtype not in DTYPES:
         raise UnsupportedDtypeError(

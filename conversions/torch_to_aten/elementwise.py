@@ -196,6 +196,13 @@ ELEMENTWISE_IMPORTERS: dict[str, Handler] = {
     "aten.__xor__": _binary(aten.BINARY_OP_CLASSES["bitwise_xor"]),
     "aten.__lshift__": _binary(aten.BINARY_OP_CLASSES["bitwise_left_shift"]),
     "aten.__rshift__": _binary(aten.BINARY_OP_CLASSES["bitwise_right_shift"]),
+    # torch's lazy conjugate (`_conj`, a view with a conjugate bit) has the values of
+    # the materialized one; `resolve_conj` materializes what is already materialized.
+    **{
+        f"aten.{name}": _unary(aten.UNARY_OP_CLASSES["conj_physical"])
+        for name in ("conj", "_conj", "_conj_physical")
+    },
+    "aten.resolve_conj": _unary(aten.UNARY_OP_CLASSES["clone"]),
     "aten.round": _round,
     "aten.gelu": _gelu,
     "aten.where": _where,

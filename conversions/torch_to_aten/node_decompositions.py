@@ -36,6 +36,7 @@ from torch.fx import Graph, Node
 from torch.fx.node import map_arg
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
+from mlxir.conversions.torch_to_aten.complex_numbers import COMPLEX_DECOMPOSITIONS
 from mlxir.conversions.torch_to_aten.core import describe_location, torch_overload
 from mlxir.conversions.torch_to_aten.decompositions import (
     NATIVE_OPS,
@@ -243,6 +244,7 @@ MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     **SPECIAL_FUNCTIONS,
     **NN_DECOMPOSITIONS,
     **LINALG_DECOMPOSITIONS,
+    **COMPLEX_DECOMPOSITIONS,
 }
 """mlxir's own decompositions, where torch's differ from what its re-trace gives (the
 `_native_batch_norm_legit*` ops mlxir imports), or torch has none (the special

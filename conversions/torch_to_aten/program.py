@@ -55,8 +55,11 @@ from xdsl.rewriter import InsertPoint
 
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.signature import SIGNATURE_ATTR, Signature, Tree
+from mlxir.conversions.torch_to_aten.complex_numbers import COMPLEX_IMPORTERS
 from mlxir.conversions.torch_to_aten.core import (
+    COMPLEX_PACKETS,
     COMPLEX_UNSUPPORTED,
+    DTYPES,
     Handler,
     ImportError_,
     ImportState,
@@ -112,6 +115,7 @@ IMPORTERS: dict[str, Handler] = merged(
     LINALG_IMPORTERS,
     NN_IMPORTERS,
     CREATION_IMPORTERS,
+    COMPLEX_IMPORTERS,
     SYMBOLIC_ATEN_IMPORTERS,
 )
 """ATen overload packet → handler. Overloads of one packet (`add.Tensor`, `add.Scalar`)
@@ -155,10 +159,6 @@ UNSUPPORTED_BECAUSE: dict[str, str] = {
         "`.item()` (or int(t), float(t), bool(t)) reads a tensor's value while exporting: the "
         "result depends on the data, which a compiled program cannot (keep it a tensor)"
     ),
-    "aten.view_as_complex": COMPLEX_UNSUPPORTED,
-    "aten.view_as_real": COMPLEX_UNSUPPORTED,
-    "aten.complex": COMPLEX_UNSUPPORTED,
-    "aten.polar": COMPLEX_UNSUPPORTED,
 }
 """ATen packets mlxir cannot support, and why (the error says it)."""
 
@@ -171,11 +171,20 @@ def _unsupported_because(node: Node) -> tuple[str, str] | None:
     packet = packet_name(target)
     if packet in UNSUPPORTED_BECAUSE:
         return str(target), UNSUPPORTED_BECAUSE[packet]
-    values = node.meta.get("val")
-    for value in values if isinstance(values, list | tuple) else (values,):
+    for value in _values_of(node):
         if isinstance(value, torch.Tensor) and value.dtype.is_complex:
-            return f"{target} (on complex numbers)", COMPLEX_UNSUPPORTED
+            if value.dtype not in DTYPES or packet not in COMPLEX_PACKETS:
+                return f"{target} (on {str(value.dtype).removeprefix('torch.')})", COMPLEX_UNSUPPORTED
     return None
+
+
+def _values_of(node: Node) -> list[Any]:
+    """The fake values a node reads and makes."""
+    values: list[Any] = []
+    for source in (*node.all_input_nodes, node):
+        value = source.meta.get("val")
+        values.extend(value if isinstance(value, list | tuple) else (value,))
+    return values
 
 
 def _check_supported(graph_nodes: Sequence[Node]) -> None:

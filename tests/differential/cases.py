@@ -9,6 +9,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from differential.complex_cases import COMPLEX_CASES
 from differential.harness import F32, FLOATS, Case
 from differential.linalg_cases import LINALG_CASES
 from differential.nn_cases import NN_CASES
@@ -566,6 +567,7 @@ CASES: list[Case] = [
     *SPECIAL_CASES,
     *NN_CASES,
     *LINALG_CASES,
+    *COMPLEX_CASES,
 ]
 
 WHOLE_MODEL_CASES: list[Case] = []

@@ -9,6 +9,7 @@ compared in float32 with per-dtype tolerances:
 | float32 | 1e-4 | 1e-5 | MLX and torch order reductions and use different transcendental kernels |
 | float16 | 1e-2 | 1e-2 | 10-bit mantissa (eps ≈ 1e-3); MLX computes in f16 where torch upcasts |
 | bfloat16 | 6e-2 | 6e-2 | 7-bit mantissa (eps ≈ 8e-3), rounding of intermediates compounds |
+| complex64 | 1e-4 | 1e-5 | float32 parts, compared as complex numbers |
 | integers, bool | exact | exact | |
 """
 
@@ -88,7 +89,10 @@ def _compare(expected: Any, got: Any, dtype: torch.dtype, where: str) -> None:
     assert isinstance(got, torch.Tensor), f"{where}: got {type(got).__name__}"
     assert got.shape == expected.shape, f"{where}: shape {tuple(got.shape)} != {tuple(expected.shape)}"
     assert got.dtype == expected.dtype, f"{where}: dtype {got.dtype} != {expected.dtype}"
-    if expected.dtype.is_floating_point:
+    if expected.dtype.is_complex:  # complex64: float32 parts
+        rtol, atol = TOLERANCES[torch.float32]
+        torch.testing.assert_close(got, expected, rtol=rtol, atol=atol, equal_nan=True, msg=lambda m: f"{where}: {m}")
+    elif expected.dtype.is_floating_point:
         rtol, atol = TOLERANCES.get(expected.dtype, TOLERANCES[torch.float32])
         torch.testing.assert_close(
             got.float(), expected.float(), rtol=rtol, atol=atol, equal_nan=True, msg=lambda m: f"{where}: {m}"

@@ -136,9 +136,10 @@ class FoldLosslessCastChain(RewritePattern):
         rewriter.replace(op, folded)
 
 
-_UNFOLDABLE = frozenset({"uint16", "uint32", "uint64", "index"})
-"""Element types torch has no arithmetic for. torch does the folding arithmetic because
-it rounds f16/bf16 exactly as MLX does (imported only when a fold happens)."""
+_UNFOLDABLE = frozenset({"uint16", "uint32", "uint64", "index", "complex64"})
+"""Element types torch has no arithmetic for, or (complex64) a dense attribute cannot
+hold. torch does the folding arithmetic because it rounds f16/bf16 exactly as MLX does
+(imported only when a fold happens)."""
 
 
 def _torch_dtype(element_type: Attribute) -> torch.dtype | None:

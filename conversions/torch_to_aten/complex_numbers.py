@@ -1,0 +1,80 @@
+"""Complex numbers proper: the discrete Fourier transforms ATen's `torch.fft` functions
+decompose into (`_fft_r2c`, `_fft_c2c`, `_fft_c2r`), the views between a complex
+tensor and its real pairs (`view_as_real`, `view_as_complex`), and complex numbers
+built from real parts (`complex`, `polar`: decomposed into those views). The other
+ops that take complex64 values are in `core.COMPLEX_PACKETS`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.fx import Node
+from xdsl.ir import Operation
+
+from mlxir.conversions.torch_to_aten.core import (
+    Handler,
+    ImportState,
+    _type_of_node,
+    arguments_of,
+    i64_attr,
+    props,
+    unit_attr,
+)
+from mlxir.dialects import aten
+from mlxir.dialects.common import int_array
+
+_A = torch.ops.aten
+
+
+def _fft(op_cls: type[aten.FftOp], flag: str | None) -> Handler:
+    """`_fft_*(self, dim, normalization, ...)`; `flag` names the bool argument that
+    becomes a unit property (r2c's `onesided`, c2c's `forward`). c2r's `last_dim_size`
+    is the result type's."""
+
+    def handle(state: ImportState, node: Node) -> Operation:
+        args = arguments_of(node)
+        return op_cls.build(
+            operands=[state.value(args["self"])],
+            result_types=[_type_of_node(node)],
+            properties=props(
+                dims=int_array(args["dim"]),
+                normalization=i64_attr(args["normalization"]),
+                **({flag: unit_attr(args[flag])} if flag is not None else {}),
+            ),
+        )
+
+    return handle
+
+
+def _view(op_cls: type[aten.ViewAsRealOp | aten.ViewAsComplexOp]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        return op_cls(state.value(arguments_of(node)["self"]), _type_of_node(node))
+
+    return handle
+
+
+COMPLEX_IMPORTERS: dict[str, Handler] = {
+    "aten._fft_r2c": _fft(aten.FftR2cOp, "onesided"),
+    "aten._fft_c2c": _fft(aten.FftC2cOp, "forward"),
+    "aten._fft_c2r": _fft(aten.FftC2rOp, None),
+    "aten.view_as_real": _view(aten.ViewAsRealOp),
+    "aten.view_as_complex": _view(aten.ViewAsComplexOp),
+}
+
+
+def _complex(real: torch.Tensor, imag: torch.Tensor) -> torch.Tensor:
+    return torch.view_as_complex(torch.stack(torch.broadcast_tensors(real, imag), -1))
+
+
+def _polar(abs: torch.Tensor, angle: torch.Tensor) -> torch.Tensor:
+    return _complex(abs * torch.cos(angle), abs * torch.sin(angle))
+
+
+COMPLEX_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
+    _A.complex.default: _complex,
+    _A.polar.default: _polar,
+}
+"""mlxir's decompositions of the ops that build complex numbers from real parts, into
+`view_as_complex` of (real, imaginary) pairs (`MLXIR_DECOMPOSITIONS`)."""
