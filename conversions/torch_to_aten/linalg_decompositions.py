@@ -249,6 +249,28 @@ def _linalg_matrix_exp(a: torch.Tensor) -> torch.Tensor:
     return result.to(a.dtype)
 
 
+# Householder product ------------------------------------------------------------
+
+
+def _linalg_householder_product(a: torch.Tensor, tau: torch.Tensor) -> torch.Tensor:
+    """`linalg.householder_product(A, tau)`: the first n columns of H_0 H_1 ... H_{k-1},
+    H_i = I - tau_i v_i v_i^T, v_i the i-th column of A below the diagonal with a 1 on
+    it (geqrf's reflectors). Applied to the identity's first n columns from the last
+    reflector to the first, each as `X - tau_i v_i (v_i^T X)`: one step per reflector,
+    a fixed number."""
+    *_, m, n = a.shape
+    k = tau.shape[-1]
+    if not _static(m, n, k) or a.is_complex():  # the conjugate reflectors: not modelled
+        return _A.linalg_householder_product.default(a, tau)
+    identity = torch.eye(m, n, dtype=a.dtype, device=a.device)
+    reflectors = torch.tril(a[..., :, :k], -1) + identity[:, :k]
+    result = identity.expand(a.shape)
+    for i in range(k - 1, -1, -1):
+        v = reflectors[..., :, i : i + 1]
+        result = result - tau[..., i : i + 1, None] * (v @ (v.mT @ result))
+    return result
+
+
 LINALG_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.lu_unpack.default: _traceable(_lu_unpack),
     _A.linalg_lu.default: _traceable(_linalg_lu),
@@ -261,5 +283,6 @@ LINALG_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.cholesky.default: _traceable(_linalg_cholesky),
     _A.linalg_matrix_exp.default: _traceable(_linalg_matrix_exp),
     _A.matrix_exp.default: _traceable(_linalg_matrix_exp),
+    _A.linalg_householder_product.default: _traceable(_linalg_householder_product),
 }
 """mlxir's decompositions of linear-algebra ops, by the op torch.export records."""

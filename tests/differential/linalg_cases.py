@@ -147,3 +147,28 @@ LINALG_CASES += [
         dtypes=F32_F64,
     ),
 ]
+
+
+def _reflectors(batch: int, m: int, n: int, dtype: torch.dtype, salt: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """geqrf's reflectors and scales of random m x n matrices (their product is Q)."""
+    return torch.geqrf(_randn(batch, m, n, dtype=dtype, salt=salt))
+
+
+LINALG_CASES += [
+    # the Q of a QR (geqrf's reflectors, all n of them) and of random reflectors, fewer
+    # than the columns
+    Case(
+        "householder_product",
+        lambda m, a, tau, w, scales: (
+            torch.linalg.householder_product(a, tau),
+            torch.linalg.householder_product(w, scales),
+        ),
+        lambda n, dt: (
+            *_reflectors(n, 5, 4, dt, "ha"),
+            _randn(n, 6, 4, dtype=dt, salt="hw"),
+            _randn(n, 2, dtype=dt, salt="ht") / 2,
+        ),
+        {0: (0,), 1: (0,), 2: (0,), 3: (0,)},
+        dtypes=F32_F64,
+    ),
+]
