@@ -188,6 +188,115 @@ def _histc(self: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) 
     return torch.zeros(bins, dtype=self.dtype).scatter_add(0, position, kept.to(self.dtype))
 
 
+def _bucketize(
+    self: torch.Tensor | float, boundaries: torch.Tensor, *, out_int32: bool = False, right: bool = False
+) -> torch.Tensor:
+    return _searchsorted(boundaries, self, out_int32=out_int32, right=right)
+
+
+def _linspace(start: torch.Tensor | float, end: torch.Tensor | float, steps: int, dtype: torch.dtype) -> torch.Tensor:
+    """torch's CPU `linspace` with bounds that may be tensors: the first half counted
+    up from `start`, the second down from `end`."""
+    step = (end - start) / max(steps - 1, 1)
+    i = torch.arange(steps, dtype=dtype)
+    return torch.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step).to(dtype)
+
+
+def _histogram_counts(
+    flat: torch.Tensor, edges: torch.Tensor, weight: torch.Tensor | None, density: bool
+) -> torch.Tensor:
+    # An element's bin is the count of edges at or below it, less one (torch's search
+    # on the edges); the last bin holds its right edge; outside the edges, none.
+    bins = edges.shape[0] - 1
+    kept = (flat >= edges[0]) & (flat <= edges[-1])
+    position = ((edges <= flat.unsqueeze(-1)).sum(-1) - 1).clamp(0, bins - 1)
+    counted = kept.to(flat.dtype) if weight is None else torch.where(kept, weight.reshape(-1), 0)
+    hist = torch.zeros(bins, dtype=flat.dtype).scatter_add(0, position, counted)
+    if density:
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return hist
+
+
+def _histogram(
+    self: torch.Tensor,
+    bins: int = 100,
+    *,
+    range: Sequence[float] | None = None,
+    weight: torch.Tensor | None = None,
+    density: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    # `bins` equal bins over `range`, or the data's own; a range of one value widened
+    # by a half each way.
+    low: torch.Tensor | float
+    high: torch.Tensor | float
+    if range is not None:
+        low, high = range[0], range[1]
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+    else:
+        low, high = self.amin(), self.amax()
+        same = low == high
+        low, high = torch.where(same, low - 0.5, low), torch.where(same, high + 0.5, high)
+    edges = _linspace(low, high, bins + 1, self.dtype)
+    return _histogram_counts(self.reshape(-1), edges, weight, density), edges
+
+
+def _histogram_edges(
+    self: torch.Tensor, bins: torch.Tensor, *, weight: torch.Tensor | None = None, density: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
+    return _histogram_counts(self.reshape(-1), bins, weight, density), bins.clone()
+
+
+def _segment_reduce(
+    data: torch.Tensor,
+    reduce: str,
+    *,
+    lengths: torch.Tensor | None = None,
+    indices: torch.Tensor | None = None,
+    offsets: torch.Tensor | None = None,
+    axis: int = 0,
+    unsafe: bool = False,
+    initial: float | None = None,
+) -> torch.Tensor:
+    # Segment s holds the positions [start_s, end_s) along `axis` (ends the running sum
+    # of the lengths, or the offsets): a [..., S, L] membership reduces the data moved
+    # to [..., 1, L, ...]. `initial` joins every segment's reduction (a mean's sum, not
+    # its count) and is an empty segment's value; without it an empty segment is the
+    # reduction's identity (a mean's NaN).
+    axis = axis % data.dim()
+    if lengths is None:
+        assert offsets is not None
+        lengths = offsets[..., 1:] - offsets[..., :-1]
+    ends = torch.cumsum(lengths, -1)
+    starts = ends - lengths
+    positions = torch.arange(data.shape[axis])
+    member = (starts.unsqueeze(-1) <= positions) & (positions < ends.unsqueeze(-1))
+    member = member.reshape(*member.shape, *[1] * (data.dim() - axis - 1))
+    values = data.unsqueeze(axis)
+    along = axis + 1
+    if reduce in ("sum", "mean"):
+        total = torch.where(member, values, 0).sum(along)
+        if initial is not None:
+            total = total + initial
+        if reduce == "sum":
+            return total
+        count = member.sum(along)
+        empty = math.nan if initial is None else initial
+        return torch.where(count > 0, total / count, empty).to(data.dtype)
+    if reduce == "prod":
+        product = torch.where(member, values, 1).prod(along)
+        return product if initial is None else product * initial
+    if reduce in ("max", "min"):
+        identity = -math.inf if reduce == "max" else math.inf
+        picked = torch.where(member, values, identity)
+        extreme = picked.amax(along) if reduce == "max" else picked.amin(along)
+        if initial is None:
+            return extreme
+        bound = torch.full_like(extreme, initial)
+        return torch.maximum(extreme, bound) if reduce == "max" else torch.minimum(extreme, bound)
+    raise ValueError(f"segment_reduce: unknown reduction {reduce!r}")
+
+
 def _mode(self: torch.Tensor, dim: int = -1, keepdim: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     # torch's kernel sorts (value, index) pairs and keeps the first run of the largest
     # count: among the most frequent values the smallest, and its last index.
@@ -373,6 +482,11 @@ NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.searchsorted.Tensor: _searchsorted,
     _A.searchsorted.Scalar: _searchsorted,
     _A.histc.default: _histc,
+    _A.histogram.bin_ct: _histogram,
+    _A.histogram.bins_tensor: _histogram_edges,
+    _A.bucketize.Tensor: _bucketize,
+    _A.bucketize.Scalar: _bucketize,
+    _A.segment_reduce.default: _segment_reduce,
     _A.mode.default: _mode,
     _A._embedding_bag_forward_only.default: _embedding_bag,
     _A._trilinear.default: _trilinear,

@@ -184,6 +184,41 @@ NN_CASES: list[Case] = [
         lambda n, dt: (_randn(n, 6, dtype=dt, salt="hc"),),
         {0: (0,)},
     ),
+    Case(
+        "histogram",
+        lambda m, x, w: (
+            torch.histogram(x, 6),
+            torch.histogram(x, 4, range=(-1.0, 1.0), weight=w, density=True),
+            torch.histogram(x, torch.linspace(-2, 2, 5)),
+        ),
+        lambda n, dt: (_randn(n, 3, salt="hg"), torch.rand(n, 3, generator=_gen(n, "hgw"))),
+        {0: (0,), 1: (0,)},
+        dtypes=F32,  # torch's histogram runs in float32 and float64 only
+        static_only=True,  # histogram has no meta kernel: torch.export needs real sizes
+    ),
+    Case(
+        "bucketize",
+        lambda m, x: (torch.bucketize(x, torch.linspace(-1, 1, 5)), torch.bucketize(x, torch.linspace(-1, 1, 5), right=True)),
+        lambda n, dt: (_randint(-3, 4, 2, n, salt="bk").to(dt) / 2,),
+        {0: (1,)},
+    ),
+    # Segments along dim 0 and, with per-row lengths, dim 1; empty segments take
+    # `initial` or the reduction's identity (a mean's NaN).
+    Case(
+        "segment_reduce",
+        lambda m, x, lengths, rows: (
+            *(torch.segment_reduce(x, r, lengths=lengths) for r in ("sum", "mean", "max", "min", "prod")),
+            torch.segment_reduce(x, "max", lengths=lengths, initial=0.5),
+            torch.segment_reduce(x, "mean", lengths=lengths, initial=1.0),
+            torch.segment_reduce(x.T, "sum", lengths=rows, axis=1),
+        ),
+        lambda n, dt: (
+            _randn(6, n, dtype=dt, salt="sr"),
+            torch.tensor([2, 0, 3, 1]),
+            torch.tensor([[1, 5]]).expand(n, 2).clone(),
+        ),
+        {0: (1,), 2: (0,)},
+    ),
     # mode: many ties; the smallest most frequent value and its last index.
     Case(
         "mode",
