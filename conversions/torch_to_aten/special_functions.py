@@ -425,6 +425,61 @@ def polygamma(n: int, x: torch.Tensor) -> torch.Tensor | None:
     return None
 
 
+# --- erfcx, exp(x^2) erfc(x): W. J. Cody's rational Chebyshev approximations for x >= 0
+# (torch's kernel, the Faddeeva package's, is a table of 100 polynomials), torch's own
+# reflection for x < 0 ------------------------------------------------------------------
+
+_ONE_OVER_SQRT_PI = 0.56418958354775628694807945156
+
+
+def _exp_exact(v: torch.Tensor) -> torch.Tensor:
+    """exp(v) at v's precision: MLX evaluates float64 exp in float32 (overflowing from
+    88.7), its float64 pow exactly."""
+    if v.dtype == torch.float64:
+        return torch.pow(torch.full_like(v, math.e), v)
+    return torch.exp(v)
+
+
+def _erfcx_positive(a: torch.Tensor) -> torch.Tensor:
+    """erfcx(a) for a >= 0 (NaN stays): Cody's three ranges, each a rational function."""
+    z = a * a
+    # below 0.46875: exp(a^2) (1 - erf(a)), erf rational in a^2
+    small = _exp_exact(z) * (1.0 - a * _horner(z, _ERF_A) / _horner(z, _ERF_B))
+    # to 4: erfcx itself, rational in a
+    middle = _horner(a, _ERFC_C) / _horner(a, _ERFC_D)
+    # beyond: (1/sqrt(pi) - w R(w)) / a, w = 1/a^2 (0 once a^2 overflows: 1/(sqrt(pi) a))
+    w = 1.0 / z
+    large = (_ONE_OVER_SQRT_PI - w * _horner(w, _ERFC_P) / _horner(w, _ERFC_Q)) / a
+    return torch.where(a < 0.46875, small, torch.where(a <= 4.0, middle, large))
+
+
+def _erfcx(x: torch.Tensor) -> torch.Tensor:
+    # x < 0: torch's 2 exp(x^2) - erfcx(-x), the second term dropped below -6.1, inf
+    # below -26.7 (2 exp(x^2) overflows float32 from -9.38 anyway)
+    positive = _erfcx_positive(x.abs())
+    if x.dtype == torch.float64:
+        twice_exp = 2.0 * _exp_exact(x * x)
+    else:  # exp(x^2 / 2) twice: MLX's float32 exp overflows from about 88, not 88.72
+        half = torch.exp(0.5 * (x * x))
+        twice_exp = (2.0 * half) * half
+    negative = torch.where(x < -6.1, twice_exp, twice_exp - positive)
+    negative = torch.where(x < -26.7, math.inf, negative)
+    return torch.where(x < 0.0, negative, positive)
+
+
+def _log_ndtr(x: torch.Tensor) -> torch.Tensor:
+    # torch's kernel: below -1, log(erfcx(-t) / 2) - t^2, t = x / sqrt(2), which keeps
+    # the far left tail finite; log1p(-erfc(t) / 2) above (torch's decomposition of
+    # log_ndtr makes an erfcx that is not decomposed again); erfc(|t|) as exp(-t^2)
+    # erfcx(|t|), which MLX's erfc loses from t ~ 3 on (and evaluates in float32 for
+    # float64), erfc(t) = 2 - erfc(|t|) for t < 0
+    t = x * 0.70710678118654752440
+    left = torch.log(_erfcx(-t) / 2.0) - t * t
+    tail = _exp_exact(-(t * t)) * _erfcx_positive(t.abs())
+    erfc = torch.where(t < 0.0, 2.0 - tail, tail)
+    return torch.where(x < -1.0, left, torch.log1p(-erfc / 2.0))
+
+
 # --- Chebyshev polynomials of the four kinds, plain and shifted: torch's recurrence up to
 # its threshold degree, the trigonometric form beyond it inside (-1, 1), and the
 # hyperbolic closed form beyond it outside ----------------------------------------------
@@ -601,6 +656,8 @@ SPECIAL_FUNCTIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.special_zeta.other_scalar: _computed_in_float(_zeta),
     _A.special_zeta.self_scalar: _computed_in_float(_zeta),
     _A.special_polygamma.default: _special_polygamma,
+    _A.special_erfcx.default: _computed_in_float(_erfcx),
+    _A.special_log_ndtr.default: _computed_in_float(_log_ndtr),
     _A.special_chebyshev_polynomial_t.default: _computed_in_float(_chebyshev("t", False)),
     _A.special_chebyshev_polynomial_t.x_scalar: _computed_in_float(_chebyshev("t", False)),
     _A.special_chebyshev_polynomial_t.n_scalar: _computed_in_float(_chebyshev("t", False)),
@@ -863,4 +920,30 @@ _AIRY_AGD = (
     5.47686069422975497931e+00, 9.54293611618961883998e-01, 8.64580826352392193095e-02,
     4.12656523824222607191e-03, 1.01259085116509135510e-04, 1.17166733214413521882e-06,
     4.91834570062930015649e-09,
+)
+_ERF_A = (
+    1.85777706184603153e-1, 3.16112374387056560e00, 1.13864154151050156e02,
+    3.77485237685302021e02, 3.20937758913846947e03,
+)
+_ERF_B = (
+    1.0, 2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+    2.84423683343917062e03,
+)
+_ERFC_C = (
+    2.15311535474403846e-8, 5.64188496988670089e-1, 8.88314979438837594e00,
+    6.61191906371416295e01, 2.98635138197400131e02, 8.81952221241769090e02,
+    1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03,
+)
+_ERFC_D = (
+    1.0, 1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+    1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
+    3.43936767414372164e03, 1.23033935480374942e03,
+)
+_ERFC_P = (
+    1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804439e-1,
+    1.25781726111229246e-1, 1.60837851487422766e-2, 6.58749161529837803e-4,
+)
+_ERFC_Q = (
+    1.0, 2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1,
+    6.05183413124413191e-2, 2.33520497626869185e-3,
 )

@@ -102,5 +102,9 @@ SPECIAL_CASES: list[Case] = [
         for v, d in ((x * 1.5, (x * 7).abs()), (x * 0.6, x.abs() * 40), (s / 100, 9), (0.5, x.abs() * 12),
                      (_no_nan(_specials(x, (1.0, -1.0, 0.5, 1.5, 0.99999994, -0.99999994))).reshape(-1, 1), torch.tensor((0.0, 1.0, 2.0, 3.0, 5.0, 7.5, 9.0, 12.0, 30.0, -2.0, math.nan, math.inf), dtype=x.dtype)))),
         decades=(-3.0, 2.0)),
+    # erfcx: Cody's rational functions for x >= 0 (to 0.46875, to 4, beyond), torch's
+    # 2 exp(x^2) - erfcx(-x) below 0 (inf from -9.38 in float32); log_ndtr through it
+    _special("special_erfcx", lambda x, s: tuple(
+        f(v) for f in (S.erfcx, S.log_ndtr) for v in (x * 3, s, _specials(x, (0.46875, 4.0, -6.1, -9.3, -26.7, 5e7, 50.0, -1.0))))),
     _special("special_airy_ai", lambda x, s: tuple(S.airy_ai(v) for v in (x * 2, x * 20, s, _specials(x, (2.09, -2.09, 103.9)))), decades=(-3.0, 1.8)),
 ]
