@@ -247,6 +247,89 @@ def _histogram_edges(
     return _histogram_counts(self.reshape(-1), bins, weight, density), bins.clone()
 
 
+def _histogramdd_edges(
+    self: torch.Tensor,
+    bins: Sequence[int],
+    *,
+    range: Sequence[float] | None = None,
+    weight: torch.Tensor | None = None,
+    density: bool = False,
+) -> list[torch.Tensor]:
+    # Per dim of the last axis, as `histogram`'s: over `range`'s pair for it, or the
+    # data's own range; one value widened by a half each way.
+    points = self.reshape(-1, self.shape[-1])
+    edges = []
+    for d, count in enumerate(bins):
+        low: torch.Tensor | float
+        high: torch.Tensor | float
+        if range is not None:
+            low, high = range[2 * d], range[2 * d + 1]
+            if low == high:
+                low, high = low - 0.5, high + 0.5
+        else:
+            low, high = points[:, d].amin(), points[:, d].amax()
+            same = low == high
+            low, high = torch.where(same, low - 0.5, low), torch.where(same, high + 0.5, high)
+        edges.append(_linspace(low, high, count + 1, self.dtype))
+    return edges
+
+
+def _histogramdd_from_edges(
+    self: torch.Tensor, bins: Sequence[torch.Tensor], *, weight: torch.Tensor | None = None, density: bool = False
+) -> torch.Tensor:
+    # Each point's bin in every dim as `histogram`'s, one flat bin index over all
+    # dims; a point outside any dim's edges counts nowhere.
+    points = self.reshape(-1, self.shape[-1])
+    counts = [e.shape[0] - 1 for e in bins]
+    kept = torch.ones(points.shape[0], dtype=torch.bool)
+    flat = torch.zeros(points.shape[0], dtype=torch.int64)
+    for d, edges in enumerate(bins):
+        column = points[:, d]
+        kept = kept & (column >= edges[0]) & (column <= edges[-1])
+        position = ((edges <= column.unsqueeze(-1)).sum(-1) - 1).clamp(0, counts[d] - 1)
+        flat = flat * counts[d] + position
+    counted = kept.to(self.dtype) if weight is None else torch.where(kept, weight.reshape(-1), 0)
+    hist = torch.zeros(math.prod(counts), dtype=self.dtype).scatter_add(0, flat, counted).reshape(counts)
+    if density:
+        volume = hist.sum()
+        for d, edges in enumerate(bins):
+            shape = [1] * len(bins)
+            shape[d] = counts[d]
+            volume = volume * (edges[1:] - edges[:-1]).reshape(shape)
+        hist = hist / volume
+    return hist
+
+
+def _histogramdd_from_counts(
+    self: torch.Tensor,
+    bins: Sequence[int],
+    *,
+    range: Sequence[float] | None = None,
+    weight: torch.Tensor | None = None,
+    density: bool = False,
+) -> torch.Tensor:
+    edges = _histogramdd_edges(self, bins, range=range, weight=weight, density=density)
+    return _histogramdd_from_edges(self, edges, weight=weight, density=density)
+
+
+def _histogramdd(
+    self: torch.Tensor,
+    bins: Sequence[int] | int | Sequence[torch.Tensor],
+    range: Sequence[float] | None = None,
+    weight: torch.Tensor | None = None,
+    density: bool = False,
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """`histogramdd` with bin counts (one for all dims, or one each) or edge tensors."""
+    if isinstance(bins, int):
+        bins = [bins] * self.shape[-1]
+    if all(isinstance(b, torch.Tensor) for b in bins):
+        edges = [b for b in bins if isinstance(b, torch.Tensor)]
+        return _histogramdd_from_edges(self, edges, weight=weight, density=density), [e.clone() for e in edges]
+    counts = [b for b in bins if isinstance(b, int)]
+    edges = _histogramdd_edges(self, counts, range=range)
+    return _histogramdd_from_edges(self, edges, weight=weight, density=density), edges
+
+
 def _segment_reduce(
     data: torch.Tensor,
     reduce: str,
@@ -484,6 +567,12 @@ NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.histc.default: _histc,
     _A.histogram.bin_ct: _histogram,
     _A.histogram.bins_tensor: _histogram_edges,
+    _A.histogramdd.default: _histogramdd,
+    _A.histogramdd.int_bins: _histogramdd,
+    _A.histogramdd.TensorList_bins: _histogramdd,
+    _A._histogramdd_bin_edges.default: _histogramdd_edges,
+    _A._histogramdd_from_bin_cts.default: _histogramdd_from_counts,
+    _A._histogramdd_from_bin_tensors.default: _histogramdd_from_edges,
     _A.bucketize.Tensor: _bucketize,
     _A.bucketize.Scalar: _bucketize,
     _A.segment_reduce.default: _segment_reduce,

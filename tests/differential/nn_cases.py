@@ -197,6 +197,18 @@ NN_CASES: list[Case] = [
         static_only=True,  # histogram has no meta kernel: torch.export needs real sizes
     ),
     Case(
+        "histogramdd",
+        lambda m, x, w: (
+            torch.histogramdd(x, [2, 3]),
+            torch.histogramdd(x, [3, 2], range=[-1.0, 1.0, 0.0, 2.0], weight=w, density=True),
+            torch.histogramdd(x, [torch.linspace(-2, 2, 4), torch.linspace(-1, 1, 3)]),
+        ),
+        lambda n, dt: (_randn(n, 2, salt="hdd"), torch.rand(n, generator=_gen(n, "hddw"))),
+        {0: (0,), 1: (0,)},
+        dtypes=F32,
+        static_only=True,  # as histogram: no meta kernel
+    ),
+    Case(
         "bucketize",
         lambda m, x: (torch.bucketize(x, torch.linspace(-1, 1, 5)), torch.bucketize(x, torch.linspace(-1, 1, 5), right=True)),
         lambda n, dt: (_randint(-3, 4, 2, n, salt="bk").to(dt) / 2,),
