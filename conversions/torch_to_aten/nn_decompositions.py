@@ -107,6 +107,55 @@ def _distances(differences: torch.Tensor, p: float) -> torch.Tensor:
     return magnitude.pow(p).sum(-1).pow(1 / p)
 
 
+def _antialias_weights(
+    size: int, out: int, align_corners: bool, scale: float | None, dtype: torch.dtype
+) -> torch.Tensor:
+    """The `[out, size]` weights of torch's antialiased bilinear resampling along one
+    dim: output i's triangle filter, centred at scale * (i + 0.5) and widened by the
+    scale when downsampling, over the input positions in its support (truncated as
+    torch's kernel truncates), normalized to sum 1."""
+    if align_corners:
+        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
+    support = ratio if ratio >= 1.0 else 1.0
+    invscale = 1.0 / ratio if ratio >= 1.0 else 1.0
+    center = (torch.arange(out, dtype=dtype) + 0.5) * ratio
+    first = (center - support + 0.5).to(torch.int64).clamp(min=0).unsqueeze(1)
+    last = (center + support + 0.5).to(torch.int64).clamp(max=size).unsqueeze(1)
+    positions = torch.arange(size).unsqueeze(0)
+    distance = ((positions.to(dtype) - center.unsqueeze(1) + 0.5) * invscale).abs()
+    inside = (positions >= first) & (positions < last)
+    weights = torch.where(inside, (1 - distance).clamp(min=0), 0)
+    total = weights.sum(1, keepdim=True)
+    return torch.where(total != 0, weights / torch.where(total != 0, total, 1), 0)
+
+
+def _upsample_bilinear2d_aa(
+    self: torch.Tensor,
+    output_size: Sequence[int],
+    align_corners: bool,
+    scales_h: float | None = None,
+    scales_w: float | None = None,
+) -> torch.Tensor:
+    # Separable: the rows' weights, then the columns', as two matrix products (in
+    # float32 for half-precision inputs).
+    wide = torch.float32 if self.dtype in (torch.float16, torch.bfloat16) else self.dtype
+    rows = _antialias_weights(self.shape[-2], output_size[0], align_corners, scales_h, wide)
+    cols = _antialias_weights(self.shape[-1], output_size[1], align_corners, scales_w, wide)
+    return (rows @ self.to(wide) @ cols.T).to(self.dtype)
+
+
+def _upsample_bilinear2d_aa_vec(
+    self: torch.Tensor, output_size: Sequence[int] | None, align_corners: bool, scale_factors: Sequence[float] | None
+) -> torch.Tensor:
+    if output_size is None:
+        assert scale_factors is not None
+        output_size = [int(size * factor) for size, factor in zip(self.shape[-2:], scale_factors)]
+        return _upsample_bilinear2d_aa(self, output_size, align_corners, *scale_factors)
+    return _upsample_bilinear2d_aa(self, output_size, align_corners)
+
+
 def _cdist(x1: torch.Tensor, x2: torch.Tensor, p: float = 2.0, compute_mode: int | None = None) -> torch.Tensor:
     # Every pair's differences, directly: torch's matrix-product form for p == 2 is an
     # optimization (and less accurate), not a different result.
@@ -579,6 +628,8 @@ NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.mode.default: _mode,
     _A._embedding_bag_forward_only.default: _embedding_bag,
     _A._trilinear.default: _trilinear,
+    _A._upsample_bilinear2d_aa.default: _upsample_bilinear2d_aa,
+    _A._upsample_bilinear2d_aa.vec: _upsample_bilinear2d_aa_vec,
     _A.max_pool2d_with_indices_backward.default: _max_pool_backward(2),
     _A.max_pool3d_with_indices_backward.default: _max_pool_backward(3),
 }

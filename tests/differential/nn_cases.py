@@ -253,6 +253,18 @@ NN_CASES: list[Case] = [
         ),
         {1: (0,), 3: (0,)},
     ),
+    # Antialiased bilinear resizing: down (wider filters) and up, both alignments.
+    Case(
+        "interpolate_bilinear_antialias",
+        lambda m, x: (
+            F.interpolate(x, size=(3, 7), mode="bilinear", antialias=True),
+            F.interpolate(x, size=(13, 5), mode="bilinear", antialias=True, align_corners=True),
+            F.interpolate(x, scale_factor=(0.5, 1.5), mode="bilinear", antialias=True),
+        ),
+        lambda n, dt: (_randn(n, 2, 8, 11, dtype=dt, salt="aa"),),
+        {0: (0,)},
+        dtypes=F32,  # torch's CPU kernel has no half-precision form
+    ),
     Case(
         "bilinear",
         lambda m, a, b: F.bilinear(a, b, m.w, m.b),
