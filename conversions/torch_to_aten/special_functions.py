@@ -480,6 +480,80 @@ def _log_ndtr(x: torch.Tensor) -> torch.Tensor:
     return torch.where(x < -1.0, left, torch.log1p(-erfc / 2.0))
 
 
+# --- frexp and nextafter: a float's exponent by exact scalings by powers of two (mlxir
+# imports no bit casts of floats) --------------------------------------------------------
+
+_SCALING_STEPS = {torch.float32: (64, 64, 32, 16, 8, 4, 2, 1), torch.float64: (512, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1)}
+"""Powers of two (each exact in the type) whose sums reach every exponent of the type,
+its subnormals' included: 191 >= 149 for float32, 1535 >= 1074 for float64."""
+
+
+def _mantissa_exponent(a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(m, e), a = m 2^e with m in [1/2, 1), for a > 0 finite, exactly: a greedy binary
+    search over the exponent, each step a comparison and a scaling by a power of two."""
+    m = a
+    e = torch.zeros_like(a)
+    steps = _SCALING_STEPS[a.dtype]
+    for k in steps:
+        bigger = m >= 2.0**k
+        m = torch.where(bigger, m * 2.0**-k, m)
+        e = torch.where(bigger, e + float(k), e)
+    for k in steps:
+        smaller = m < 2.0**-k
+        m = torch.where(smaller, m * 2.0**k, m)
+        e = torch.where(smaller, e - float(k), e)
+    # now m is in [1/2, 2)
+    over = m >= 1.0
+    return torch.where(over, m * 0.5, m), torch.where(over, e + 1.0, e)
+
+
+def _frexp(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    wide = torch.float64 if x.dtype == torch.float64 else torch.float32
+    v = x.to(wide)
+    regular = torch.isfinite(v) & (v != 0.0)
+    m, e = _mantissa_exponent(torch.where(regular, v.abs(), 1.0))
+    # 0, +-inf and NaN: the value itself and exponent 0, as torch's (std::frexp's)
+    mantissa = torch.where(regular, torch.where(v < 0.0, -m, m), v)
+    exponent = torch.where(regular, e, 0.0)
+    return mantissa.to(x.dtype), exponent.to(torch.int32)
+
+
+_PRECISION = {torch.float32: 24, torch.float64: 53, torch.float16: 11, torch.bfloat16: 8}
+"""Significand bits, the implicit one included."""
+_SMALLEST_SUBNORMAL = {torch.float32: 2.0**-149, torch.float64: 2.0**-1074, torch.float16: 2.0**-24, torch.bfloat16: 2.0**-133}
+
+
+def _nextafter(x: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+    """The float after x toward other in x's type. float16 and bfloat16 step in float32
+    by their own spacing, which float32 holds exactly."""
+    dtype = x.dtype
+    wide = torch.float64 if dtype == torch.float64 else torch.float32
+    v, w = torch.broadcast_tensors(x.to(wide), other.to(wide))
+    p = _PRECISION[dtype]
+    tiny = _SMALLEST_SUBNORMAL[dtype]
+    a = v.abs()
+    regular = torch.isfinite(v) & (v != 0.0)
+    m, _ = _mantissa_exponent(torch.where(regular, a, 1.0))
+    # 2^(e-1) exactly, a's binade [2^(e-1), 2^e) (2^e itself overflows at the largest)
+    low = torch.where(regular, a, 1.0) / (m + m)
+    away = torch.clamp(low * 2.0 ** (1 - p), min=tiny)
+    # toward zero from a power of two the spacing halves
+    toward = torch.clamp(torch.where(m == 0.5, low * 2.0**-p, low * 2.0 ** (1 - p)), min=tiny)
+    up = torch.where(v > 0.0, v + away, v + toward)
+    down = torch.where(v > 0.0, v - toward, v - away)
+    value = torch.where(w > v, up, down)
+    value = torch.where(value == 0.0, v * 0.0, value)  # from +-tiny to a zero of x's sign
+    value = torch.where(v == 0.0, torch.where(w > v, torch.full_like(v, tiny), torch.full_like(v, -tiny)), value)
+    largest = torch.finfo(dtype).max
+    value = torch.where(
+        torch.isinf(v), torch.where(v > 0.0, torch.full_like(v, largest), torch.full_like(v, -largest)), value
+    )
+    # equal: other itself (so -0 toward 0 is 0); NaN in either: NaN
+    value = torch.where(v == w, w, value)
+    value = torch.where(torch.isnan(v) | torch.isnan(w), torch.full_like(v, math.nan), value)
+    return value.to(dtype)
+
+
 # --- Chebyshev polynomials of the four kinds, plain and shifted: torch's recurrence up to
 # its threshold degree, the trigonometric form beyond it inside (-1, 1), and the
 # hyperbolic closed form beyond it outside ----------------------------------------------
@@ -658,6 +732,8 @@ SPECIAL_FUNCTIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.special_polygamma.default: _special_polygamma,
     _A.special_erfcx.default: _computed_in_float(_erfcx),
     _A.special_log_ndtr.default: _computed_in_float(_log_ndtr),
+    _A.frexp.Tensor: _frexp,
+    _A.nextafter.default: _nextafter,
     _A.special_chebyshev_polynomial_t.default: _computed_in_float(_chebyshev("t", False)),
     _A.special_chebyshev_polynomial_t.x_scalar: _computed_in_float(_chebyshev("t", False)),
     _A.special_chebyshev_polynomial_t.n_scalar: _computed_in_float(_chebyshev("t", False)),

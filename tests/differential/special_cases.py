@@ -57,6 +57,15 @@ def _no_nan(x: torch.Tensor) -> torch.Tensor:
     return torch.nan_to_num(x, nan=0.25, posinf=math.inf, neginf=-math.inf)
 
 
+def _tiny(x: torch.Tensor) -> float:
+    """x's type's smallest subnormal."""
+    return torch.finfo(x.dtype).smallest_normal * torch.finfo(x.dtype).eps
+
+
+def _largest(x: torch.Tensor) -> float:
+    return torch.finfo(x.dtype).max
+
+
 _CHEBYSHEV = (
     S.chebyshev_polynomial_t, S.chebyshev_polynomial_u, S.chebyshev_polynomial_v, S.chebyshev_polynomial_w,
     S.shifted_chebyshev_polynomial_t, S.shifted_chebyshev_polynomial_u, S.shifted_chebyshev_polynomial_v,
@@ -106,5 +115,12 @@ SPECIAL_CASES: list[Case] = [
     # 2 exp(x^2) - erfcx(-x) below 0 (inf from -9.38 in float32); log_ndtr through it
     _special("special_erfcx", lambda x, s: tuple(
         f(v) for f in (S.erfcx, S.log_ndtr) for v in (x * 3, s, _specials(x, (0.46875, 4.0, -6.1, -9.3, -26.7, 5e7, 50.0, -1.0))))),
+    # frexp and nextafter, exact: the exponent by scalings by powers of two; subnormals,
+    # the largest float, +-0, +-inf and NaN (nextafter toward each other and themselves)
+    _special("frexp_nextafter", lambda x, s: (
+        *torch.frexp(x * 100), *torch.frexp(s), *torch.frexp(_specials(x, (_tiny(x), -_tiny(x) * 3, _largest(x), 0.75, 1.0))),
+        torch.nextafter(x, x.flip(0)), torch.nextafter(s, torch.zeros_like(s)),
+        torch.nextafter(_specials(x, (_tiny(x), -_tiny(x), _largest(x), 1.0)).reshape(-1, 1), _specials(x, (_tiny(x), -_tiny(x), _largest(x), 1.0)))),
+        FLOATS, decades=(-30.0, 30.0)),
     _special("special_airy_ai", lambda x, s: tuple(S.airy_ai(v) for v in (x * 2, x * 20, s, _specials(x, (2.09, -2.09, 103.9)))), decades=(-3.0, 1.8)),
 ]
