@@ -11,6 +11,7 @@ with an option these do not model, decomposes to itself, which mlxir then refuse
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -20,15 +21,29 @@ from torch._dispatch.python import enable_python_dispatcher
 _A = torch.ops.aten
 
 
-def _traceable(decomposition: Callable[..., Any]) -> Callable[..., Any]:
-    """`decomposition`, traced under torch's Python dispatcher, as torch.export traces:
-    without it the meta kernels of the linalg ops expand symbolic batch dims through
-    C++ kernels that take concrete sizes only, and a dynamic batch fails to trace."""
+_ACTIVE = threading.local()
+"""The ops whose decomposition this thread is tracing now (`_traceable`)."""
+
+
+def _traceable(op: torch._ops.OpOverload, decomposition: Callable[..., Any]) -> Callable[..., Any]:
+    """`decomposition` of `op`, traced under torch's Python dispatcher, as torch.export
+    traces: without it the meta kernels of the linalg ops expand symbolic batch dims
+    through C++ kernels that take concrete sizes only, and a dynamic batch fails to
+    trace. Where a decomposition falls back to `op` itself while torch traces with
+    mlxir's table for nested calls, the nested call answers NotImplemented, which
+    records `op` as it is (rather than decomposing it again, without end)."""
 
     @functools.wraps(decomposition)
     def traced(*args: Any, **kwargs: Any) -> Any:
-        with enable_python_dispatcher():
-            return decomposition(*args, **kwargs)
+        active: set[torch._ops.OpOverload] = getattr(_ACTIVE, "ops", set())
+        if op in active:
+            return NotImplemented
+        _ACTIVE.ops = active | {op}
+        try:
+            with enable_python_dispatcher():
+                return decomposition(*args, **kwargs)
+        finally:
+            _ACTIVE.ops = active
 
     return traced
 
@@ -272,17 +287,20 @@ def _linalg_householder_product(a: torch.Tensor, tau: torch.Tensor) -> torch.Ten
 
 
 LINALG_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
-    _A.lu_unpack.default: _traceable(_lu_unpack),
-    _A.linalg_lu.default: _traceable(_linalg_lu),
-    _A.linalg_lu_factor.default: _traceable(_linalg_lu_factor),
-    _A.linalg_lu_solve.default: _traceable(_linalg_lu_solve),
-    _A.lu_solve.default: _traceable(_lu_solve),
-    _A.triangular_solve.default: _traceable(_triangular_solve),
-    _A.cholesky_solve.default: _traceable(_cholesky_solve),
-    _A.linalg_cholesky.default: _traceable(_linalg_cholesky),
-    _A.cholesky.default: _traceable(_linalg_cholesky),
-    _A.linalg_matrix_exp.default: _traceable(_linalg_matrix_exp),
-    _A.matrix_exp.default: _traceable(_linalg_matrix_exp),
-    _A.linalg_householder_product.default: _traceable(_linalg_householder_product),
+    op: _traceable(op, decomposition)
+    for op, decomposition in (
+        (_A.lu_unpack.default, _lu_unpack),
+        (_A.linalg_lu.default, _linalg_lu),
+        (_A.linalg_lu_factor.default, _linalg_lu_factor),
+        (_A.linalg_lu_solve.default, _linalg_lu_solve),
+        (_A.lu_solve.default, _lu_solve),
+        (_A.triangular_solve.default, _triangular_solve),
+        (_A.cholesky_solve.default, _cholesky_solve),
+        (_A.linalg_cholesky.default, _linalg_cholesky),
+        (_A.cholesky.default, _linalg_cholesky),
+        (_A.linalg_matrix_exp.default, _linalg_matrix_exp),
+        (_A.matrix_exp.default, _linalg_matrix_exp),
+        (_A.linalg_householder_product.default, _linalg_householder_product),
+    )
 }
 """mlxir's decompositions of linear-algebra ops, by the op torch.export records."""
