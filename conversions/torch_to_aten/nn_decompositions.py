@@ -7,6 +7,7 @@ the ops' constant arguments may steer the Python code."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import string
 from collections.abc import Callable, Sequence
@@ -154,6 +155,67 @@ def _upsample_bilinear2d_aa_vec(
         output_size = [int(size * factor) for size, factor in zip(self.shape[-2:], scale_factors)]
         return _upsample_bilinear2d_aa(self, output_size, align_corners, *scale_factors)
     return _upsample_bilinear2d_aa(self, output_size, align_corners)
+
+
+def _grid_coordinate(coord: torch.Tensor, size: int, padding_mode: int, align_corners: bool) -> torch.Tensor:
+    """A grid coordinate in [-1, 1] as an input position along a dim of `size`, with
+    torch's border (1) clipping or reflection (2) applied."""
+    if align_corners:
+        position = (coord + 1) / 2 * (size - 1)
+    else:
+        position = ((coord + 1) * size - 1) / 2
+    if padding_mode == 2:  # reflected about the edges (pixel centres when aligned)
+        low, high = (0.0, float(size - 1)) if align_corners else (-0.5, size - 0.5)
+        span = high - low
+        if span <= 0:
+            position = torch.zeros_like(position)
+        else:
+            distance = (position - low).abs()
+            extra = torch.fmod(distance, span)
+            flips = torch.floor(distance / span)
+            position = torch.where(flips % 2 == 0, extra + low, span - extra + low)
+    if padding_mode in (1, 2):
+        position = position.clamp(0, size - 1)
+    return position
+
+
+def _grid_sampler_3d(
+    input: torch.Tensor, grid: torch.Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> torch.Tensor:
+    # Each sample's input position per dim (grid x, y, z index W, H, D); nearest rounds
+    # half to even, trilinear weighs the 8 corners; a corner outside the input reads 0
+    # (after border or reflection padding none is). Half precision computes in float32.
+    if interpolation_mode not in (0, 1):
+        raise ValueError(f"grid_sampler_3d: interpolation mode {interpolation_mode} is bilinear or nearest only")
+    wide = torch.float32 if input.dtype in (torch.float16, torch.bfloat16) else input.dtype
+    x, g = input.to(wide), grid.to(wide)
+    n, c, depth, height, width = x.shape
+    sizes = (width, height, depth)
+    position = [_grid_coordinate(g[..., i], sizes[i], padding_mode, align_corners) for i in range(3)]
+    flat = x.reshape(n, c, -1)
+    samples = position[0].shape[1:]
+
+    def read(corner: Sequence[torch.Tensor]) -> torch.Tensor:
+        inside = torch.ones_like(corner[0], dtype=torch.bool)
+        for i in range(3):
+            inside = inside & (corner[i] >= 0) & (corner[i] <= sizes[i] - 1)
+        clamped = [corner[i].clamp(0, sizes[i] - 1).to(torch.int64) for i in range(3)]
+        index = (clamped[2] * height + clamped[1]) * width + clamped[0]
+        picked = flat.gather(2, index.reshape(n, 1, -1).expand(n, c, -1)).reshape(n, c, *samples)
+        return torch.where(inside.unsqueeze(1), picked, 0)
+
+    if interpolation_mode == 1:
+        out = read([torch.round(p) for p in position])
+    else:
+        low = [torch.floor(p) for p in position]
+        fraction = [p - f for p, f in zip(position, low)]
+        out = torch.zeros(n, c, *samples, dtype=wide)
+        for corner in itertools.product((0, 1), repeat=3):
+            weight = torch.ones_like(fraction[0])
+            for i, step in enumerate(corner):
+                weight = weight * (fraction[i] if step else 1 - fraction[i])
+            out = out + read([low[i] + corner[i] for i in range(3)]) * weight.unsqueeze(1)
+    return out.to(input.dtype)
 
 
 def _cdist(x1: torch.Tensor, x2: torch.Tensor, p: float = 2.0, compute_mode: int | None = None) -> torch.Tensor:
@@ -628,6 +690,7 @@ NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.mode.default: _mode,
     _A._embedding_bag_forward_only.default: _embedding_bag,
     _A._trilinear.default: _trilinear,
+    _A.grid_sampler_3d.default: _grid_sampler_3d,
     _A._upsample_bilinear2d_aa.default: _upsample_bilinear2d_aa,
     _A._upsample_bilinear2d_aa.vec: _upsample_bilinear2d_aa_vec,
     _A.max_pool2d_with_indices_backward.default: _max_pool_backward(2),

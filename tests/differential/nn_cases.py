@@ -265,6 +265,38 @@ NN_CASES: list[Case] = [
         {0: (0,)},
         dtypes=F32,  # torch's CPU kernel has no half-precision form
     ),
+    # 3-D grid sampling: every padding mode, both alignments, grids reaching outside.
+    Case(
+        "grid_sample_3d",
+        lambda m, x, g: tuple(
+            F.grid_sample(x, g, mode=mode, padding_mode=padding, align_corners=aligned)
+            for mode, padding, aligned in (
+                ("bilinear", "zeros", False),
+                ("bilinear", "border", True),
+                ("bilinear", "reflection", False),
+            )
+        ),
+        lambda n, dt: (
+            _randn(n, 2, 3, 4, 5, dtype=dt, salt="gs"),
+            (torch.rand(n, 2, 3, 2, 3, generator=_gen(n, "gsg")) * 2.6 - 1.3).to(dt),
+        ),
+        {0: (0,), 1: (0,)},
+    ),
+    Case(
+        "grid_sample_3d_nearest",
+        lambda m, x, g: (
+            F.grid_sample(x, g, mode="nearest", padding_mode="reflection", align_corners=True),
+            F.grid_sample(x, g, mode="nearest", padding_mode="zeros"),
+        ),
+        lambda n, dt: (
+            _randn(n, 2, 3, 4, 5, dtype=dt, salt="gsn"),
+            (torch.rand(n, 2, 3, 2, 3, generator=_gen(n, "gsng")) * 2.6 - 1.3).to(dt),
+        ),
+        {0: (0,), 1: (0,)},
+        # In half precision torch rounds positions in the dtype, mlxir in float32: a
+        # position near a half picks the other neighbour.
+        dtypes=F32,
+    ),
     Case(
         "bilinear",
         lambda m, a, b: F.bilinear(a, b, m.w, m.b),
