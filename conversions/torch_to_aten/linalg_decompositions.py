@@ -138,11 +138,11 @@ def _linalg_lu_factor(a: torch.Tensor, pivot: bool = True) -> Any:
     return tuple(_fail_where_nonzero(info, lu, pivots))
 
 
-def _broadcast_batch(a: torch.Tensor, b: torch.Tensor, a_tail: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
-    """`a` (its last `a_tail` dims per matrix) and the matrices `b` with their batch
-    dims broadcast together (mlxir's solves take equal batch dims only)."""
-    batch = torch.broadcast_shapes(a.shape[:-a_tail], b.shape[:-2])
-    return a.expand(*batch, *a.shape[-a_tail:]), b.expand(*batch, *b.shape[-2:])
+def _broadcast_batch(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The matrices `a` and `b` with their batch dims broadcast together (mlxir's
+    solves take equal batch dims only)."""
+    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return a.expand(*batch, *a.shape[-2:]), b.expand(*batch, *b.shape[-2:])
 
 
 def _linalg_lu_solve(

@@ -172,3 +172,19 @@ LINALG_CASES += [
         dtypes=F32_F64,
     ),
 ]
+
+
+LINALG_CASES += [
+    # one matrix against a batch of right-hand sides: the batch dims broadcast
+    Case(
+        "linalg_solves_broadcast",
+        lambda m, a, spd, b: (
+            torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b),
+            torch.triangular_solve(b, a)[0],
+            torch.cholesky_solve(b, torch.linalg.cholesky(spd)),
+        ),
+        lambda n, dt: (_dominant(1, 4, dt, "ba")[0], _spd(1, 4, dt, "bs")[0], _randn(n, 4, 3, dtype=dt, salt="bb")),
+        {2: (0,)},
+        dtypes=F32_F64,
+    ),
+]
