@@ -6,6 +6,7 @@ ops that take complex64 values are in `core.COMPLEX_PACKETS`."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -72,9 +73,31 @@ def _polar(abs: torch.Tensor, angle: torch.Tensor) -> torch.Tensor:
     return _complex(abs * torch.cos(angle), abs * torch.sin(angle))
 
 
+def _abs(x: torch.Tensor) -> torch.Tensor:
+    # A real input has abs's own importer: this is traced for complex ones only, and
+    # calls abs itself for anything else (`_SELF_CALLING` in node_decompositions.py).
+    if not x.is_complex():
+        return _A.abs.default(x)
+    pairs = torch.view_as_real(x)
+    return torch.hypot(pairs[..., 0], pairs[..., 1])
+
+
+def _angle(x: torch.Tensor) -> torch.Tensor:
+    if x.is_complex():
+        pairs = torch.view_as_real(x)
+        return torch.atan2(pairs[..., 1], pairs[..., 0])
+    # torch's real angle: pi below 0, 0 from 0 (-0 included), NaN kept; integers and
+    # bools give float32
+    value = x if x.is_floating_point() else x.to(torch.get_default_dtype())
+    return torch.where(torch.isnan(value), value, torch.where(value < 0, math.pi, 0.0).to(value.dtype))
+
+
 COMPLEX_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.complex.default: _complex,
     _A.polar.default: _polar,
+    _A.abs.default: _abs,
+    _A.angle.default: _angle,
 }
 """mlxir's decompositions of the ops that build complex numbers from real parts, into
-`view_as_complex` of (real, imaginary) pairs (`MLXIR_DECOMPOSITIONS`)."""
+`view_as_complex` of (real, imaginary) pairs, and of the ones that take them apart
+(`abs`, `angle` of complex values) by `view_as_real` (`MLXIR_DECOMPOSITIONS`)."""

@@ -324,6 +324,20 @@ def _table() -> dict[Any, Callable[..., Any]]:
 
 
 @cache
+def _nested_table() -> dict[Any, Callable[..., Any]]:
+    """What a decomposition's own calls decompose by while it is traced: torch's table
+    and mlxir's own (stft's decomposition calls `unfold`, which is mlxir's), but for
+    the decompositions that can call their own op (polygamma of an order mlxir lacks,
+    abs of a real tensor), which would trace themselves without end."""
+    return _table() | {
+        op: fn for op, fn in MLXIR_DECOMPOSITIONS.items() if op not in _SELF_CALLING
+    }
+
+
+_SELF_CALLING: frozenset[torch._ops.OpOverload] = frozenset({_A.polygamma.default, _A.abs.default})
+
+
+@cache
 def _is_composite(overload: torch._ops.OpOverload) -> bool:
     return overload.has_kernel_for_dispatch_key(torch._C.DispatchKey.CompositeImplicitAutograd)
 
@@ -428,7 +442,7 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
     values = [i.meta["val"] for i in inputs]
     try:
         with fake_mode:
-            traced = make_fx(call, decomposition_table=_table())(*values)
+            traced = make_fx(call, decomposition_table=_nested_table())(*values)
     except NodeDecompositionFailed as error:
         raise NodeDecompositionFailed(f"{describe_location(node)}: {error}") from None
     except Exception as error:  # torch's decomposition met something it cannot trace alone
@@ -437,6 +451,7 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
             f"alone ({type(error).__name__}: {error})"
         ) from error
     traced.graph.eliminate_dead_code()  # e.g. max_pool1d's indices, computed and unused
+    _functionalize_fresh_writes(traced.graph)
     # e.g. circular padding's C++ kernel copies into slices of a fresh tensor: only
     # torch's re-trace functionalizes it (torch.func.functionalize does not reach
     # into the kernel, and fails on symbolic sizes)
@@ -451,6 +466,49 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
             f"torch's decomposition of {node.target} ({describe_location(node)}) makes tensor constants"
         )
     return traced
+
+
+def _functionalize_fresh_writes(graph: Graph) -> None:
+    """In-place ops whose written tensor is a fresh value of the trace that nothing else
+    reads (stft's C++ kernel ends with `transpose_` of its result) become their
+    functional forms: no reader can tell the difference."""
+    for node in graph.nodes:
+        overload = torch_overload(node.target) if node.op == "call_function" else None
+        if overload is None or not _mutates(node) or not node.args:
+            continue
+        written = node.args[0]
+        functional = _functional_form(overload)
+        if (
+            functional is not None
+            and isinstance(written, Node)
+            and _is_fresh(written)
+            and list(written.users) == [node]
+        ):
+            node.target = functional
+
+
+def _is_fresh(node: Node) -> bool:
+    """Whether `node` makes a tensor of its own: not an input, nor a view of another
+    tensor, whose writes would show through (circular padding copies into slices)."""
+    overload = torch_overload(node.target) if node.op == "call_function" else None
+    return overload is not None and not any(
+        result.alias_info is not None for result in overload._schema.returns
+    )
+
+
+def _functional_form(overload: torch._ops.OpOverload) -> torch._ops.OpOverload | None:
+    """`transpose.int` for `transpose_.default`: the overload of the op without the
+    trailing underscore that takes the same arguments."""
+    name = overload._schema.name.split("::")[-1]
+    packet = getattr(_A, name.removesuffix("_"), None) if name.endswith("_") else None
+    if packet is None:
+        return None
+    names = [argument.name for argument in overload._schema.arguments]
+    for overload_name in packet.overloads():
+        candidate = getattr(packet, overload_name)
+        if [argument.name for argument in candidate._schema.arguments] == names:
+            return candidate
+    return None
 
 
 def _mutates(node: Node) -> bool:

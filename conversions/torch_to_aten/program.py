@@ -178,6 +178,18 @@ def _unsupported_because(node: Node) -> tuple[str, str] | None:
     return None
 
 
+def _imports_as_it_is(node: Node) -> bool:
+    """Whether `node` has an importer for the values it has: an op on complex64 values
+    outside `COMPLEX_PACKETS` (`abs`, `angle`) is decomposed instead where mlxir has a
+    decomposition for it (`COMPLEX_DECOMPOSITIONS`)."""
+    if _handler_for(node) is None:
+        return False
+    target = torch_overload(node.target)
+    if target is None or packet_name(target) in COMPLEX_PACKETS:
+        return True
+    return not any(isinstance(v, torch.Tensor) and v.dtype.is_complex for v in _values_of(node))
+
+
 def _values_of(node: Node) -> list[Any]:
     """The fake values a node reads and makes."""
     values: list[Any] = []
@@ -390,7 +402,7 @@ def graph_to_import(
     graph = ep.graph_module.graph
     because: str | None = None
     if mode == "nodes":
-        graph, because = decompose_nodes(graph, lambda node: _handler_for(node) is not None)
+        graph, because = decompose_nodes(graph, _imports_as_it_is)
     elif mode == "program":
         because = "decompose='program' was asked for"
     elif mode != "none":

@@ -44,5 +44,9 @@ COMPLEX_CASES: list[Case] = [
     # complex arithmetic and views, complex inputs and results
     Case("complex_arithmetic", lambda m, z, x: (z * x + z, z - 2 * z.conj(), (z * z).to(torch.float32), torch.view_as_real(z * 3), torch.view_as_complex(torch.stack([x, 2 * x], -1)), torch.conj_physical(z).sum(1)), lambda n, dt: (complex64(n, 4, salt="z"), real(n, 4, salt="x")), {0: (0,), 1: (0,)}, dtypes=F32),
     Case("complex_from_parts", lambda m, x, y: (torch.complex(x, y), torch.polar(x.abs(), y), torch.complex(x, y).real, torch.polar(x.abs(), y).imag), lambda n, dt: (real(n, 3, salt="x"), real(n, 3, salt="y")), {0: (0,), 1: (0,)}, dtypes=F32),
+    # short-time transforms (framing by unfold, then rfft), their magnitude and phase
+    # (static: torch.export guards the signal length against the frames)
+    Case("stft", lambda m, x: tuple(f(torch.stft(x, 8, hop_length=2, window=w, center=center, normalized=normalized, return_complex=True)) for f in (lambda s: s, torch.abs, torch.angle) for w, center, normalized in ((None, False, False), (torch.hann_window(8), True, True))), lambda n, dt: (real(2, 4 * n, salt="x"),), {0: (1,)}, dtypes=F32, static_only=True),
+    Case("angle_of_real", lambda m, x: (torch.angle(x), torch.angle(torch.tensor([0.0, -0.0, -1.0, float("nan"), float("-inf")]))), lambda n, dt: (real(n, 3, salt="x"),), {0: (0,)}, dtypes=F32),
     Case("complex_moves", lambda m, z: (z.permute(1, 0)[1:], torch.cat([z, z.flip(0)]), torch.nn.functional.pad(z, (1, 2)), z.reshape(-1)[::2], z.unsqueeze(0).expand(2, -1, -1)), lambda n, dt: (complex64(n, 4, salt="z"),), {0: (0,)}, dtypes=F32),
 ]
