@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
 _A = torch.ops.aten
 
@@ -654,6 +655,86 @@ def _max_pool_backward(n: int) -> Callable[..., torch.Tensor]:
     return backward
 
 
+def _linear_cross_entropy_loss(
+    input: torch.Tensor,
+    linear_weight: torch.Tensor,
+    target: torch.Tensor,
+    linear_bias: torch.Tensor | None,
+    weight: torch.Tensor | None,
+    reduction: str,
+    ignore_index: int,
+    label_smoothing: float,
+    acc_dtype: torch.dtype,
+) -> torch.Tensor:
+    """`cross_entropy(linear(input), target)` in `acc_dtype`, unchunked: chunking the
+    batch is torch's memory optimization, not a different loss. torch's op refuses
+    label smoothing."""
+    if label_smoothing != 0:
+        raise ValueError("torch's chunked linear_cross_entropy has no label smoothing")
+    logits = F.linear(
+        input.to(acc_dtype), linear_weight.to(acc_dtype), None if linear_bias is None else linear_bias.to(acc_dtype)
+    )
+    classes = None if weight is None else weight.to(acc_dtype)
+    loss = F.cross_entropy(logits, target, classes, ignore_index=ignore_index, reduction=reduction)
+    return loss.to(input.dtype)
+
+
+def _linear_cross_entropy_chunked(
+    input: torch.Tensor,
+    linear_weight: torch.Tensor,
+    target: torch.Tensor,
+    linear_bias: torch.Tensor | None,
+    weight: torch.Tensor | None,
+    reduction: str,
+    ignore_index: int,
+    label_smoothing: float,
+    batch_chunk_size: int,
+    acc_policy: str,
+    acc_dtype: torch.dtype,
+    allow_retain_graph: bool,
+    compute_input_grad: bool,
+    compute_linear_weight_grad: bool,
+    compute_linear_bias_grad: bool,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    # The loss, and the gradients torch precomputes for its backward: an inference
+    # program asks for none, and they are empty then.
+    if compute_input_grad or compute_linear_weight_grad or compute_linear_bias_grad:
+        raise ValueError("linear_cross_entropy's precomputed gradients (a training program) are not supported")
+    loss = _linear_cross_entropy_loss(
+        input, linear_weight, target, linear_bias, weight, reduction, ignore_index, label_smoothing, acc_dtype
+    )
+    empty = torch.zeros(0, 0, dtype=input.dtype)
+    return loss, empty, empty.clone(), torch.zeros(0, dtype=input.dtype)
+
+
+def _linear_cross_entropy_chunked_no_reduction(
+    input: torch.Tensor,
+    linear_weight: torch.Tensor,
+    target: torch.Tensor,
+    linear_bias: torch.Tensor | None,
+    weight: torch.Tensor | None,
+    ignore_index: int,
+    batch_chunk_size: int,
+    acc_policy: str,
+    acc_dtype: torch.dtype,
+) -> torch.Tensor:
+    return _linear_cross_entropy_loss(
+        input, linear_weight, target, linear_bias, weight, "none", ignore_index, 0.0, acc_dtype
+    )
+
+
+def _linear_cross_entropy_ops() -> dict[torch._ops.OpOverload, Callable[..., Any]]:
+    """torch's chunked linear-cross-entropy custom ops (registered by importing their
+    module, which a program holding them has done)."""
+    import torch.nn.modules.linear_cross_entropy  # noqa: F401  (registers torch.ops.torch_nn)
+
+    ops = torch.ops.torch_nn
+    return {
+        ops._linear_cross_entropy_batch_chunked.default: _linear_cross_entropy_chunked,
+        ops._linear_cross_entropy_batch_chunked_no_reduction.default: _linear_cross_entropy_chunked_no_reduction,
+    }
+
+
 NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.adaptive_max_pool2d.default: _adaptive_max_pool,
     _A.adaptive_max_pool3d.default: _adaptive_max_pool,
@@ -691,6 +772,7 @@ NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A._embedding_bag_forward_only.default: _embedding_bag,
     _A._trilinear.default: _trilinear,
     _A.grid_sampler_3d.default: _grid_sampler_3d,
+    **_linear_cross_entropy_ops(),
     _A._upsample_bilinear2d_aa.default: _upsample_bilinear2d_aa,
     _A._upsample_bilinear2d_aa.vec: _upsample_bilinear2d_aa_vec,
     _A.max_pool2d_with_indices_backward.default: _max_pool_backward(2),

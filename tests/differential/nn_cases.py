@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+import torch.nn.modules.linear_cross_entropy  # noqa: F401  (registers torch.ops.torch_nn)
 
 from differential.harness import F32, Case
 
@@ -296,6 +297,30 @@ NN_CASES: list[Case] = [
         # In half precision torch rounds positions in the dtype, mlxir in float32: a
         # position near a half picks the other neighbour.
         dtypes=F32,
+    ),
+    # torch's chunked linear + cross-entropy ops (`F.linear_cross_entropy` with chunking
+    # options), as one linear and one cross entropy: class weights, ignored targets,
+    # every reduction.
+    Case(
+        "linear_cross_entropy_chunked",
+        lambda m, x, t: (
+            torch.ops.torch_nn._linear_cross_entropy_batch_chunked(
+                x, m.w, t, m.b, None, "mean", 1, 0.0, 2, "compact", torch.float32, True, False, False, False
+            )[0],
+            torch.ops.torch_nn._linear_cross_entropy_batch_chunked(
+                x, m.w, t, None, m.cw, "sum", -100, 0.0, 2, "compact", torch.float32, True, False, False, False
+            )[0],
+            torch.ops.torch_nn._linear_cross_entropy_batch_chunked_no_reduction(
+                x, m.w, t, m.b, m.cw, 2, 3, "compact", torch.float32
+            ),
+        ),
+        lambda n, dt: (_randn(n, 6, dtype=dt, salt="lce"), _randint(0, 5, n, salt="lcet")),
+        {0: (0,), 1: (0,)},
+        params=lambda dt: {
+            "w": _randn(5, 6, dtype=dt, salt="lcew"),
+            "b": _randn(5, dtype=dt, salt="lceb"),
+            "cw": torch.rand(5, generator=_gen(5, "lcecw")).add(0.5).to(dt),
+        },
     ),
     Case(
         "bilinear",
