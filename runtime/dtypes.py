@@ -159,7 +159,8 @@ def to_mx(value: object, dtype: mx.Dtype | None = None) -> mx.array:
 def _torch_to_mx(tensor: Any) -> mx.array:
     import torch
 
-    tensor = tensor.detach().cpu().contiguous()
+    # a lazily conjugated or negated view (`z.conj()`) holds its values only once resolved
+    tensor = tensor.detach().cpu().resolve_conj().resolve_neg().contiguous()
     if tensor.dtype == torch.bfloat16:
         bits = tensor.view(torch.int16).numpy()
         return mx.array(bits, dtype=mx.int16).view(mx.bfloat16)

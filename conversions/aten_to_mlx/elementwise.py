@@ -111,8 +111,7 @@ class LowerBinary(AtenLowering):
                 case "logical_xor":
                     return e.binary("not_equal", to_bool(e, lhs), to_bool(e, rhs))
                 case "hypot":
-                    squares = e.binary("add", e.binary("multiply", lhs, lhs), e.binary("multiply", rhs, rhs))
-                    return e.unary("sqrt", squares)
+                    return _hypot(e, lhs, rhs)
                 case "copysign":
                     magnitude = e.unary("abs", lhs)
                     return e.where(_signbit(e, rhs), e.unary("negative", magnitude), magnitude)
@@ -130,6 +129,19 @@ class LowerBinary(AtenLowering):
 
 def _bool_like(value: SSAValue) -> Attribute:
     return with_dtype(value.type, i1)
+
+
+def _hypot(e: Emitter, x: SSAValue, y: SSAValue) -> SSAValue:
+    """sqrt(x^2 + y^2) without the squares' overflow or underflow (1e30 and 1e-30 in
+    float32): the larger magnitude times sqrt(1 + r^2), r the ratio of the smaller to
+    it; 0 where both are 0, and inf where either is inf (NaN or not), as C's hypot."""
+    a, b = e.unary("abs", x), e.unary("abs", y)
+    larger, smaller = e.binary("maximum", a, b), e.binary("minimum", a, b)
+    zero = e.constant(0, dtype_of(larger))
+    ratio = e.binary("divide", smaller, e.where(e.binary("equal", larger, zero), e.constant(1, dtype_of(larger)), larger))
+    scaled = e.binary("multiply", larger, e.unary("sqrt", e.binary("add", e.constant(1, dtype_of(ratio)), e.binary("multiply", ratio, ratio))))
+    infinite = e.binary("logical_or", e.unary("isinf", a, _bool_like(a)), e.unary("isinf", b, _bool_like(b)))
+    return e.where(infinite, e.constant(math.inf, dtype_of(scaled)), scaled)
 
 
 def _signbit(e: Emitter, x: SSAValue) -> SSAValue:

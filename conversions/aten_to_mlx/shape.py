@@ -118,6 +118,9 @@ class LowerSqueeze(AtenLowering):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.SqueezeOp, rewriter: PatternRewriter) -> None:
         shape = shape_of(op.input)
+        if not shape:  # a 0-d tensor's dim 0 (or -1), which torch allows: nothing to drop
+            self.replace(op, rewriter, lambda e: op.input)
+            return
         candidates = (
             normalize_axes(ints(op.dims), len(shape))
             if op.dims is not None

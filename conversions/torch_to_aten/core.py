@@ -331,6 +331,8 @@ class ImportState:
             return self.insert(arith.ConstantOp(IntegerAttr(arg, i64))).results[0]
         if isinstance(arg, float):
             return self.insert(arith.ConstantOp(FloatAttr(arg, Float64Type()))).results[0]
+        if isinstance(arg, complex):
+            raise ImportError_(f"{COMPLEX_SCALAR} (got {arg})")
         raise ImportError_(f"cannot use {arg!r} ({type(arg).__name__}) as an operand")
 
     def optional_value(self, arg: Any) -> list[SSAValue]:
@@ -365,7 +367,15 @@ def i64_attr(value: int) -> IntegerAttr:
 
 
 def f64_attr(value: float) -> FloatAttr:
+    if isinstance(value, complex):
+        raise ImportError_(f"{COMPLEX_SCALAR} (got {value})")
     return FloatAttr(float(value), Float64Type())
+
+
+COMPLEX_SCALAR = (
+    "a complex Python number cannot be a scalar argument: mlxir's scalars are real "
+    "(write it as a complex64 tensor)"
+)
 
 
 def unit_attr(flag: Any) -> UnitAttr | None:

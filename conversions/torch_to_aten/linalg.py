@@ -32,6 +32,7 @@ from mlxir.conversions.torch_to_aten.core import (
     torch_overload,
     unit_attr,
 )
+from mlxir.conversions.torch_to_aten.nn import max_pool_indices
 from mlxir.dialects import aten
 from mlxir.dialects.common import int_array
 
@@ -104,7 +105,7 @@ def _window(values: Any, default: Sequence[int], n: int) -> list[int]:
 
 def _max_pool(op_cls: type[IRDLOperation], n: int) -> Handler:
     """`max_poolNd(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)`
-    and its `_with_indices` form (whose indices are not supported)."""
+    and its `_with_indices` form, whose indices `nn.max_pool_indices` computes."""
 
     def handle(state: ImportState, node: Node) -> Operation | list[SSAValue]:
         args = arguments_of(node)
@@ -121,7 +122,7 @@ def _max_pool(op_cls: type[IRDLOperation], n: int) -> Handler:
             ),
         )
         if has_several_results(node):  # max_poolNd_with_indices
-            return [state.insert(op).results[0]]
+            return [state.insert(op).results[0], max_pool_indices(state, node, n)]
         return op
 
     return handle

@@ -248,6 +248,9 @@ CASES: list[Case] = [
     binary("logical_xor", lambda a, b: torch.logical_xor(a > 0, b > 0)),
     binary("atan2", torch.atan2),
     binary("hypot", torch.hypot),
+    # where the squares overflow or underflow (float32 1e30, 1e-30), inf beside NaN, zeros
+    Case("hypot_extremes", lambda m, x: torch.hypot(x * torch.tensor([1e30, 1e-30, 1.0, 0.0]), torch.tensor([1e30, 1e-30, float("nan"), 0.0])), lambda n, dt: (randn(n, 4, dtype=dt).abs() + 1,), {0: (0,)}, dtypes=F32),
+    Case("hypot_inf_beside_nan", lambda m, x: torch.hypot(x * float("inf"), x * float("nan")), lambda n, dt: (randn(n, 4, dtype=dt).abs() + 1,), {0: (0,)}),
     binary("copysign", lambda a, b: (torch.copysign(a, b), torch.copysign(a, b * 0), torch.copysign(a, -(b * 0)))),
     binary("fmax_fmin", lambda a, b: (torch.fmax(a, b), torch.fmin(a, b)), with_specials),
     binary("fmax_fmin_int", lambda a, b: (torch.fmax(a, b), torch.fmin(a, b)), int_tensor, INTS),

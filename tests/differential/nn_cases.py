@@ -112,6 +112,19 @@ NN_CASES: list[Case] = [
         lambda n, dt: (_distinct(2, n, 5, 4, 7, dtype=dt, salt="amp3"),),
         {0: (1,)},
     ),
+    # Max pooling's indices (result #1 of max_poolNd_with_indices): flat positions in
+    # each input plane, with padding, dilation, ceil_mode and an unbatched input
+    Case(
+        "max_pool_indices",
+        lambda m, x, v: (
+            F.max_pool1d(x[:, :, 0], 3, stride=2, padding=1, return_indices=True),
+            F.max_pool2d(x, (2, 3), stride=(2, 1), dilation=(1, 2), ceil_mode=True, return_indices=True),
+            F.max_pool2d(x[0], 2, padding=1, return_indices=True),
+            F.max_pool3d(v, 2, stride=(1, 2, 2), return_indices=True),
+        ),
+        lambda n, dt: (_distinct(n, 3, 7, 6, dtype=dt, salt="mpi2"), _distinct(n, 2, 4, 5, 6, dtype=dt, salt="mpi3")),
+        {0: (0,), 1: (0,)},
+    ),
     # The backward scatters each output's gradient to its index; the indices come from
     # adaptive pooling equal to a 2x2, stride 2 max pool (6 into 3).
     Case(
