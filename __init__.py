@@ -17,17 +17,17 @@ The pieces, each usable alone:
 
 Attributes are imported lazily so `import mlxir` does not import torch or MLX. On
 Linux it loads the system OpenBLAS (or MKL, or `MLXIR_BLAS=<path>`) for MLX's CPU
-matmuls, before MLX is imported: see `mlxir.blas`.
+matmuls when MLX is first imported, just before: see `mlxir.blas`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mlxir.blas import select_blas
+from mlxir.blas import select_blas_before_mlx
 
-# Before anything imports mlx.core: MLX binds its BLAS once, at that import (mlxir.blas).
-select_blas()
+# MLX binds its BLAS once, when mlx.core is imported (mlxir.blas).
+select_blas_before_mlx()
 
 if TYPE_CHECKING:
     from torch.export import ExportedProgram

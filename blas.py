@@ -6,14 +6,22 @@ global symbol scope before its own dependencies, and Python loads extension modu
 RTLD_NOW, so the symbol is bound once, when `mlx.core` is imported: a library loaded
 with RTLD_GLOBAL before that import wins, one loaded after it never does.
 
-`select_blas()` (run by `import mlxir`) therefore loads, on Linux and only while
-`mlx.core` is not imported yet:
+`select_blas()` therefore loads, on Linux and only while `mlx.core` is not imported
+yet:
 
 - the library named by `MLXIR_BLAS=<path>`, or nothing with `MLXIR_BLAS=none`; a path
   that cannot be loaded is one `BlasWarning` and MLX keeps its bundled BLAS;
 - otherwise the first of `candidates()`: the system OpenBLAS (Debian's openblas-pthread,
   -openmp, -serial variants first, then `libopenblas*` in the dynamic loader's
   directories), then MKL's `libmkl_rt.so*`.
+
+`import mlxir` runs it at the first `import mlx.core` that follows, just before
+(`select_blas_before_mlx`), not at once: a library loaded with RTLD_GLOBAL also
+interposes the BLAS functions of every library loaded after it, and torch's are among
+them. torch's MKL returns complex results in Intel's convention, OpenBLAS in
+gfortran's, so with OpenBLAS loaded first `torch.dot` of complex tensors returns 0.
+Loading it as late as possible lets a program that imports torch before it uses MLX
+keep torch's own BLAS (docs/blas.md).
 
 When `mlx.core` was imported first and a faster BLAS is on the machine, the hint is a
 `BlasWarning` (a `UserWarning`, so `-W` and `warnings.filterwarnings` can silence it)
@@ -68,6 +76,26 @@ def select_blas() -> BlasChoice:
     if _choice is None:
         _choice = _select()
     return _choice
+
+
+def select_blas_before_mlx() -> None:
+    """`select_blas()` at the first import of `mlx.core`, just before it runs (at once
+    when `mlx.core` is already imported: the hint then points at `import mlxir`)."""
+    if "mlx.core" in sys.modules:
+        select_blas()
+    elif not any(isinstance(finder, _BeforeMlx) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _BeforeMlx())
+
+
+class _BeforeMlx:
+    """An import-system finder that finds nothing: asked for `mlx.core`, it selects the
+    BLAS, steps aside, and lets the usual finders import MLX."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "mlx.core":
+            sys.meta_path.remove(self)
+            select_blas()
+        return None
 
 
 def _select() -> BlasChoice:

@@ -175,3 +175,23 @@ def test_info_names_the_blas() -> None:
     assert same_file(in_use.removesuffix(" (bundled with MLX)"), result["in_use"]), in_use
     assert in_use.endswith("(bundled with MLX)") == result["bundled"]
     assert lines["BLAS choice"].startswith(result["source"] + ": ")
+
+
+def test_torch_imported_after_mlxir_keeps_its_own_blas() -> None:
+    """The BLAS is loaded at the first `import mlx.core`, not at `import mlxir`: loaded
+    before torch, OpenBLAS would interpose torch's MKL functions, and complex results
+    come back in another calling convention (torch.dot of complex tensors gave 0)."""
+    code = """
+    import mlxir, sys, torch
+    assert "mlx.core" not in sys.modules
+    a = torch.tensor([1 + 2j, 3 + 4j])
+    b = torch.tensor([1 - 1j, 2 + 0j])
+    assert torch.dot(a, b).item() == 9 + 9j and torch.vdot(a, b).item() == 5 - 11j
+    import mlx.core
+    assert torch.dot(a, b).item() == 9 + 9j
+    """
+    result, stderr = report(code)
+    fast = expected_fast(result)
+    if fast is not None:
+        assert result["source"] == "auto" and same_file(result["in_use"], fast), result
+    assert not warning_lines(stderr), stderr
