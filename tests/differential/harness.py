@@ -30,6 +30,7 @@ TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     # erfinv, lgamma, digamma and its fused norms on float64 at about float32 accuracy
     # (mx.exp: 1.2e-7 relative error; the OpInfo sweep's largest, digamma: 6e-5).
     torch.float64: (1e-4, 1e-5),
+    torch.complex64: (1e-4, 1e-5),  # float32 parts
 }
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)
@@ -89,8 +90,8 @@ def _compare(expected: Any, got: Any, dtype: torch.dtype, where: str) -> None:
     assert isinstance(got, torch.Tensor), f"{where}: got {type(got).__name__}"
     assert got.shape == expected.shape, f"{where}: shape {tuple(got.shape)} != {tuple(expected.shape)}"
     assert got.dtype == expected.dtype, f"{where}: dtype {got.dtype} != {expected.dtype}"
-    if expected.dtype.is_complex:  # complex64: float32 parts
-        rtol, atol = TOLERANCES[torch.float32]
+    if expected.dtype.is_complex:
+        rtol, atol = TOLERANCES[expected.dtype]
         torch.testing.assert_close(got, expected, rtol=rtol, atol=atol, equal_nan=True, msg=lambda m: f"{where}: {m}")
     elif expected.dtype.is_floating_point:
         rtol, atol = TOLERANCES.get(expected.dtype, TOLERANCES[torch.float32])

@@ -42,7 +42,7 @@ from torch.utils import _pytree as pytree
 
 from differential.harness import TOLERANCES
 
-DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
+DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.complex64)
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 SAMPLES_PER_OP = 2
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 OUTCOMES = Path(__file__).resolve().parent / "outcomes.json"
 TABLE = Path(__file__).resolve().parents[2] / "docs" / "opinfo.md"
-DTYPE_NAMES = ("float32", "float16", "bfloat16", "float64")
+DTYPE_NAMES = ("float32", "float16", "bfloat16", "float64", "complex64")
 KINDS = ("pass", "refused", "mismatch", "crash", "unexportable")
 
 Found = dict[str, list[str]]
