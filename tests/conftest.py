@@ -1,10 +1,10 @@
 """Makes `tests/` importable so suites share helpers (`differential.harness`), and sets
 up each test process before any test module imports MLX:
 
-- `import mlxir` first, so MLX binds the system BLAS where there is one
-  (`mlxir.blas`), as it does for users who import mlxir before `mlx.core`; then torch,
-  before any test module imports MLX, so that the system BLAS, loaded at MLX's import,
-  does not replace torch's own (torch's complex dot, the reference, would be wrong:
+- torch and mlxir before any test module imports MLX: mlxir so that MLX binds the
+  system BLAS where there is one (`mlxir.blas`), as it does for users who import mlxir
+  before `mlx.core`, and torch so that that BLAS, loaded at MLX's import, does not
+  replace torch's own (torch's complex dot, the reference, would be wrong:
   docs/blas.md);
 - one BLAS thread per process: `pytest -n 2` already runs a process per core;
 - a private temporary folder per xdist worker for the C++ kernels MLX's CPU backend
@@ -31,5 +31,6 @@ os.environ["MLXIR_CACHE_DIR"] = tempfile.mkdtemp(prefix="mlxir-cache-")
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import mlxir  # noqa: E402,F401  (before mlx.core: see above)
 import torch  # noqa: E402,F401  (before mlx.core: see above)
+
+import mlxir  # noqa: E402,F401  (before mlx.core: see above)
