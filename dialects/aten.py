@@ -71,6 +71,7 @@ from mlxir.dialects.common import (
     verify_diagonal,
     verify_dtype,
     verify_element_count,
+    verify_lu,
     verify_matrices,
     verify_min_rank,
     verify_nonzero,
@@ -1816,10 +1817,7 @@ class LinalgLuFactorExOp(MlxirOp):
     assembly_format = "$input attr-dict `:` type($input) `->` type($lu) `,` type($pivots) `,` type($info)"
 
     def verify_(self) -> None:
-        batch, _, _, k = verify_matrices(self.input)
-        verify_same_shape(self.input, self.lu, "LU")
-        verify_same_dtype([self.input, self.lu], "input and LU")
-        verify_shape_matches([*batch, k], self.pivots, "pivots")
+        batch = verify_lu(self.input, self.lu, self.pivots)
         verify_shape_matches(batch, self.info, "info")
         for what, value in (("pivots", self.pivots), ("info", self.info)):
             if dtype_of(value) != i32:
@@ -2812,12 +2810,9 @@ class FftC2rOp(FftOp):
         return result_size
 
 
-@irdl_op_definition
-class ViewAsRealOp(MlxirOp):
-    """`torch.view_as_real`: complex64 `[...]` as its float32 (real, imaginary) pairs,
-    `[..., 2]`."""
+class ComplexViewOp(MlxirOp):
+    """A view between complex64 values and their float32 (real, imaginary) pairs."""
 
-    name = "aten.view_as_real"
     input = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -2825,6 +2820,14 @@ class ViewAsRealOp(MlxirOp):
 
     def __init__(self, input: SSAValue, result_type: Attribute):
         super().__init__(operands=[input], result_types=[result_type])
+
+
+@irdl_op_definition
+class ViewAsRealOp(ComplexViewOp):
+    """`torch.view_as_real`: complex64 `[...]` as its float32 (real, imaginary) pairs,
+    `[..., 2]`."""
+
+    name = "aten.view_as_real"
 
     def verify_(self) -> None:
         verify_dtype(self.input, "complex", "input")
@@ -2833,17 +2836,10 @@ class ViewAsRealOp(MlxirOp):
 
 
 @irdl_op_definition
-class ViewAsComplexOp(MlxirOp):
+class ViewAsComplexOp(ComplexViewOp):
     """`torch.view_as_complex`: float32 pairs `[..., 2]` as complex64 `[...]`."""
 
     name = "aten.view_as_complex"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
-
-    def __init__(self, input: SSAValue, result_type: Attribute):
-        super().__init__(operands=[input], result_types=[result_type])
 
     def verify_(self) -> None:
         verify_dtype(self.input, "float", "input")

@@ -226,6 +226,16 @@ def verify_qr(matrices: SSAValue, q: SSAValue, r: SSAValue, complete: bool = Fal
     verify_same_dtype([matrices, q, r], "input, Q and R")
 
 
+def verify_lu(matrices: SSAValue, lu: SSAValue, pivots: SSAValue) -> list[int]:
+    """The LU factors of matrices `[..., m, n]` packed in one matrix of their shape and
+    type, and pivots `[..., k]`, k = min(m, n); the batch dims."""
+    batch, _, _, k = verify_matrices(matrices)
+    verify_same_shape(matrices, lu, "LU")
+    verify_same_dtype([matrices, lu], "input and LU")
+    verify_shape_matches([*batch, k], pivots, "pivots")
+    return batch
+
+
 def verify_singular_values(matrices: SSAValue, values: SSAValue, what: str = "singular values") -> None:
     """`values` `[..., k]`, k = min(m, n), of matrices `[..., m, n]`, in their type (for
     square matrices, as eigenvalues are, k = n)."""

@@ -84,6 +84,7 @@ from mlxir.dialects.common import (
     verify_diagonal,
     verify_dtype,
     verify_element_count,
+    verify_lu,
     verify_matrices,
     verify_nonzero,
     verify_per_matrix,
@@ -1950,10 +1951,7 @@ class LinalgLuFactorOp(MlxirOp):
     assembly_format = "$input attr-dict `:` type($input) `->` type($lu) `,` type($pivots)"
 
     def verify_(self) -> None:
-        batch, _, _, k = verify_matrices(self.input)
-        verify_same_shape(self.input, self.lu, "lu")
-        verify_same_dtype([self.input, self.lu], "input and lu")
-        verify_shape_matches([*batch, k], self.pivots, "pivots")
+        verify_lu(self.input, self.lu, self.pivots)
         verify_dtype(self.pivots, "integer (not bool)", "pivots")
 
 

@@ -49,7 +49,7 @@ def _fft(op_cls: type[aten.FftOp], flag: str | None) -> Handler:
     return handle
 
 
-def _view(op_cls: type[aten.ViewAsRealOp | aten.ViewAsComplexOp]) -> Handler:
+def _view(op_cls: type[aten.ComplexViewOp]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls(state.value(arguments_of(node)["self"]), _type_of_node(node))
 
