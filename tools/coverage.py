@@ -55,6 +55,9 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.empty": "aten.zeros",
         "aten.instance_norm": "aten.group_norm",  # batch_norm with running stats
         "aten._native_batch_norm_legit": "aten.batch_norm",
+        # training mode: batch norm by the batch's statistics, with var and arithmetic
+        "aten._native_batch_norm_legit_functional": "aten.batch_norm",
+        "aten._batch_norm_with_update_functional": "aten.batch_norm",
         "aten.var_mean": "aten.var",  # with aten.mean
         "aten.std_mean": "aten.std",
         "aten.max": "aten.amax",  # with argmax for `.dim`, or maximum for `.other`
