@@ -25,7 +25,6 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
-    f32,
     i32,
     i64,
 )
@@ -71,6 +70,7 @@ from mlxir.dialects.common import (
     verify_diagonal,
     verify_dtype,
     verify_element_count,
+    verify_fourier_types,
     verify_lu,
     verify_matrices,
     verify_min_rank,
@@ -2734,10 +2734,7 @@ class FftOp(MlxirOp):
                 f"normalization must be 0, 1 or 2 (by 1, 1/sqrt(n), 1/n), got "
                 f"{self.normalization.value.data}"
             )
-        for value, kind, what in ((self.input, self.INPUT, "input"), (self.result, self.RESULT, "result")):
-            verify_dtype(value, kind, what)
-            if kind == "float" and dtype_of(value) != f32:
-                raise VerifyException(f"{what} must be f32, the parts of complex<f32>, got {dtype_of(value)}")
+        verify_fourier_types(self.input, self.INPUT, self.result, self.RESULT)
         expected = list(shape_of(self.input))
         if rank_of(self.result) != len(expected):
             raise VerifyException("result must have the input's rank")

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ComplexType,
     DenseArrayBase,
+    Float32Type,
     Float64Type,
     IndexType,
     IntegerType,
@@ -234,6 +235,15 @@ def verify_lu(matrices: SSAValue, lu: SSAValue, pivots: SSAValue) -> list[int]:
     verify_same_dtype([matrices, lu], "input and LU")
     verify_shape_matches([*batch, k], pivots, "pivots")
     return batch
+
+
+def verify_fourier_types(input: SSAValue, input_kind: str, result: SSAValue, result_kind: str) -> None:
+    """A Fourier transform's element types: each "complex" (complex<f32>) or "float",
+    which must be f32, the parts of complex<f32> (MLX transforms in float32)."""
+    for value, kind, what in ((input, input_kind, "input"), (result, result_kind, "result")):
+        verify_dtype(value, kind, what)
+        if kind == "float" and dtype_of(value) != Float32Type():
+            raise VerifyException(f"{what} must be f32, the parts of complex<f32>, got {dtype_of(value)}")
 
 
 def verify_singular_values(matrices: SSAValue, values: SSAValue, what: str = "singular values") -> None:

@@ -32,7 +32,6 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
     UnitAttr,
-    f32,
     i64,
 )
 from xdsl.dialects.utils import DynamicIndexList
@@ -84,6 +83,7 @@ from mlxir.dialects.common import (
     verify_diagonal,
     verify_dtype,
     verify_element_count,
+    verify_fourier_types,
     verify_lu,
     verify_matrices,
     verify_nonzero,
@@ -2462,10 +2462,7 @@ class FftnOp(MlxirOp):
             raise VerifyException("last_size is given exactly for a real inverse (irfftn)")
         input_kind = "float" if real and not inverse else "complex"
         result_kind = "float" if real and inverse else "complex"
-        for value, kind, what in ((self.input, input_kind, "input"), (self.result, result_kind, "result")):
-            verify_dtype(value, kind, what)
-            if kind == "float" and dtype_of(value) != f32:
-                raise VerifyException(f"{what} must be f32, the parts of complex<f32>, got {dtype_of(value)}")
+        verify_fourier_types(self.input, input_kind, self.result, result_kind)
         expected = list(shape_of(self.input))
         last = expected[axes[-1]]
         if real and not inverse and last != DYNAMIC:

@@ -451,33 +451,39 @@ class LowerCholeskyEx(AtenLowering):
                     properties={"upper": UnitAttr()} if op.upper is not None else {},
                 )
             )
-            diagonal_shape = [*shape_of(op.input)[:-1]]
-            diagonal = e.emit(
-                mlx.DiagonalOp.build(
-                    operands=[factor],
-                    result_types=[tensor_of(dtype_of(factor), diagonal_shape)],
-                    properties={
-                        "offset": IntegerAttr(0, 64),
-                        "axis1": IntegerAttr(rank - 2, 64),
-                        "axis2": IntegerAttr(rank - 1, 64),
-                    },
-                )
-            )
-            positive = e.binary("greater", diagonal, e.constant(0.0, dtype_of(diagonal)))
-            as_int = e.astype(positive, i32)
-            leading = e.emit(
-                mlx.CumprodOp.build(
-                    operands=[as_int], result_types=[as_int.type], properties={"axis": IntegerAttr(rank - 2, 64)}
-                )
-            )
-            info_type = tensor_of(i32, diagonal_shape[:-1])
-            stopped_at = e.binary("add", e.reduce("sum", leading, [rank - 2], False, i32), e.constant(1, i32))
-            all_positive = e.reduce("all", positive, [rank - 2], False, i1)
-            info = e.where(all_positive, e.constant(0, i32), stopped_at)
-            assert info.type == info_type
+            info = _lapack_info(e, factor, [*shape_of(op.input)[:-1]], rank, "greater")
+            assert info.type == op.info.type
             return [factor, info]
 
         self.replace(op, rewriter, build)
+
+
+def _lapack_info(e: Emitter, factor: SSAValue, diagonal_shape: list[int], rank: int, good: str) -> SSAValue:
+    """LAPACK's `info` from a factor's diagonal `[..., k]`, where the factorization stops
+    at (Cholesky) or reports (getrf) the first pivot that is not `good` against 0
+    (`greater`: positive; `not_equal`: nonzero): 0 where every pivot is good, else 1 +
+    the number of leading good ones."""
+    diagonal = e.emit(
+        mlx.DiagonalOp.build(
+            operands=[factor],
+            result_types=[tensor_of(dtype_of(factor), diagonal_shape)],
+            properties={
+                "offset": IntegerAttr(0, 64),
+                "axis1": IntegerAttr(rank - 2, 64),
+                "axis2": IntegerAttr(rank - 1, 64),
+            },
+        )
+    )
+    holds = e.binary(good, diagonal, e.constant(0.0, dtype_of(diagonal)))
+    as_int = e.astype(holds, i32)
+    leading = e.emit(
+        mlx.CumprodOp.build(
+            operands=[as_int], result_types=[as_int.type], properties={"axis": IntegerAttr(rank - 2, 64)}
+        )
+    )
+    stopped_at = e.binary("add", e.reduce("sum", leading, [rank - 2], False, i32), e.constant(1, i32))
+    all_hold = e.reduce("all", holds, [rank - 2], False, i1)
+    return e.where(all_hold, e.constant(0, i32), stopped_at)
 
 
 class LowerLuFactorEx(AtenLowering):
@@ -499,27 +505,7 @@ class LowerLuFactorEx(AtenLowering):
                 mlx.LinalgLuFactorOp.build(operands=[op.input], result_types=[op.lu.type, op.pivots.type])
             )
             one_based = e.binary("add", pivots, e.constant(1, i32))
-            diagonal = e.emit(
-                mlx.DiagonalOp.build(
-                    operands=[lu],
-                    result_types=[tensor_of(dtype_of(lu), shape_of(op.pivots))],
-                    properties={
-                        "offset": IntegerAttr(0, 64),
-                        "axis1": IntegerAttr(rank - 2, 64),
-                        "axis2": IntegerAttr(rank - 1, 64),
-                    },
-                )
-            )
-            nonzero = e.binary("not_equal", diagonal, e.constant(0.0, dtype_of(diagonal)))
-            as_int = e.astype(nonzero, i32)
-            leading = e.emit(
-                mlx.CumprodOp.build(
-                    operands=[as_int], result_types=[as_int.type], properties={"axis": IntegerAttr(rank - 2, 64)}
-                )
-            )
-            stopped_at = e.binary("add", e.reduce("sum", leading, [rank - 2], False, i32), e.constant(1, i32))
-            all_nonzero = e.reduce("all", nonzero, [rank - 2], False, i1)
-            info = e.where(all_nonzero, e.constant(0, i32), stopped_at)
+            info = _lapack_info(e, lu, list(shape_of(op.pivots)), rank, "not_equal")
             assert info.type == op.info.type
             return [lu, one_based, info]
 
