@@ -48,6 +48,7 @@ import mlx.core as mx
 
 from mlxir.runtime.dtypes import mx_dtype
 from mlxir.runtime.program import InputError, Program
+from mlxir.runtime.streams import fewer_cpu_streams
 
 __all__ = ["FORMAT", "ExportError", "declared_signature", "export_mlxfn", "parse_signature"]
 
@@ -131,7 +132,8 @@ def export_mlxfn(
             writer = mx.exporter(temporary, run, metadata=json.dumps(metadata))
         except Exception as error:  # MLX reports a file it cannot open as RuntimeError
             raise ExportError(f"cannot write '{target}': {error}") from error
-        with program._lock:  # _interpret keeps the call's state on the program
+        # One CPU stream: the file's graph should not depend on this machine's cores.
+        with program._lock, fewer_cpu_streams(1):  # _interpret keeps the call's state on the program
             with writer as exporter:
                 for number, arrays in enumerate(traces, 1):
                     integers.clear()

@@ -175,6 +175,11 @@ def test_info_names_the_blas() -> None:
     assert same_file(in_use.removesuffix(" (bundled with MLX)"), result["in_use"]), in_use
     assert in_use.endswith("(bundled with MLX)") == result["bundled"]
     assert lines["BLAS choice"].startswith(result["source"] + ": ")
+    usable = len(os.sched_getaffinity(0))
+    assert lines["CPU streams for MLX's one-thread kernels"] == str(min(8, usable))
+    done = python("from mlxir.tools.mlxir_cli import main; main()", "info", MLXIR_CPU_STREAMS="3")
+    lines = dict(line.split(": ", 1) for line in done.stdout.splitlines())
+    assert lines["MLXIR_CPU_STREAMS"] == "3" and lines["CPU streams for MLX's one-thread kernels"] == "3"
 
 
 def test_torch_imported_after_mlxir_keeps_its_own_blas() -> None:

@@ -1104,6 +1104,81 @@ def test_cpu_dequantized_product_in_blocks_is_mlx_dequantize_bitwise(
             check_relative_to_max(product.astype(mx.float32), dtypes.to_numpy(reference), 2**-20)
 
 
+@pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize(("mode", "bits"), [("affine", 2), ("affine", 4), ("affine", 8), ("mxfp4", 4)])
+def test_quantized_matmul_over_cpu_streams_is_one_product_bitwise(
+    mode: str, bits: int, ty: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Few rows of `x` by a transposed weight of 1024 x 512 on 3 CPU streams
+    (`MLXIR_CPU_STREAMS=3`, whatever this machine's cores): three products of blocks of
+    the weight's rows (341, 341 and 342 rows), each on its own
+    stream, whose concatenation has the bits of one `mx.quantized_matmul`. A
+    non-transposed weight (its rows would split the sums) stays one product."""
+    group_size = 32 if mode == "mxfp4" else 64
+    dtype = MX_OF[ty]
+    mx.random.seed(5)
+    dense = mx.random.normal((1024, 512)).astype(dtype)
+    w, scales, *rest = mx.quantize(dense, group_size=group_size, bits=bits, mode=mode)
+    biases = rest[0] if rest else None
+    operands = [w, scales] if biases is None else [w, scales, biases]
+    props = {"group_size": group_size, "bits": bits, "mode": mode, "transpose": True}
+    calls: list[Any] = []
+    original = mx.quantized_matmul
+
+    def recording(*args: Any, **kwargs: Any) -> mx.array:
+        calls.append(kwargs.get("stream"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(mx, "quantized_matmul", recording)
+    for rows in ((1, 512), (3, 512), (2, 3, 512)):
+        x = mx.random.normal(rows).astype(dtype)
+        reference = original(x, *operands, transpose=True, group_size=group_size, bits=bits, mode=mode)
+        calls.clear()
+        monkeypatch.setenv("MLXIR_CPU_STREAMS", "3")
+        (spread,) = KERNELS["mlx.quantized_matmul"](props, [dtype])([x, *operands])
+        assert len(calls) == 3 and len({str(stream) for stream in calls}) == 3, calls
+        assert spread.shape == reference.shape and mx.array_equal(spread, reference).item()
+        calls.clear()
+        monkeypatch.setenv("MLXIR_CPU_STREAMS", "1")
+        (single,) = KERNELS["mlx.quantized_matmul"](props, [dtype])([x, *operands])
+        assert len(calls) == 1 and mx.array_equal(single, reference).item()
+    if mode == "affine":
+        monkeypatch.setenv("MLXIR_CPU_STREAMS", "3")
+        wn, sn, bn = mx.quantize(dense.T, group_size=group_size, bits=bits)
+        x = mx.random.normal((1, 512)).astype(dtype)
+        calls.clear()
+        (plain,) = KERNELS["mlx.quantized_matmul"]({**props, "transpose": False}, [dtype])([x, wn, sn, bn])
+        assert len(calls) == 1
+        reference = original(x, wn, sn, bn, transpose=False, group_size=group_size, bits=bits)
+        assert mx.array_equal(plain, reference).item()
+
+
+def test_cpu_streams_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`MLXIR_CPU_STREAMS` sets the count (1, or a malformed value, turns spreading
+    off), `fewer_cpu_streams` lowers it in a block, and the default CPU stream comes
+    first; small weights stay whole (`CPU_STREAM_MIN_ELEMENTS` per block)."""
+    from mlxir.runtime import streams
+
+    monkeypatch.setenv("MLXIR_CPU_STREAMS", "4")
+    four = streams.cpu_streams()
+    assert len(four) == 4 and four[0] == mx.default_stream(mx.cpu) and len(set(map(str, four))) == 4
+    with streams.fewer_cpu_streams(2):
+        assert streams.cpu_streams() == four[:2]
+        with streams.fewer_cpu_streams(1):
+            assert streams.cpu_streams() == ()
+    assert streams.cpu_streams() == four
+    for text in ("1", "0", "-2", "two", ""):
+        monkeypatch.setenv("MLXIR_CPU_STREAMS", text)
+        assert streams.cpu_streams() == ()
+    monkeypatch.delenv("MLXIR_CPU_STREAMS")
+    assert 1 <= streams.configured_count() <= streams.MAX_CPU_STREAMS
+    least = kernels.CPU_STREAM_MIN_ELEMENTS
+    assert kernels._row_blocks(100, 2 * least - 1, 4) == [slice(0, 100)]
+    assert kernels._row_blocks(100, 2 * least, 4) == [slice(0, 50), slice(50, 100)]
+    assert kernels._row_blocks(3, 100 * least, 8) == [slice(0, 1), slice(1, 2), slice(2, 3)]
+    assert kernels._row_blocks(0, 0, 8) == [slice(0, 0)]
+
+
 @pytest.mark.parametrize("ty", ["f32", "bf16"])
 @pytest.mark.parametrize(("mode", "bits"), [("mxfp4", 4), ("mxfp8", 8)])
 def test_quantized_matmul_microscaling(mode: str, bits: int, ty: str) -> None:

@@ -664,6 +664,10 @@ def info(args: argparse.Namespace) -> int:
         print(f"other BLAS found: {', '.join(others)}")
     for name, value in blas.thread_settings().items():
         print(f"{name}: {value}")
+    from mlxir.runtime import streams
+
+    print(f"MLXIR_CPU_STREAMS: {os.environ.get('MLXIR_CPU_STREAMS', 'unset')}")
+    print(f"CPU streams for MLX's one-thread kernels: {len(streams.cpu_streams()) or 1}")
     # The installed version, read without importing torch (seconds, and not needed here).
     torch = version("torch") if util.find_spec("torch") is not None else "not installed"
     print(f"torch: {torch}")
