@@ -290,6 +290,45 @@ def verify_nonzero(input: SSAValue, result: SSAValue) -> None:
         raise VerifyException(f"result must have i64 element type, got {dtype_of(result)}")
 
 
+def verify_unique(
+    input: SSAValue, output: SSAValue, inverse: SSAValue, counts: SSAValue, has_inverse: bool, has_counts: bool
+) -> None:
+    """`unique`'s results: `output` a rank-1 tensor of the input's element type;
+    `inverse` i64 of the input's shape and `counts` i64 of `output`'s length, each
+    `[0]` when not asked for (as ATen returns them)."""
+    if rank_of(output) != 1 or dtype_of(output) != dtype_of(input):
+        raise VerifyException(
+            f"output must be rank 1 of the input's element type {dtype_of(input)}, got "
+            f"{format_dims(shape_of(output))} of {dtype_of(output)}"
+        )
+    verify_shape_matches(shape_of(input) if has_inverse else [0], inverse, "inverse")
+    verify_shape_matches([shape_of(output)[0]] if has_counts else [0], counts, "counts")
+    for value, what in ((inverse, "inverse"), (counts, "counts")):
+        if dtype_of(value) != i64:
+            raise VerifyException(f"{what} must have i64 element type, got {dtype_of(value)}")
+
+
+def verify_repeat_interleave(repeats: SSAValue, result: SSAValue) -> None:
+    """`repeat_interleave(repeats)`: rank-1 integer `repeats`, a rank-1 result of its
+    element type (its length, the sum of `repeats`, depends on values)."""
+    if rank_of(repeats) != 1:
+        raise VerifyException(f"repeats must be rank 1, got rank {rank_of(repeats)}")
+    verify_dtype(repeats, "integer (not bool)", "repeats")
+    if rank_of(result) != 1 or dtype_of(result) != dtype_of(repeats):
+        raise VerifyException(
+            f"result must be rank 1 of the repeats' element type {dtype_of(repeats)}, got "
+            f"{format_dims(shape_of(result))} of {dtype_of(result)}"
+        )
+
+
+def verify_item(input: SSAValue) -> None:
+    """`item`: one element (every static dim 1) of an integer or bool tensor, read as an
+    `index` (a float's `.item()` stays a 0-d tensor and needs no op)."""
+    verify_dtype(input, "integer or bool", "input")
+    if any(d not in (1, DYNAMIC) for d in shape_of(input)):
+        raise VerifyException(f"input must hold one element, got shape {format_dims(shape_of(input))}")
+
+
 def verify_broadcast_result(
     operand_shapes: Sequence[Sequence[int]], result: SSAValue
 ) -> None:

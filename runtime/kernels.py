@@ -1016,9 +1016,15 @@ def _sort_of(fn: Callable[..., mx.array]) -> KernelFactory:
 KERNELS.update({"mlx.sort": _sort_of(mx.sort), "mlx.argsort": _sort_of(mx.argsort)})
 
 
-SYNC_OPS = frozenset({"mlx.nonzero"})
-"""Ops whose result's shape depends on values: a run evaluates what comes before them
-there, and a trace (`mx.compile`, MLX's exporter) cannot hold them."""
+SYNC_OPS: dict[str, str] = {
+    "mlx.nonzero": "shape",
+    "mlx.unique": "shape",
+    "mlx.repeat_interleave": "shape",
+    "mlx.item": "host integer",
+}
+"""Ops whose result (its shape, or an integer read on the host) depends on values: a
+run evaluates what comes before them there, and a trace (`mx.compile`, MLX's exporter)
+cannot hold them."""
 
 
 @_kernel("mlx.nonzero")
@@ -1031,9 +1037,7 @@ def _nonzero(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         x = operands[0]
         flat = (x != 0).reshape(-1)
         count = int(mx.sum(flat).item())  # pyright: ignore[reportArgumentType] (an integer sum)
-        slots = mx.where(flat, mx.cumsum(flat.astype(mx.int64)) - 1, count)
-        positions = mx.zeros((count + 1,), dtype=mx.int64).at[slots].add(mx.arange(flat.size, dtype=mx.int64))
-        positions = positions[:count]
+        positions = _first_slots(flat, count)
         coordinates, stride = [], 1
         for size in reversed(x.shape):
             coordinates.append((positions // stride) % size)
@@ -1043,6 +1047,76 @@ def _nonzero(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         return (mx.stack(coordinates[::-1], axis=1),)
 
     return run
+
+
+def _first_slots(marks: mx.array, count: int) -> mx.array:
+    """The flat positions of the true entries of the rank-1 `marks`, `count` of them:
+    each placed at its running count, the others at a discarded last slot."""
+    running = mx.cumsum(marks.astype(mx.int64)) - 1
+    slots = mx.where(marks, running, count)
+    positions = mx.zeros((count + 1,), dtype=mx.int64).at[slots].add(mx.arange(marks.size, dtype=mx.int64))
+    return positions[:count]
+
+
+@_kernel("mlx.unique")
+def _unique(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """Sorted (stably; MLX sorts NaN last), or left in input order with `consecutive`;
+    a value starts a group where it differs from its predecessor (`!=`, so each NaN is
+    its own group). Counting the groups evaluates the input: the sync point. Each
+    element's group is its running count of starts; `inverse` puts each sorted
+    element's group back at its input position, `counts` adds one per element."""
+    consecutive = _flag(props, "consecutive")
+    want_inverse, want_counts = _flag(props, "return_inverse"), _flag(props, "return_counts")
+    nothing = mx.zeros((0,), dtype=mx.int64)
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        x = operands[0]
+        flat = x.reshape(-1)
+        if flat.size == 0:
+            return (flat, mx.zeros(x.shape, mx.int64) if want_inverse else nothing, nothing)
+        order = None if consecutive else mx.argsort(flat.astype(mx.uint8) if flat.dtype == mx.bool_ else flat)
+        ordered = flat if order is None else flat[order]
+        starts = mx.concatenate([mx.array([True]), ordered[1:] != ordered[:-1]])
+        group = mx.cumsum(starts.astype(mx.int64)) - 1
+        count = int(group[-1].item()) + 1
+        output = ordered[_first_slots(starts, count)]
+        inverse = nothing
+        if want_inverse:
+            inverse = group if order is None else mx.zeros_like(group).at[order].add(group)
+            inverse = inverse.reshape(x.shape)
+        counts = mx.zeros((count,), dtype=mx.int64).at[group].add(1) if want_counts else nothing
+        return (output, inverse, counts)
+
+    return run
+
+
+@_kernel("mlx.repeat_interleave")
+def _repeat_interleave(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """Summing `repeats` (and checking that none is negative, as ATen does) evaluates
+    it: the sync point. Position `j` of the result is the number of runs that end at
+    or before `j`: a mark is added where each run ends, and the marks are summed."""
+    dtype = result_dtypes[0]
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        repeats = operands[0].astype(mx.int64)
+        if repeats.size == 0:
+            return (mx.zeros((0,), dtype=dtype),)
+        total, least = mx.sum(repeats), mx.min(repeats)
+        mx.eval(total, least)
+        if int(least.item()) < 0:
+            raise ValueError(f"repeats must not be negative, got {int(least.item())}")
+        size = int(total.item())
+        ends = mx.minimum(mx.cumsum(repeats), size)
+        marks = mx.zeros((size + 1,), dtype=mx.int64).at[ends].add(1)
+        return (mx.cumsum(marks[:size]).astype(dtype),)
+
+    return run
+
+
+@_kernel("mlx.item")
+def _item(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """The one element as a Python int (a bool as 0 or 1): the sync point."""
+    return lambda operands: (int(operands[0].reshape(-1)[0].item()),)
 
 
 def _scan_of(fn: Callable[..., mx.array]) -> KernelFactory:

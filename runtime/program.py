@@ -563,8 +563,8 @@ class Program:
         sync = next((i for i in self.info.instructions if i.op in SYNC_OPS), None)
         if sync is not None:
             return (
-                f"instruction #{sync.index} ({sync.op}) gives a shape that depends on values, "
-                "which a trace cannot hold"
+                f"instruction #{sync.index} ({sync.op}) gives a {SYNC_OPS[sync.op]} that "
+                "depends on values, which a trace cannot hold"
             )
         return None
 

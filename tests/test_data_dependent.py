@@ -12,6 +12,7 @@ import torch
 from torch.export import Dim, export
 
 import mlxir
+from mlxir.conversions.torch_to_aten import UnsupportedOpsError
 from mlxir.runtime.mlxfn import ExportError, export_mlxfn
 from mlxir.tools.mlxir_cli import main_with
 
@@ -58,3 +59,39 @@ def test_a_sync_point_runs_interpreted_and_says_so(tmp_path: Path, capsys: pytes
     report = capsys.readouterr().out
     assert report.count("sync point: instruction #") == 3 and "mlx.nonzero" in report
     assert "runs interpreted:" in report
+
+
+class _Counts(torch.nn.Module):
+    def forward(self, x: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        values, counts = torch.unique(x, return_counts=True)
+        return values, counts, torch.repeat_interleave(counts), torch.arange(k.item())
+
+
+def test_unique_repeat_interleave_and_item_are_sync_points(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each is a sync point: the runs follow the values (against eager torch), the
+    program runs interpreted, and `mlxir inspect` names each with what it reads."""
+    ep = export(_Counts(), (torch.tensor([3, 1, 3, 2]), torch.tensor(4)), dynamic_shapes=({0: Dim("n", max=64)}, None))
+    program = mlxir.compile(ep)
+    for x, k in [([5, 5, 5], 0), ([2, 9, 2, 9, 9, 1, 4], 6)]:
+        got, want = program(torch.tensor(x), torch.tensor(k)), _Counts()(torch.tensor(x), torch.tensor(k))
+        for g, w in zip(got, want, strict=True):
+            assert torch.equal(g, w), (g, w)
+    with pytest.raises(ValueError, match=r"mlx\.unique\) gives a shape that depends on values"):
+        mlxir.compile(ep, compile=True)
+    path = tmp_path / "counts.mlxfb"
+    program.save(path)
+    capsys.readouterr()
+    assert main_with(["inspect", str(path)]) == 0
+    report = capsys.readouterr().out
+    assert report.count("sync point: instruction #") == 3
+    assert "mlx.unique" in report and "mlx.repeat_interleave" in report
+    assert "mlx.item" in report and "its host integer depends on values" in report
+
+
+def test_unique_along_a_dim_is_refused_with_its_reason() -> None:
+    class _Rows(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.unique(x, dim=0)
+
+    with pytest.raises(UnsupportedOpsError, match="unique along a dim"):
+        mlxir.compile(export(_Rows(), (torch.tensor([[1, 2], [1, 2]]),)))

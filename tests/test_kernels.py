@@ -597,6 +597,61 @@ def test_nonzero() -> None:
             check_exact(got, torch.nonzero(torch.from_numpy(np.asarray(value))).numpy(), np.int64)
 
 
+@pytest.mark.parametrize("ty", ["f32", "f16", "bf16", "i32", "i1"])
+def test_unique(ty: str) -> None:
+    """Sorted and consecutive unique with inverse and counts against torch.unique and
+    torch.unique_consecutive: ties, NaN (each its own value, sorted last), a 0-d input
+    and an empty one; without inverse/counts those results are `[0]`."""
+    text = ir("""func.func @forward(%x: tensor<?x4x$T>) -> (tensor<?x$T>, tensor<?x4xi64>, tensor<?xi64>, tensor<?x$T>, tensor<?x4xi64>, tensor<?xi64>, tensor<?x$T>, tensor<0xi64>, tensor<0xi64>) {
+      %v, %i, %c = mlx.unique %x return_inverse return_counts : tensor<?x4x$T> -> tensor<?x$T>, tensor<?x4xi64>, tensor<?xi64>
+      %w, %j, %d = mlx.unique %x consecutive return_inverse return_counts : tensor<?x4x$T> -> tensor<?x$T>, tensor<?x4xi64>, tensor<?xi64>
+      %u, %none, %nothing = mlx.unique %x : tensor<?x4x$T> -> tensor<?x$T>, tensor<0xi64>, tensor<0xi64>
+      func.return %v, %i, %c, %w, %j, %d, %u, %none, %nothing : tensor<?x$T>, tensor<?x4xi64>, tensor<?xi64>, tensor<?x$T>, tensor<?x4xi64>, tensor<?xi64>, tensor<?x$T>, tensor<0xi64>, tensor<0xi64>
+    }""", T=ty)
+    dtype = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "i32": torch.int32, "i1": torch.bool}[ty]
+    generator = torch.Generator().manual_seed(0)
+    cases = [torch.randint(-3, 4, (5, 4), generator=generator).to(dtype), torch.zeros((0, 4), dtype=dtype)]
+    if dtype.is_floating_point:
+        cases[0][1, 2] = cases[0][3, 0] = float("nan")
+        cases[0][4, 1] = float("inf")
+    for x in cases:
+        v, i, c, w, j, d, u, none, nothing = run_ir(text, mx.array(x.float().numpy()).astype(MX_OF.get(ty, mx.float32)) if dtype.is_floating_point else mx.array(x.numpy()))
+        for got, want in zip((v, i, c), torch.unique(x, return_inverse=True, return_counts=True)):
+            np.testing.assert_array_equal(np.asarray(got, np.float64), want.double().numpy())
+        for got, want in zip((w, j, d), torch.unique_consecutive(x, return_inverse=True, return_counts=True)):
+            np.testing.assert_array_equal(np.asarray(got, np.float64), want.double().numpy())
+        np.testing.assert_array_equal(np.asarray(u, np.float64), torch.unique(x).double().numpy())
+        assert none.shape == (0,) and nothing.shape == (0,)
+    (scalar, inverse, counts) = run_ir(ir("""func.func @forward(%x: tensor<f32>) -> (tensor<?xf32>, tensor<i64>, tensor<?xi64>) {
+      %v, %i, %c = mlx.unique %x return_inverse return_counts : tensor<f32> -> tensor<?xf32>, tensor<i64>, tensor<?xi64>
+      func.return %v, %i, %c : tensor<?xf32>, tensor<i64>, tensor<?xi64>
+    }"""), mx.array(2.5))
+    check_exact(scalar, np.array([2.5], np.float32))
+    check_exact(inverse, np.array(0, np.int64))
+    check_exact(counts, np.array([1], np.int64))
+
+
+def test_repeat_interleave_and_item() -> None:
+    """`repeat_interleave(repeats)` against torch (zero repeats, a single run, none at
+    all), in the repeats' dtype; a negative repeat fails naming the value. `item`
+    reads one element (an int, a bool as 0/1) as a Python int."""
+    text = """func.func @forward(%r: tensor<?xi32>) -> tensor<?xi32> {
+      %p = mlx.repeat_interleave %r : tensor<?xi32> -> tensor<?xi32>
+      func.return %p : tensor<?xi32>
+    }"""
+    for repeats in ([2, 0, 3, 1], [0, 0, 4], [5], [0], []):
+        (got,) = run_ir(text, mx.array(repeats, dtype=mx.int32))
+        check_exact(got, torch.repeat_interleave(torch.tensor(repeats, dtype=torch.int32)).numpy(), np.int32)
+    with pytest.raises(ValueError, match="repeats must not be negative, got -2"):
+        run_ir(text, mx.array([1, -2, 3], dtype=mx.int32))
+    item = """func.func @forward(%a: tensor<1x1xi64>, %b: tensor<i1>) -> (index, index) {
+      %x = mlx.item %a : tensor<1x1xi64>
+      %y = mlx.item %b : tensor<i1>
+      func.return %x, %y : index, index
+    }"""
+    assert run_ir(item, mx.array([[-7]]), mx.array(True)) == [-7, 1]
+
+
 def _scan_ref(x: np.ndarray, name: str, axis: int, reverse: bool, exclusive: bool) -> np.ndarray:
     fn = {"cumsum": np.cumsum, "cumprod": np.cumprod,
           "cummax": np.maximum.accumulate, "cummin": np.minimum.accumulate}[name]

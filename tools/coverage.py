@@ -50,6 +50,9 @@ def _aten_op_of(packet: str) -> str | None:
         "torchao.dequantize_affine": "aten.dequantize_affine",
         "aten.unbind": "aten.split_with_sizes",
         "aten.masked_select": "aten.index",  # indexed by aten.nonzero's columns
+        "aten._unique2": "aten.unique",
+        "aten.unique_consecutive": "aten.unique",
+        "aten._local_scalar_dense": "aten.item",  # a float's stays its 0-d tensor
         "aten.__lshift__": "aten.bitwise_left_shift",
         "aten.__rshift__": "aten.bitwise_right_shift",
         "aten.empty": "aten.zeros",

@@ -544,8 +544,8 @@ def _describe_program(title: str, program: Any, indent: str) -> None:
     for instruction in (i for i in info.instructions if i.op in SYNC_OPS):
         where = f" ({instruction.location})" if instruction.location else ""
         lines.append(
-            f"sync point: instruction #{instruction.index} {instruction.op}{where}: its shape "
-            "depends on values, so the run evaluates what comes before it"
+            f"sync point: instruction #{instruction.index} {instruction.op}{where}: its "
+            f"{SYNC_OPS[instruction.op]} depends on values, so the run evaluates what comes before it"
         )
     if program.native_unavailable is not None:
         lines.append(f"runs interpreted: {program.native_unavailable}")

@@ -149,6 +149,42 @@ class LowerNonzero(AtenLowering):
         self.replace(op, rewriter, lambda e: e.emit(mlx.NonzeroOp.build(operands=[op.input], result_types=[op.result.type])))
 
 
+class LowerUnique(AtenLowering):
+    OPS = (aten.UniqueOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.UniqueOp, rewriter: PatternRewriter) -> None:
+        unique = mlx.UniqueOp.build(
+            operands=[op.input],
+            result_types=[r.type for r in op.results],
+            properties={
+                name: value
+                for name, value in op.properties.items()
+                if name in ("consecutive", "return_inverse", "return_counts")
+            },
+        )
+        self.replace(op, rewriter, lambda e: e.emit_all(unique))
+
+
+class LowerRepeatInterleave(AtenLowering):
+    OPS = (aten.RepeatInterleaveOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.RepeatInterleaveOp, rewriter: PatternRewriter) -> None:
+        self.replace(
+            op, rewriter,
+            lambda e: e.emit(mlx.RepeatInterleaveOp.build(operands=[op.repeats], result_types=[op.result.type])),
+        )
+
+
+class LowerItem(AtenLowering):
+    OPS = (aten.ItemOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ItemOp, rewriter: PatternRewriter) -> None:
+        self.replace(op, rewriter, lambda e: e.emit(mlx.ItemOp(op.input)))
+
+
 class LowerEmbedding(AtenLowering):
     OPS = (aten.EmbeddingOp,)
 
@@ -405,6 +441,9 @@ PATTERNS: tuple[AtenLowering, ...] = (
     LowerIndexSelect(),
     LowerEmbedding(),
     LowerNonzero(),
+    LowerUnique(),
+    LowerRepeatInterleave(),
+    LowerItem(),
     LowerGather(),
     LowerScatter(),
     LowerScatterReduce(),

@@ -21,6 +21,8 @@ from mlxir.conversions.torch_to_aten.core import (
     element_type,
     i64_attr,
     props,
+    refuse,
+    result_types,
     static_dim,
     unit_attr,
 )
@@ -124,6 +126,53 @@ def _masked_select(state: ImportState, node: Node) -> Operation:
     )
 
 
+def _unique(state: ImportState, node: Node) -> list[SSAValue]:
+    """`_unique2(self, sorted, return_inverse, return_counts)` and
+    `unique_consecutive(self, return_inverse, return_counts, dim=None)`: one
+    `aten.unique`. `sorted=False` leaves the order to the implementation in ATen; mlxir
+    sorts (one valid order). Unique along a dim (`unique_dim`, `unique_consecutive`
+    with `dim`) is refused."""
+    args = arguments_of(node)
+    if args.get("dim") is not None:
+        raise refuse(node, "along a dim is not supported (mlxir's unique flattens its input)")
+    op = aten.UniqueOp.build(
+        operands=[state.value(args["self"])],
+        result_types=result_types(node),
+        properties=props(
+            consecutive=unit_attr("sorted" not in args),
+            return_inverse=unit_attr(args["return_inverse"]),
+            return_counts=unit_attr(args["return_counts"]),
+        ),
+    )
+    return state.inserted_results(op)
+
+
+def _repeat_interleave(state: ImportState, node: Node) -> Operation:
+    """`repeat_interleave.Tensor(repeats, *, output_size=None)`: the positions of
+    `repeats`, each repeated (the length is computed from `repeats`; an `output_size`
+    that disagrees fails the result's shape check at run time). The other overloads
+    are decomposed into this one and an `index_select` before import."""
+    args = arguments_of(node)
+    if "self" in args:
+        raise refuse(node, "is expected decomposed into repeat_interleave.Tensor and index_select")
+    return aten.RepeatInterleaveOp.build(operands=[state.value(args["repeats"])], result_types=[_type_of_node(node)])
+
+
+def _local_scalar_dense(state: ImportState, node: Node) -> SSAValue:
+    """`.item()` of a one-element tensor. An integer or bool one becomes an `index`
+    (`aten.item`, a sync point) that symbolic sizes and scalars can use; a float one
+    stays the 0-d tensor itself, as every ATen op that takes a float scalar also takes
+    a 0-d tensor (no sync point: nothing needs its value on the host)."""
+    source = arguments_of(node)["self"]
+    value = state.value(source)
+    fake = source.meta["val"]
+    if fake.dtype.is_floating_point:
+        if fake.dim() == 0:
+            return value
+        return state.insert(aten.ReshapeOp(value, [], TensorType(element_type(fake.dtype), []))).results[0]
+    return state.insert(aten.ItemOp(value)).results[0]
+
+
 def _index_put(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     positions, values = _index_tensors(state, args["indices"])
@@ -198,6 +247,10 @@ INDEXING_IMPORTERS: dict[str, Handler] = {
     "aten.index": _index,
     "aten.nonzero": _nonzero,
     "aten.masked_select": _masked_select,
+    "aten._unique2": _unique,
+    "aten.unique_consecutive": _unique,
+    "aten.repeat_interleave": _repeat_interleave,
+    "aten._local_scalar_dense": _local_scalar_dense,
     "aten.index_put": _index_put,
     "aten.index_select": _along_dim_with(aten.IndexSelectOp, "self", "index"),
     "aten.index_copy": _along_dim_with(aten.IndexCopyOp, "self", "index", "source"),

@@ -147,17 +147,10 @@ def _getitem(state: ImportState, node: Node) -> SSAValue:
 # The program
 # ---------------------------------------------------------------------------
 
-_DATA_DEPENDENT = (
-    "its output's shape depends on the values of its input, not only on its shape; an mlxir "
-    "program computes every shape from its inputs' shapes (MLX has no data-dependent shapes)"
-)
 UNSUPPORTED_BECAUSE: dict[str, str] = {
-    "aten._unique2": _DATA_DEPENDENT,
-    "aten.unique_dim": _DATA_DEPENDENT,
-    "aten.unique_consecutive": _DATA_DEPENDENT,
-    "aten._local_scalar_dense": (
-        "`.item()` (or int(t), float(t), bool(t)) reads a tensor's value while exporting: the "
-        "result depends on the data, which a compiled program cannot (keep it a tensor)"
+    "aten.unique_dim": (
+        "unique along a dim (torch.unique(x, dim=d)) is not supported: mlxir's unique "
+        "flattens its input (docs/semantics.md §8)"
     ),
 }
 """ATen packets mlxir cannot support, and why (the error says it)."""

@@ -35,6 +35,13 @@ def positive(*shape: int, dtype: torch.dtype = torch.float32, salt: str = "") ->
     return (torch.rand(*shape, generator=_gen(sum(shape), salt)) + 0.5).to(dtype)
 
 
+def _with_nan(x: torch.Tensor) -> torch.Tensor:
+    """`x` with its second element NaN (each NaN is a distinct value to unique)."""
+    x = x.clone()
+    x.view(-1)[1] = float("nan")
+    return x
+
+
 def unary(name: str, fn: Callable[[torch.Tensor], Any], make: Callable[..., torch.Tensor] = randn, dtypes=FLOATS) -> Case:
     return Case(
         name,
@@ -473,6 +480,11 @@ CASES: list[Case] = [
     Case("mask_index_and_nonzero", lambda m, x, k: (x[k > 0] * 2, torch.nonzero(x > 0), x[:, k[0] > 0], torch.argwhere(k[:, :2] < 0)), lambda n, dt: (randn(n, 5, dtype=dt), randn(n, 5, salt="nz")), {0: (0,), 1: (0,)}),
     Case("nonzero_static_padded_and_cut", lambda m, x: (torch.nonzero_static(x > 0, size=4), torch.nonzero_static(x > 0, size=40, fill_value=-7), torch.nonzero_static(x[0, 0] > 0, size=2)), lambda n, dt: (randn(n, 5, dtype=dt),), {0: (0,)}),
     Case("masked_select_broadcast", lambda m, x, k: (torch.masked_select(x, k > 0), torch.masked_select(x[0], k > 0.5), torch.masked_select(x[0, 0], k[0, 0] > 0)), lambda n, dt: (randn(n, 5, dtype=dt), randn(n, 5, salt="ms2")), {0: (0,), 1: (0,)}),
+    # unique / unique_consecutive (values with ties and a NaN), repeat_interleave by a
+    # tensor and .item(): lengths and integers read from the values (sync points)
+    Case("unique_inverse_counts", lambda m, x: (*torch.unique(x, return_inverse=True, return_counts=True), *torch.unique_consecutive(x, return_inverse=True, return_counts=True), torch.unique(x[0], sorted=True) * 2), lambda n, dt: (_with_nan((randn(n, 5, salt="un") * 2).round().to(dt)),), {0: (0,)}),
+    Case("repeat_interleave_by_tensor", lambda m, x, r: (x.repeat_interleave(r, dim=0), torch.repeat_interleave(r), x.repeat_interleave(r[1:2], dim=1)), lambda n, dt: (randn(n, 3, dtype=dt), randint(0, 4, n, salt="ri")), {0: (0,), 1: (0,)}),
+    Case("item_as_size_and_scale", lambda m, x, k: (torch.arange(k.item()) * x.sum().item(), x * x.amax().item(), x[: k.item()]), lambda n, dt: (randn(n, 4, dtype=dt), randint(0, 3, salt=f"it{n}").sum() + n - 2), {0: (0,)}),
     # as_strided within a contiguous input's own elements: a gather of the strided positions
     Case("as_strided_within_input", lambda m, x, s: (x.as_strided((2, 2), (1, 2)), x.as_strided((3,), (2,), 1), torch.as_strided_scatter(x, s, (2, 2), (1, 4))), lambda n, dt: (randn(3, 4, dtype=dt), randn(2, 2, dtype=dt, salt="as")), {}),
     Case("scatter_reduce_prod", lambda m, x, i, s: torch.scatter_reduce(x, 0, i, s, "prod", include_self=False), lambda n, dt: (int_tensor(4, n, dtype=dt) if not dt.is_floating_point else positive(4, n, dtype=dt), randint(0, 4, 6, n, salt="sp"), nonzero_int(6, n, dtype=dt, salt="s") if not dt.is_floating_point else positive(6, n, dtype=dt, salt="s")), {0: (1,), 1: (1,), 2: (1,)}, dtypes=(*FLOATS, *INTS)),

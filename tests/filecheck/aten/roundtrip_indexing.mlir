@@ -84,3 +84,25 @@ func.func @nonzero(%m: tensor<4x?xi1>, %s: tensor<f32>) -> (tensor<?x2xi64>, ten
   %scalar = aten.nonzero %s : tensor<f32> -> tensor<?x0xi64>
   func.return %found, %scalar : tensor<?x2xi64>, tensor<?x0xi64>
 }
+
+// unique (sorted, or of runs with consecutive), repeat_interleave and item: sync points
+// (a length, or an integer, read from the values).
+// CHECK-LABEL: func.func @data_dependent(%x: tensor<?x3xf16>, %r: tensor<?xi32>, %n: tensor<1xi64>) -> (tensor<?xf16>, tensor<?x3xi64>, tensor<?xi64>, tensor<?xf16>, tensor<?xi32>, index) {
+// CHECK-NEXT:    %values, %inverse, %counts = aten.unique %x return_inverse return_counts : tensor<?x3xf16> -> tensor<?xf16>, tensor<?x3xi64>, tensor<?xi64>
+// CHECK-NEXT:    %runs, %none, %nothing = aten.unique %x consecutive : tensor<?x3xf16> -> tensor<?xf16>, tensor<0xi64>, tensor<0xi64>
+// CHECK-NEXT:    %positions = aten.repeat_interleave %r : tensor<?xi32> -> tensor<?xi32>
+// CHECK-NEXT:    %k = aten.item %n : tensor<1xi64>
+// CHECK-NEXT:    func.return %values, %inverse, %counts, %runs, %positions, %k : tensor<?xf16>, tensor<?x3xi64>, tensor<?xi64>, tensor<?xf16>, tensor<?xi32>, index
+// CHECK-NEXT:  }
+// CANON-LABEL: func.func @data_dependent(
+// CANON-NEXT:    aten.unique %x return_inverse return_counts
+// CANON-NEXT:    aten.unique %x consecutive
+// CANON-NEXT:    aten.repeat_interleave %r
+// CANON-NEXT:    aten.item %n
+func.func @data_dependent(%x: tensor<?x3xf16>, %r: tensor<?xi32>, %n: tensor<1xi64>) -> (tensor<?xf16>, tensor<?x3xi64>, tensor<?xi64>, tensor<?xf16>, tensor<?xi32>, index) {
+  %values, %inverse, %counts = aten.unique %x return_inverse return_counts : tensor<?x3xf16> -> tensor<?xf16>, tensor<?x3xi64>, tensor<?xi64>
+  %runs, %none, %nothing = aten.unique %x consecutive : tensor<?x3xf16> -> tensor<?xf16>, tensor<0xi64>, tensor<0xi64>
+  %positions = aten.repeat_interleave %r : tensor<?xi32> -> tensor<?xi32>
+  %k = aten.item %n : tensor<1xi64>
+  func.return %values, %inverse, %counts, %runs, %positions, %k : tensor<?xf16>, tensor<?x3xi64>, tensor<?xi64>, tensor<?xf16>, tensor<?xi32>, index
+}

@@ -309,3 +309,59 @@ func.func @nonzero_dtype(%x: tensor<4x3xf32>) {
   %0 = mlx.nonzero %x : tensor<4x3xf32> -> tensor<?x2xi32>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.unique' op output must be rank 1 of the input's element type f32, got [?] of f16
+func.func @unique_output(%x: tensor<4x3xf32>) {
+  %0, %1, %2 = mlx.unique %x : tensor<4x3xf32> -> tensor<?xf16>, tensor<0xi64>, tensor<0xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.unique' op inverse shape [0] does not match the expected shape [4, 3]
+func.func @unique_inverse_shape(%x: tensor<4x3xf32>) {
+  %0, %1, %2 = mlx.unique %x return_inverse : tensor<4x3xf32> -> tensor<?xf32>, tensor<0xi64>, tensor<0xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.unique' op counts must have i64 element type, got i32
+func.func @unique_counts_dtype(%x: tensor<4x3xf32>) {
+  %0, %1, %2 = mlx.unique %x return_counts : tensor<4x3xf32> -> tensor<?xf32>, tensor<0xi64>, tensor<?xi32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.repeat_interleave' op repeats must be rank 1, got rank 2
+func.func @repeat_interleave_rank(%r: tensor<2x3xi64>) {
+  %0 = mlx.repeat_interleave %r : tensor<2x3xi64> -> tensor<?xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.repeat_interleave' op result must be rank 1 of the repeats' element type i64, got [?] of i32
+func.func @repeat_interleave_dtype(%r: tensor<3xi64>) {
+  %0 = mlx.repeat_interleave %r : tensor<3xi64> -> tensor<?xi32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.item' op input must hold one element, got shape [2]
+func.func @item_elements(%n: tensor<2xi64>) {
+  %0 = mlx.item %n : tensor<2xi64>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.item' op input must have integer or bool element type, got f32
+func.func @item_float(%n: tensor<f32>) {
+  %0 = mlx.item %n : tensor<f32>
+  func.return
+}
