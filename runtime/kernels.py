@@ -1049,6 +1049,11 @@ def _nonzero(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return run
 
 
+def _host_int(value: mx.array) -> int:
+    """A one-element integer or bool array's value, read on the host (evaluating it)."""
+    return int(cast(Any, value.item()))
+
+
 def _first_slots(marks: mx.array, count: int) -> mx.array:
     """The flat positions of the true entries of the rank-1 `marks`, `count` of them:
     each placed at its running count, the others at a discarded last slot."""
@@ -1078,7 +1083,7 @@ def _unique(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         ordered = flat if order is None else flat[order]
         starts = mx.concatenate([mx.array([True]), ordered[1:] != ordered[:-1]])
         group = mx.cumsum(starts.astype(mx.int64)) - 1
-        count = int(group[-1].item()) + 1
+        count = _host_int(group[-1]) + 1
         output = ordered[_first_slots(starts, count)]
         inverse = nothing
         if want_inverse:
@@ -1095,7 +1100,7 @@ def _repeat_interleave(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     """Summing `repeats` (and checking that none is negative, as ATen does) evaluates
     it: the sync point. Position `j` of the result is the number of runs that end at
     or before `j`: a mark is added where each run ends, and the marks are summed."""
-    dtype = result_dtypes[0]
+    dtype = result_dtypes[0] or mx.int64
 
     def run(operands: Sequence[Any]) -> Sequence[Any]:
         repeats = operands[0].astype(mx.int64)
@@ -1103,9 +1108,9 @@ def _repeat_interleave(props: Props, result_dtypes: ResultDtypes) -> Kernel:
             return (mx.zeros((0,), dtype=dtype),)
         total, least = mx.sum(repeats), mx.min(repeats)
         mx.eval(total, least)
-        if int(least.item()) < 0:
-            raise ValueError(f"repeats must not be negative, got {int(least.item())}")
-        size = int(total.item())
+        if _host_int(least) < 0:
+            raise ValueError(f"repeats must not be negative, got {_host_int(least)}")
+        size = _host_int(total)
         ends = mx.minimum(mx.cumsum(repeats), size)
         marks = mx.zeros((size + 1,), dtype=mx.int64).at[ends].add(1)
         return (mx.cumsum(marks[:size]).astype(dtype),)
@@ -1116,7 +1121,7 @@ def _repeat_interleave(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 @_kernel("mlx.item")
 def _item(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     """The one element as a Python int (a bool as 0 or 1): the sync point."""
-    return lambda operands: (int(operands[0].reshape(-1)[0].item()),)
+    return lambda operands: (_host_int(operands[0].reshape(-1)[0]),)
 
 
 def _scan_of(fn: Callable[..., mx.array]) -> KernelFactory:
