@@ -22,7 +22,9 @@ the rounds' medians. `--quantize BITS` adds each program with its weights quanti
 `--mlx-lm` adds mlx-lm on the same weights (`save_pretrained` to a temporary folder,
 `mlx_lm.utils.load_model`; with `--quantize`, also `mlx.nn.quantize`d, group 64),
 timed the same way in the same rounds: machines whose memory bandwidth drifts from
-minute to minute (shared hosts) then still give a fair ratio. One thread; the system OpenBLAS is preloaded as `llm.py` does
+minute to minute (shared hosts) then still give a fair ratio. One BLAS thread (mlxir's
+quantized decode products spread over the CPU streams, as `llm.py` says; set
+`MLXIR_CPU_STREAMS=1` to compare one stream with one); the system OpenBLAS is preloaded as `llm.py` does
 (the process re-executes itself to set `LD_PRELOAD`). A benchmark, not a test.
 """
 

@@ -16,7 +16,11 @@ The weights are written once with `save_pretrained` to a temporary folder; every
 loads that folder: transformers (`from_pretrained`), mlxir (export from the same model)
 and mlx-lm (`mlx_lm.utils.load_model`). Each system runs in its own process, one after
 the other, with one thread (`torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`,
-`OMP_NUM_THREADS=1`, `MKL_NUM_THREADS=1`). Both MLX processes (mlxir and mlx-lm) get
+`OMP_NUM_THREADS=1`, `MKL_NUM_THREADS=1`). MLX's own CPU kernels run on one thread per
+stream; mlxir spreads its quantized decode products over several CPU streams
+(`MLXIR_CPU_STREAMS`, by default one per usable CPU, `runtime/streams.py`) where
+mlx-lm calls the same kernel on one (the header says how many; set
+`MLXIR_CPU_STREAMS=1` for a one-stream run). Both MLX processes (mlxir and mlx-lm) get
 the same BLAS: the system OpenBLAS preloaded (`LD_PRELOAD`) when
 `libopenblas0-pthread` is installed, else the wheel's bundled BLAS; the table says
 which.
@@ -748,9 +752,12 @@ def main() -> None:
         reports.append(report)
     import torch
 
+    from mlxir.runtime.streams import configured_count
+
     print(
         f"\nmlxir LLM benchmark: torch {torch.__version__} (eager, CPU, 1 thread), "
-        f"MLX {_version('mlx')} CPU (1 thread), mlx-lm {_version('mlx-lm')}; MLX BLAS: {blas}; "
+        f"MLX {_version('mlx')} CPU (1 BLAS thread; mlxir's quantized decode products on "
+        f"{configured_count()} CPU streams), mlx-lm {_version('mlx-lm')}; MLX BLAS: {blas}; "
         f"one process per system (mlxir: a compile and a run process per pipeline: "
         f"{', '.join(f'{p} = ' + (PIPELINES[p] or 'lower-to-mlx') for p in pipelines)}); "
         f"prompt {PROMPT} tokens, greedy, {args.steps} decode steps; {args.runs} rounds, "
