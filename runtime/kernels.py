@@ -745,6 +745,9 @@ def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return run
 
 
+CPU_STREAM_OPS = frozenset({"mlx.quantized_matmul"})
+"""The ops whose kernels may spread their work over the CPU streams (`_row_blocks`)."""
+
 CPU_STREAM_MIN_ELEMENTS = 1 << 17
 """The fewest weight elements (unpacked) worth a CPU stream of their own: handing a
 block to another stream and waiting for it cost about 60 us here (2 cores, 4 bits,
@@ -1073,6 +1076,7 @@ def _unique(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     consecutive = _flag(props, "consecutive")
     want_inverse, want_counts = _flag(props, "return_inverse"), _flag(props, "return_counts")
     nothing = mx.zeros((0,), dtype=mx.int64)
+    mx.eval(nothing)  # in the loading thread (see `_constant`)
 
     def run(operands: Sequence[Any]) -> Sequence[Any]:
         x = operands[0]
@@ -1233,6 +1237,10 @@ def _triu(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 @_kernel("mlx.constant")
 def _constant(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     value = to_mx(props["value"], _result(result_dtypes))  # a NumPy array, or an mx.array from a program
+    if isinstance(value, mx.array):
+        # Computed now, in the loading thread: MLX cannot evaluate a graph built on
+        # another thread's stream ("There is no Stream(cpu, 0) in current thread").
+        mx.eval(value)
     result = (value,)
     return lambda operands: result
 

@@ -89,9 +89,10 @@ from mlxir.runtime.dtypes import (
     to_numpy,
     to_torch,
 )
-from mlxir.runtime.kernels import KERNELS, RANDOM_OPS, SYNC_OPS, Kernel
+from mlxir.runtime.kernels import CPU_STREAM_OPS, KERNELS, RANDOM_OPS, SYNC_OPS, Kernel
 from mlxir.runtime.payloads import bind_payloads
 from mlxir.runtime.signature import InputError, bind_inputs, build_outputs
+from mlxir.runtime.streams import thread_token
 
 __all__ = ["CompileMode", "InputError", "InputSpec", "Program", "load"]
 
@@ -304,6 +305,7 @@ class Program:
             raise ValueError(f"this program cannot run compiled: {self.native_unavailable}")
         self.compile: CompileMode = compile
         self._traces: OrderedDict[tuple[Any, ...], _Trace] = OrderedDict()
+        self._spreads_over_streams = any(i.op in CPU_STREAM_OPS for i in self.info.instructions)
         self._checked: set[tuple[Any, ...]] = set()
         """Signatures whose interpreted call passed every result check."""
         self._last_signature: tuple[Any, ...] | None = None
@@ -572,6 +574,8 @@ class Program:
         """These inputs' signature and its compiled trace (a new one when `compile`
         says so), or None to interpret."""
         key = tuple((v.shape, v.dtype) if isinstance(v, mx.array) else v for v in arrays)
+        if self._spreads_over_streams:  # a trace holds the calling thread's CPU streams
+            key = (*key, thread_token())
         if self.compile is False or self.native_unavailable is not None:
             return key, None
         trace = self._traces.get(key)

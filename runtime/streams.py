@@ -8,8 +8,13 @@ same product as two halves of the weight's rows, one on a second CPU stream, 8.1
 with bit-identical outputs (each output is the same dot product, computed by the same
 loop, whichever block of rows it falls in).
 
-`cpu_streams()` are the streams a kernel may spread such work over: the default CPU
-stream and `count - 1` more, created on first use. `count` is `MLXIR_CPU_STREAMS` when
+`cpu_streams()` are the streams a kernel may spread such work over: the calling
+thread's default CPU stream and `count - 1` more, created on its first use in that
+thread (MLX 0.32's streams belong to the thread that made them: another thread's are
+refused with "There is no Stream(cpu, 1) in current thread"), so each thread that runs
+such a kernel keeps `count - 1` streams of its own for its lifetime. A compiled trace
+that holds them runs only in its thread: `thread_token()` names the calling thread's
+set, for the program's trace cache. `count` is `MLXIR_CPU_STREAMS` when
 set (`1` turns the spreading off), else the CPUs this process may run on, at most
 `MAX_CPU_STREAMS`; `fewer_cpu_streams(n)` lowers it for a block of code in the current
 thread (a test's comparison, or an `.mlxfn` export, whose file should not depend on
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import os
 import threading
 from collections.abc import Iterator
@@ -29,8 +35,10 @@ import mlx.core as mx
 MAX_CPU_STREAMS = 8
 
 _limit: contextvars.ContextVar[int | None] = contextvars.ContextVar("mlxir_cpu_streams", default=None)
-_created: list[mx.Stream] = []
-_lock = threading.Lock()
+_thread = threading.local()
+"""`created`: the calling thread's extra streams; `token`: a number no other thread's
+set has had (a thread's ident may be reused after it ends, its streams are not)."""
+_tokens = itertools.count(1)
 
 
 def configured_count() -> int:
@@ -55,10 +63,19 @@ def cpu_streams() -> tuple[mx.Stream, ...]:
         count = min(count, limit)
     if count <= 1:
         return ()
-    with _lock:
-        while len(_created) < count - 1:
-            _created.append(mx.new_stream(mx.cpu))
-        return (mx.default_stream(mx.cpu), *_created[: count - 1])
+    created: list[mx.Stream] | None = getattr(_thread, "created", None)
+    if created is None:
+        created = _thread.created = []
+        _thread.token = next(_tokens)
+    while len(created) < count - 1:
+        created.append(mx.new_stream(mx.cpu))
+    return (mx.default_stream(mx.cpu), *created[: count - 1])
+
+
+def thread_token() -> int:
+    """0 when nothing is spread (`cpu_streams()` is empty), else a number naming the
+    calling thread's streams: a trace built with them must not run in another thread."""
+    return _thread.token if cpu_streams() else 0
 
 
 @contextlib.contextmanager

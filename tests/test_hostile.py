@@ -386,6 +386,47 @@ def test_threads_give_the_serial_results() -> None:
             assert torch.equal(results[t][c], serial[t][c]), (t, c)  # type: ignore[arg-type]
 
 
+def test_threads_and_cpu_streams_give_the_one_stream_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 4-bit program whose products are spread over 3 CPU streams (1024 x 512
+    weights, rows of 1 to 4: `runtime/streams.py`), called from 8 threads x 50 calls:
+    every call gives the bits of the same call on one stream."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(512, 1024), nn.GELU(), nn.Linear(1024, 512)).eval()
+    with torch.no_grad():
+        ep = export(model, (torch.randn(2, 512),), dynamic_shapes={"input": {0: Dim("b", max=16)}})
+    gen = torch.Generator().manual_seed(1)
+    inputs = [[torch.randn(1 + (t + c) % 4, 512, generator=gen) for c in range(CALLS)] for t in range(THREADS)]
+    monkeypatch.setenv("MLXIR_CPU_STREAMS", "1")
+    program = mlxir.compile(ep, quantize=mlxir.Quantize(bits=4, group_size=64), compile=False)
+    one_stream = [[program(x) for x in row] for row in inputs]
+    monkeypatch.setenv("MLXIR_CPU_STREAMS", "3")
+    program = mlxir.compile(ep, quantize=mlxir.Quantize(bits=4, group_size=64), compile=False)
+    results: list[list[torch.Tensor | None]] = [[None] * CALLS for _ in range(THREADS)]
+
+    def work(t: int) -> None:
+        for c, x in enumerate(inputs[t]):
+            results[t][c] = program(x)
+
+    assert _run_threads(work) == []
+    for t in range(THREADS):
+        for c in range(CALLS):
+            assert torch.equal(results[t][c], one_stream[t][c]), (t, c)  # type: ignore[arg-type]
+    # Compiled: a trace holds its thread's streams, so each thread traces its own.
+    program = mlxir.compile(ep, quantize=mlxir.Quantize(bits=4, group_size=64), compile=True)
+    same_shape = [row[0][:1].expand(2, 512).contiguous() for row in inputs]
+
+    def traced(t: int) -> None:
+        for c in range(3):
+            results[t][c] = program(same_shape[t])
+
+    assert _run_threads(traced) == []
+    assert program.traces == THREADS
+    monkeypatch.setenv("MLXIR_CPU_STREAMS", "1")
+    for t in range(THREADS):
+        reference = mlxir.compile(ep, quantize=mlxir.Quantize(bits=4, group_size=64), compile=False)(same_shape[t])
+        assert all(torch.equal(results[t][c], reference) for c in range(3)), t  # type: ignore[arg-type]
+
+
 def test_threads_never_lose_a_state_update() -> None:
     program = mlxir.compile(export(Accumulator(), (torch.zeros(4),)))
     # Integer-valued float32 steps: the sums are exact in any order.
