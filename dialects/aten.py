@@ -48,10 +48,13 @@ from xdsl.utils.exceptions import VerifyException
 from mlxir.dialects.common import (
     DYNAMIC,
     IntList,
+    ItemOpBase,
     MixedIntList,
     MlxirOp,
+    RepeatInterleaveOpBase,
     StringLiteral,
     TensorOrScalarConstr,
+    UniqueOpBase,
     broadcast_shapes,
     dims_compatible,
     dtype_of,
@@ -71,7 +74,6 @@ from mlxir.dialects.common import (
     verify_dtype,
     verify_element_count,
     verify_fourier_types,
-    verify_item,
     verify_lu,
     verify_matrices,
     verify_min_rank,
@@ -80,14 +82,12 @@ from mlxir.dialects.common import (
     verify_permutation,
     verify_qr,
     verify_reduced_shape,
-    verify_repeat_interleave,
     verify_same_dtype,
     verify_same_shape,
     verify_shape_matches,
     verify_singular_values,
     verify_size_list,
     verify_square_matrices,
-    verify_unique,
 )
 from mlxir.dialects.elementwise import BINARY, UNARY, DtypeRule, aten_rules
 
@@ -1392,7 +1392,7 @@ class NonzeroOp(MlxirOp):
 
 
 @irdl_op_definition
-class UniqueOp(MlxirOp):
+class UniqueOp(UniqueOpBase):
     """`aten._unique2` and `aten.unique_consecutive` without a dim: the distinct values
     of the flattened input, ascending, or with `consecutive` the first of each run of
     equal neighbours, in input order. `inverse` gives each input element's position in
@@ -1401,60 +1401,24 @@ class UniqueOp(MlxirOp):
     The length depends on the values: a sync point (docs/semantics.md §8)."""
 
     name = "aten.unique"
-    input = operand_def(TensorType)
-    consecutive = opt_prop_def(UnitAttr)
-    return_inverse = opt_prop_def(UnitAttr)
-    return_counts = opt_prop_def(UnitAttr)
-    output = result_def(TensorType)
-    inverse = result_def(TensorType)
-    counts = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = (
-        "$input (`consecutive` $consecutive^)? (`return_inverse` $return_inverse^)? "
-        "(`return_counts` $return_counts^)? attr-dict `:` type($input) `->` type($output) `,` "
-        "type($inverse) `,` type($counts)"
-    )
-
-    def verify_(self) -> None:
-        verify_unique(
-            self.input, self.output, self.inverse, self.counts,
-            self.return_inverse is not None, self.return_counts is not None,
-        )
 
 
 @irdl_op_definition
-class RepeatInterleaveOp(MlxirOp):
+class RepeatInterleaveOp(RepeatInterleaveOpBase):
     """`aten.repeat_interleave.Tensor(repeats)`: each position `i` of `repeats`,
     `repeats[i]` times (`x.repeat_interleave(r, dim)` is an `index_select` of these).
     The length, `sum(repeats)`, depends on the values: a sync point."""
 
     name = "aten.repeat_interleave"
-    repeats = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$repeats attr-dict `:` type($repeats) `->` type($result)"
-
-    def verify_(self) -> None:
-        verify_repeat_interleave(self.repeats, self.result)
 
 
 @irdl_op_definition
-class ItemOp(MlxirOp):
+class ItemOp(ItemOpBase):
     """`aten._local_scalar_dense` (`.item()`, `int(t)`) of an integer or bool tensor of
     one element: its value as an `index`, read on the host (a sync point). A float's
     `.item()` is imported as the 0-d tensor itself and needs no op."""
 
     name = "aten.item"
-    input = operand_def(TensorType)
-    result = result_def(IndexType)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input)"
-
-    def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[IndexType()])
-
-    def verify_(self) -> None:
-        verify_item(self.input)
 
 
 @irdl_op_definition

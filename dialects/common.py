@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.dialects.utils import DynamicIndexList
@@ -28,6 +29,10 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     base,
+    operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
 )
 from xdsl.irdl.declarative_assembly_format import (
     AttributeVariable,
@@ -39,6 +44,7 @@ from xdsl.irdl.declarative_assembly_format import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
@@ -327,6 +333,58 @@ def verify_item(input: SSAValue) -> None:
     verify_dtype(input, "integer or bool", "input")
     if any(d not in (1, DYNAMIC) for d in shape_of(input)):
         raise VerifyException(f"input must hold one element, got shape {format_dims(shape_of(input))}")
+
+
+class UniqueOpBase(MlxirOp):
+    """The operands, results, syntax and rules of `aten.unique` and `mlx.unique`."""
+
+    input = operand_def(TensorType)
+    consecutive = opt_prop_def(UnitAttr)
+    return_inverse = opt_prop_def(UnitAttr)
+    return_counts = opt_prop_def(UnitAttr)
+    output = result_def(TensorType)
+    inverse = result_def(TensorType)
+    counts = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input (`consecutive` $consecutive^)? (`return_inverse` $return_inverse^)? "
+        "(`return_counts` $return_counts^)? attr-dict `:` type($input) `->` type($output) `,` "
+        "type($inverse) `,` type($counts)"
+    )
+
+    def verify_(self) -> None:
+        verify_unique(
+            self.input, self.output, self.inverse, self.counts,
+            self.return_inverse is not None, self.return_counts is not None,
+        )
+
+
+class RepeatInterleaveOpBase(MlxirOp):
+    """The operand, result, syntax and rules of `aten.repeat_interleave` and
+    `mlx.repeat_interleave`."""
+
+    repeats = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$repeats attr-dict `:` type($repeats) `->` type($result)"
+
+    def verify_(self) -> None:
+        verify_repeat_interleave(self.repeats, self.result)
+
+
+class ItemOpBase(MlxirOp):
+    """The operand, result, syntax and rules of `aten.item` and `mlx.item`."""
+
+    input = operand_def(TensorType)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input)"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        verify_item(self.input)
 
 
 def verify_broadcast_result(

@@ -64,7 +64,10 @@ from xdsl.utils.exceptions import VerifyException
 from mlxir.dialects.common import (
     DYNAMIC,
     IntList,
+    ItemOpBase,
     MlxirOp,
+    RepeatInterleaveOpBase,
+    UniqueOpBase,
     broadcast_shapes,
     dims_compatible,
     dtype_of,
@@ -84,7 +87,6 @@ from mlxir.dialects.common import (
     verify_dtype,
     verify_element_count,
     verify_fourier_types,
-    verify_item,
     verify_lu,
     verify_matrices,
     verify_nonzero,
@@ -92,14 +94,12 @@ from mlxir.dialects.common import (
     verify_permutation,
     verify_qr,
     verify_reduced_shape,
-    verify_repeat_interleave,
     verify_same_dtype,
     verify_same_shape,
     verify_shape_matches,
     verify_singular_values,
     verify_size_list,
     verify_square_matrices,
-    verify_unique,
 )
 from mlxir.dialects.elementwise import (
     MLX_BINARY_OPS,
@@ -388,7 +388,7 @@ class NonzeroOp(MlxirOp):
 
 
 @irdl_op_definition
-class UniqueOp(MlxirOp):
+class UniqueOp(UniqueOpBase):
     """The distinct values of the flattened input, ascending (NaNs last, each distinct),
     or with `consecutive` the first of each run of equal neighbours in input order, with
     each element's position in `output` (`inverse`) and each value's count (`counts`),
@@ -396,59 +396,23 @@ class UniqueOp(MlxirOp):
     a value changes and counts the marks, which evaluates the input (a sync point)."""
 
     name = "mlx.unique"
-    input = operand_def(TensorType)
-    consecutive = opt_prop_def(UnitAttr)
-    return_inverse = opt_prop_def(UnitAttr)
-    return_counts = opt_prop_def(UnitAttr)
-    output = result_def(TensorType)
-    inverse = result_def(TensorType)
-    counts = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = (
-        "$input (`consecutive` $consecutive^)? (`return_inverse` $return_inverse^)? "
-        "(`return_counts` $return_counts^)? attr-dict `:` type($input) `->` type($output) `,` "
-        "type($inverse) `,` type($counts)"
-    )
-
-    def verify_(self) -> None:
-        verify_unique(
-            self.input, self.output, self.inverse, self.counts,
-            self.return_inverse is not None, self.return_counts is not None,
-        )
 
 
 @irdl_op_definition
-class RepeatInterleaveOp(MlxirOp):
+class RepeatInterleaveOp(RepeatInterleaveOpBase):
     """Each position `i` of `repeats`, `repeats[i]` times, in its dtype. MLX has no such
     primitive: the runtime sums `repeats` on the host (a sync point), then marks where
     each position's run ends and counts the marks."""
 
     name = "mlx.repeat_interleave"
-    repeats = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    assembly_format = "$repeats attr-dict `:` type($repeats) `->` type($result)"
-
-    def verify_(self) -> None:
-        verify_repeat_interleave(self.repeats, self.result)
 
 
 @irdl_op_definition
-class ItemOp(MlxirOp):
+class ItemOp(ItemOpBase):
     """The value of a one-element integer or bool tensor as an `index`, read on the
     host: a sync point (`mx.array.item`)."""
 
     name = "mlx.item"
-    input = operand_def(TensorType)
-    result = result_def(IndexType)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input)"
-
-    def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[IndexType()])
-
-    def verify_(self) -> None:
-        verify_item(self.input)
 
 
 @irdl_op_definition
