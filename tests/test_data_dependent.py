@@ -95,3 +95,17 @@ def test_unique_along_a_dim_is_refused_with_its_reason() -> None:
 
     with pytest.raises(UnsupportedOpsError, match="unique along a dim"):
         mlxir.compile(export(_Rows(), (torch.tensor([[1, 2], [1, 2]]),)))
+
+
+def test_a_storage_offset_is_read_only_by_assertions() -> None:
+    """`tensor_split` by a tensor slices at `.item()` positions, and torch.export asserts
+    each slice's storage offset is not negative: that use is dropped with the
+    assertion (see the `tensor_split_by_tensor` differential case); reading the offset
+    for a value is refused, as mlxir's values are not views of a storage."""
+
+    class _Offset(torch.nn.Module):
+        def forward(self, x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+            return torch.arange(x[k.item():].storage_offset())
+
+    with pytest.raises(Exception, match="sym_storage_offset.* is read beyond an assertion"):
+        mlxir.compile(export(_Offset(), (torch.randn(5, 3), torch.tensor(2))))

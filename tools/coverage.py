@@ -78,6 +78,7 @@ def _aten_op_of(packet: str) -> str | None:
         "aten._linalg_svd": "aten.linalg_svdvals",  # U, Vh refused (docs/semantics.md §5)
         "aten._linalg_eigh": "aten.linalg_eigvalsh",  # eigenvectors refused
         "aten.sym_numel": "aten.sym_size",  # with arith.muli
+        "aten.sym_storage_offset": None,  # 0, read only by dropped assertions
         **dict.fromkeys(("aten.conj", "aten._conj", "aten._conj_physical"), "aten.conj_physical"),
         "aten.resolve_conj": "aten.clone",
         "aten._fft_r2c": "aten.fft_r2c",

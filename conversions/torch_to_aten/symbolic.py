@@ -21,6 +21,7 @@ from mlxir.conversions.torch_to_aten.core import (
     ImportState,
     arguments_of,
     positional_args,
+    refuse,
 )
 from mlxir.dialects import aten
 
@@ -47,9 +48,33 @@ def _dropped(state: ImportState, node: Node) -> list[SSAValue]:
     return []
 
 
+_ASSERTIONS = (torch.ops.aten._assert_scalar.default, torch.ops.aten.sym_constrain_range_for_size.default)
+_COMPARISONS = (operator.ge, operator.gt, operator.le, operator.lt, operator.eq, operator.ne)
+
+
+def _feeds_only_assertions(node: Node) -> bool:
+    """Whether every use of `node` is an assertion, or a comparison only assertions
+    read (which the importer drops)."""
+    return all(
+        user.target in _ASSERTIONS or (user.target in _COMPARISONS and _feeds_only_assertions(user))
+        for user in node.users
+    )
+
+
+def _sym_storage_offset(state: ImportState, node: Node) -> SSAValue:
+    """A view's offset in its storage: torch.export asserts it is not negative after a
+    slice at a data-dependent start (`tensor_split` by a tensor). mlxir's values are
+    not views of a storage, and the assertion is dropped, so only that use is taken
+    (as 0); any other read of it is refused."""
+    if not _feeds_only_assertions(node):
+        raise refuse(node, "is read beyond an assertion: mlxir's values are not views of a storage")
+    return state.index_value(0)
+
+
 SYMBOLIC_ATEN_IMPORTERS: dict[str, Handler] = {
     "aten.sym_size": _sym_size,
     "aten.sym_numel": _sym_numel,
+    "aten.sym_storage_offset": _sym_storage_offset,
     "aten._assert_scalar": _dropped,
     "aten._assert_tensor_metadata": _dropped,
     "aten.sym_constrain_range_for_size": _dropped,
