@@ -296,45 +296,6 @@ def verify_nonzero(input: SSAValue, result: SSAValue) -> None:
         raise VerifyException(f"result must have i64 element type, got {dtype_of(result)}")
 
 
-def verify_unique(
-    input: SSAValue, output: SSAValue, inverse: SSAValue, counts: SSAValue, has_inverse: bool, has_counts: bool
-) -> None:
-    """`unique`'s results: `output` a rank-1 tensor of the input's element type;
-    `inverse` i64 of the input's shape and `counts` i64 of `output`'s length, each
-    `[0]` when not asked for (as ATen returns them)."""
-    if rank_of(output) != 1 or dtype_of(output) != dtype_of(input):
-        raise VerifyException(
-            f"output must be rank 1 of the input's element type {dtype_of(input)}, got "
-            f"{format_dims(shape_of(output))} of {dtype_of(output)}"
-        )
-    verify_shape_matches(shape_of(input) if has_inverse else [0], inverse, "inverse")
-    verify_shape_matches([shape_of(output)[0]] if has_counts else [0], counts, "counts")
-    for value, what in ((inverse, "inverse"), (counts, "counts")):
-        if dtype_of(value) != i64:
-            raise VerifyException(f"{what} must have i64 element type, got {dtype_of(value)}")
-
-
-def verify_repeat_interleave(repeats: SSAValue, result: SSAValue) -> None:
-    """`repeat_interleave(repeats)`: rank-1 integer `repeats`, a rank-1 result of its
-    element type (its length, the sum of `repeats`, depends on values)."""
-    if rank_of(repeats) != 1:
-        raise VerifyException(f"repeats must be rank 1, got rank {rank_of(repeats)}")
-    verify_dtype(repeats, "integer (not bool)", "repeats")
-    if rank_of(result) != 1 or dtype_of(result) != dtype_of(repeats):
-        raise VerifyException(
-            f"result must be rank 1 of the repeats' element type {dtype_of(repeats)}, got "
-            f"{format_dims(shape_of(result))} of {dtype_of(result)}"
-        )
-
-
-def verify_item(input: SSAValue) -> None:
-    """`item`: one element (every static dim 1) of an integer or bool tensor, read as an
-    `index` (a float's `.item()` stays a 0-d tensor and needs no op)."""
-    verify_dtype(input, "integer or bool", "input")
-    if any(d not in (1, DYNAMIC) for d in shape_of(input)):
-        raise VerifyException(f"input must hold one element, got shape {format_dims(shape_of(input))}")
-
-
 class UniqueOpBase(MlxirOp):
     """The operands, results, syntax and rules of `aten.unique` and `mlx.unique`."""
 
@@ -353,10 +314,20 @@ class UniqueOpBase(MlxirOp):
     )
 
     def verify_(self) -> None:
-        verify_unique(
-            self.input, self.output, self.inverse, self.counts,
-            self.return_inverse is not None, self.return_counts is not None,
-        )
+        """`output` rank 1 of the input's element type; `inverse` i64 of the input's
+        shape and `counts` i64 of `output`'s length, each `[0]` when not asked for
+        (as ATen returns them)."""
+        if rank_of(self.output) != 1 or dtype_of(self.output) != dtype_of(self.input):
+            raise VerifyException(
+                f"output must be rank 1 of the input's element type {dtype_of(self.input)}, got "
+                f"{format_dims(shape_of(self.output))} of {dtype_of(self.output)}"
+            )
+        has_inverse, has_counts = self.return_inverse is not None, self.return_counts is not None
+        verify_shape_matches(shape_of(self.input) if has_inverse else [0], self.inverse, "inverse")
+        verify_shape_matches([shape_of(self.output)[0]] if has_counts else [0], self.counts, "counts")
+        for value, what in ((self.inverse, "inverse"), (self.counts, "counts")):
+            if dtype_of(value) != i64:
+                raise VerifyException(f"{what} must have i64 element type, got {dtype_of(value)}")
 
 
 class RepeatInterleaveOpBase(MlxirOp):
@@ -369,7 +340,16 @@ class RepeatInterleaveOpBase(MlxirOp):
     assembly_format = "$repeats attr-dict `:` type($repeats) `->` type($result)"
 
     def verify_(self) -> None:
-        verify_repeat_interleave(self.repeats, self.result)
+        """Rank-1 integer `repeats`, a rank-1 result of its element type (its length,
+        the sum of `repeats`, depends on values)."""
+        if rank_of(self.repeats) != 1:
+            raise VerifyException(f"repeats must be rank 1, got rank {rank_of(self.repeats)}")
+        verify_dtype(self.repeats, "integer (not bool)", "repeats")
+        if rank_of(self.result) != 1 or dtype_of(self.result) != dtype_of(self.repeats):
+            raise VerifyException(
+                f"result must be rank 1 of the repeats' element type {dtype_of(self.repeats)}, got "
+                f"{format_dims(shape_of(self.result))} of {dtype_of(self.result)}"
+            )
 
 
 class ItemOpBase(MlxirOp):
@@ -384,7 +364,11 @@ class ItemOpBase(MlxirOp):
         super().__init__(operands=[input], result_types=[IndexType()])
 
     def verify_(self) -> None:
-        verify_item(self.input)
+        """One element (every static dim 1) of an integer or bool tensor (a float's
+        `.item()` stays a 0-d tensor and needs no op)."""
+        verify_dtype(self.input, "integer or bool", "input")
+        if any(d not in (1, DYNAMIC) for d in shape_of(self.input)):
+            raise VerifyException(f"input must hold one element, got shape {format_dims(shape_of(self.input))}")
 
 
 def verify_broadcast_result(

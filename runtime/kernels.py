@@ -1075,12 +1075,11 @@ def _unique(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     element's group back at its input position, `counts` adds one per element."""
     consecutive = _flag(props, "consecutive")
     want_inverse, want_counts = _flag(props, "return_inverse"), _flag(props, "return_counts")
-    nothing = mx.zeros((0,), dtype=mx.int64)
-    mx.eval(nothing)  # in the loading thread (see `_constant`)
 
     def run(operands: Sequence[Any]) -> Sequence[Any]:
         x = operands[0]
         flat = x.reshape(-1)
+        nothing = mx.zeros((0,), dtype=mx.int64)  # built per call, on this thread's stream
         if flat.size == 0:
             return (flat, mx.zeros(x.shape, mx.int64) if want_inverse else nothing, nothing)
         order = None if consecutive else mx.argsort(flat.astype(mx.uint8) if flat.dtype == mx.bool_ else flat)

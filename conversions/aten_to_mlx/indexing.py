@@ -157,11 +157,7 @@ class LowerUnique(AtenLowering):
         unique = mlx.UniqueOp.build(
             operands=[op.input],
             result_types=[r.type for r in op.results],
-            properties={
-                name: value
-                for name, value in op.properties.items()
-                if name in ("consecutive", "return_inverse", "return_counts")
-            },
+            properties=dict(op.properties),  # the same flags at both levels (UniqueOpBase)
         )
         self.replace(op, rewriter, lambda e: e.emit_all(unique))
 

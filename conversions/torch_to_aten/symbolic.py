@@ -20,8 +20,10 @@ from mlxir.conversions.torch_to_aten.core import (
     Handler,
     ImportState,
     arguments_of,
+    packet_name,
     positional_args,
     refuse,
+    torch_overload,
 )
 from mlxir.dialects import aten
 
@@ -48,17 +50,18 @@ def _dropped(state: ImportState, node: Node) -> list[SSAValue]:
     return []
 
 
-_ASSERTIONS = (torch.ops.aten._assert_scalar.default, torch.ops.aten.sym_constrain_range_for_size.default)
-_COMPARISONS = (operator.ge, operator.gt, operator.le, operator.lt, operator.eq, operator.ne)
-
-
 def _feeds_only_assertions(node: Node) -> bool:
-    """Whether every use of `node` is an assertion, or a comparison only assertions
-    read (which the importer drops)."""
-    return all(
-        user.target in _ASSERTIONS or (user.target in _COMPARISONS and _feeds_only_assertions(user))
-        for user in node.users
-    )
+    """Whether every use of `node` is dropped by the importer (an assertion: its entry
+    in `SYMBOLIC_ATEN_IMPORTERS` is `_dropped`), or is integer arithmetic or a
+    comparison (`SYMBOLIC_IMPORTERS`) whose own uses are."""
+    for user in node.users:
+        target = torch_overload(user.target)
+        if target is not None and SYMBOLIC_ATEN_IMPORTERS.get(packet_name(target)) is _dropped:
+            continue
+        if user.target in SYMBOLIC_IMPORTERS and _feeds_only_assertions(user):
+            continue
+        return False
+    return True
 
 
 def _sym_storage_offset(state: ImportState, node: Node) -> SSAValue:
