@@ -750,11 +750,11 @@ CPU_STREAM_OPS = frozenset({"mlx.quantized_matmul"})
 
 CPU_STREAM_MIN_ELEMENTS = 1 << 17
 """The fewest weight elements (unpacked) worth a CPU stream of their own: handing a
-block to another stream and waiting for it cost about 60 us here (2 cores, 4 bits,
-groups of 64: one row by 64 x 256 took 0.03 ms on one stream, 0.08 as two halves),
-and MLX's one-thread quantized kernel reads about a million elements a millisecond. A
-256 x 512 weight ran as fast split as not, 512 x 512 16 % faster (chains of 8 products,
-300 timings each)."""
+block to another stream and waiting for it cost about 50 us here (2 cores, 4 bits,
+groups of 64, compiled, median of 300 timings: one row by 64 x 256 took 0.029 ms on
+one stream, 0.078 as two halves), and MLX's one-thread quantized kernel reads about a
+million elements a millisecond. In chains of 8 products, a 256 x 512 weight ran 4 %
+slower split (1.22 against 1.17 ms), 512 x 512 16 % faster (1.72 against 2.04)."""
 
 
 def _row_blocks(rows: int, elements: int, streams: int) -> list[slice]:
