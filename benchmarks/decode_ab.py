@@ -148,9 +148,10 @@ def main() -> None:
     parser.add_argument("--caches", default="", help="e.g. growing,fixed (see above)")
     parser.add_argument("--quantize", type=int, default=0, help="bits: also the quantized programs")
     parser.add_argument("--mlx-lm", action="store_true", help="also mlx-lm on the same weights")
+    parser.add_argument("--blas-threads", type=int, default=1, help="BLAS threads (default 1)")
     args = parser.parse_args()
-    env, blas = bench.blas_env()
-    if env.get("LD_PRELOAD") and os.environ.get("LD_PRELOAD") != env["LD_PRELOAD"]:
+    env, blas = bench.blas_env(args.blas_threads)
+    if any(os.environ.get(k) != env.get(k) for k in ("LD_PRELOAD", "OPENBLAS_NUM_THREADS")):
         os.execve(sys.executable, [sys.executable, *sys.argv], env)
     programs = compiled_programs(args)
     names = list(programs)

@@ -437,13 +437,16 @@ WORKERS = {
 # ---------------------------------------------------------------------------
 
 
-def blas_env() -> tuple[dict[str, str], str]:
+def blas_env(threads: int = 1) -> tuple[dict[str, str], str]:
+    """The environment of a benchmark process: `threads` BLAS threads (and torch's
+    OpenMP), the system OpenBLAS preloaded where it is installed; and its description."""
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = "1"
+        env[var] = str(threads)
+    counted = f"{threads} thread{'s' if threads > 1 else ''}"
     if Path(OPENBLAS).exists():
-        return {**env, "LD_PRELOAD": OPENBLAS}, f"system OpenBLAS ({OPENBLAS}, preloaded, 1 thread)"
-    return env, "the MLX wheel's bundled BLAS (libopenblas0-pthread is not installed)"
+        return {**env, "LD_PRELOAD": OPENBLAS}, f"system OpenBLAS ({OPENBLAS}, preloaded, {counted})"
+    return env, f"the MLX wheel's bundled BLAS (libopenblas0-pthread is not installed), {counted}"
 
 
 def run_worker(

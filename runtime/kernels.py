@@ -765,6 +765,96 @@ def _row_blocks(rows: int, elements: int, streams: int) -> list[slice]:
     return [slice(start, stop) for start, stop in zip(cuts, cuts[1:])]
 
 
+CPU_SMALL_PRODUCT_OUTPUTS = 1200
+"""The most outputs (rows x columns) of one block of `weight_blocked_product`.
+OpenBLAS's SkylakeX/Cooperlake kernels (picked on AVX-512 machines, this one
+included: 0.3.21, `openblas_get_corename()` says Cooperlake) compute a product
+`x @ w.T` without packing its operands only when it has at most 1200 outputs, at
+most 10^6 multiply-adds and a depth of at least 32 (`sgemm_small_kernel_permit`);
+a bigger product packs the whole weight first, copying it once per call. One row by
+a 32000 x 512 weight, one thread, median of 21: 12.2 ms as one product, 5.7 in
+blocks of 1024 outputs; 3072 x 1024, 2.89 against 0.44 ms (`docs/blas.md`)."""
+
+CPU_SMALL_PRODUCT_MACS = 10**6
+"""The most multiply-adds (rows x columns x depth) of one block."""
+
+CPU_SMALL_PRODUCT_MIN_DEPTH = 32
+"""The shallowest product that OpenBLAS's small kernels take."""
+
+CPU_BLOCKED_PRODUCT_ROWS = 8
+"""From this many rows of `x` on, a product stays whole: the blocks would shrink to
+1200 / rows outputs, and BLAS's packed kernel earns its copy back."""
+
+def _output_blocks(rows: int, columns: int, depth: int) -> list[slice]:
+    """The product's output columns cut into the fewest near-equal blocks that each fit
+    OpenBLAS's small kernels (`CPU_SMALL_PRODUCT_OUTPUTS`, `CPU_SMALL_PRODUCT_MACS`).
+    It depends on the shape alone: the same outputs cut differently can differ in their
+    last bits (BLAS's kernels accumulate in lanes), so the blocks must not follow the
+    number of CPU streams."""
+    per_block = max(1, min(CPU_SMALL_PRODUCT_OUTPUTS // rows, CPU_SMALL_PRODUCT_MACS // (rows * depth)))
+    count = max(1, -(-columns // per_block))
+    cuts = [columns * k // count for k in range(count + 1)]
+    return [slice(start, stop) for start, stop in zip(cuts, cuts[1:])]
+
+
+def is_cut_at_one_row(weight_t: mx.array) -> bool:
+    """Whether `weight_blocked_product` cuts a product by `weight_t` (`w.T`) for one
+    row of `x`, the most it ever cuts: a float32 matrix of depth at least
+    `CPU_SMALL_PRODUCT_MIN_DEPTH` with more outputs than one block holds."""
+    if weight_t.dtype != mx.float32 or weight_t.ndim != 2:
+        return False
+    depth, columns = weight_t.shape
+    return depth >= CPU_SMALL_PRODUCT_MIN_DEPTH and len(_output_blocks(1, columns, depth)) > 1
+
+
+WEIGHT_PRODUCT_OPERAND = {"mlx.matmul": 1, "mlx.addmm": 2}
+"""Product ops, and the operand that is `w.T` when a `linear` layer made them: the
+program hands such steps to `weight_blocked_product`."""
+
+
+def weight_blocked_product(op: str, run: Kernel) -> Kernel:
+    """`run`, a product kernel of `op` whose weight operand is `w.T` for a
+    row-contiguous constant `w` (the program checks this at load), computed on the
+    CPU for fewer than `CPU_BLOCKED_PRODUCT_ROWS` rows of float32 `x` (a decode step)
+    as blocks of `w`'s rows (`_output_blocks`), spread over the CPU streams and
+    concatenated: MLX's CPU matmul always calls BLAS's `sgemm`, which packs a large
+    weight before it multiplies (`CPU_SMALL_PRODUCT_OUTPUTS`). Each block is a view
+    of `w` (a slice of `w`'s rows is still a row-contiguous matrix, so MLX passes it
+    to BLAS as a transposed operand, without a copy), and each output is the same
+    dot product whichever stream runs its block (each stream takes a run of
+    consecutive blocks). Anything else runs `run` whole."""
+    if mx.default_device() != mx.cpu:
+        return run
+    at = WEIGHT_PRODUCT_OPERAND[op]
+
+    def blocked(operands: Sequence[Any]) -> Sequence[Any]:
+        x, weight = operands[at - 1], operands[at]
+        depth = x.shape[-1] if x.ndim else 0
+        if (
+            x.dtype != mx.float32
+            or weight.ndim != 2
+            or depth < CPU_SMALL_PRODUCT_MIN_DEPTH
+            or not 0 < x.size // depth < CPU_BLOCKED_PRODUCT_ROWS
+        ):
+            return run(operands)
+        columns = weight.shape[1]
+        blocks = _output_blocks(x.size // depth, columns, depth)
+        if len(blocks) < 2:
+            return run(operands)
+        streams = cpu_streams()[: len(blocks)] or (mx.default_stream(mx.cpu),)
+        parts = []
+        for index, block in enumerate(blocks):
+            sliced = list(operands)
+            sliced[at] = weight[:, block]
+            if at == 2 and operands[0].ndim and operands[0].shape[-1] == columns > 1:
+                sliced[0] = operands[0][..., block]  # addmm's c, unless broadcast
+            with mx.stream(streams[index * len(streams) // len(blocks)]):
+                parts.append(run(sliced)[0])
+        return (mx.concatenate(parts, axis=-1),)
+
+    return blocked
+
+
 CPU_DEQUANTIZED_CHUNK = 1 << 19
 """Bytes of dequantized weight (about) that `_dequantized_product` holds at a time."""
 

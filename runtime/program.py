@@ -89,7 +89,16 @@ from mlxir.runtime.dtypes import (
     to_numpy,
     to_torch,
 )
-from mlxir.runtime.kernels import CPU_STREAM_OPS, KERNELS, RANDOM_OPS, SYNC_OPS, Kernel
+from mlxir.runtime.kernels import (
+    CPU_STREAM_OPS,
+    KERNELS,
+    RANDOM_OPS,
+    SYNC_OPS,
+    WEIGHT_PRODUCT_OPERAND,
+    Kernel,
+    is_cut_at_one_row,
+    weight_blocked_product,
+)
 from mlxir.runtime.payloads import bind_payloads
 from mlxir.runtime.signature import InputError, bind_inputs, build_outputs
 from mlxir.runtime.streams import thread_token
@@ -284,6 +293,9 @@ class Program:
             self._steps.append(self._prepare(instruction))
         self._registers = len(info.slots)
         self._view_constants()
+        self._whole_steps = self._steps
+        """The steps with every product whole, for MLX's exporter (`runtime/mlxfn.py`)."""
+        self._steps = [self._blocked(step) for step in self._steps]
         self.signature = info.signature
         """How the exported module's arguments and results nest (None: called flat)."""
         paths = self.signature.input_paths() if self.signature is not None else None
@@ -305,7 +317,9 @@ class Program:
             raise ValueError(f"this program cannot run compiled: {self.native_unavailable}")
         self.compile: CompileMode = compile
         self._traces: OrderedDict[tuple[Any, ...], _Trace] = OrderedDict()
-        self._spreads_over_streams = any(i.op in CPU_STREAM_OPS for i in self.info.instructions)
+        self._spreads_over_streams = any(i.op in CPU_STREAM_OPS for i in self.info.instructions) or any(
+            a is not b for a, b in zip(self._steps, self._whole_steps)
+        )
         self._checked: set[tuple[Any, ...]] = set()
         """Signatures whose interpreted call passed every result check."""
         self._last_signature: tuple[Any, ...] | None = None
@@ -384,9 +398,18 @@ class Program:
         kept: list[_Step] = []
         self._view_steps: list[_Step] = []
         """The steps run at load, on the fresh slots of their results."""
-        for step in self._steps:
+        self._weight_views: set[int] = set()
+        """The fresh slots that hold `w.T` of a matrix `w` the program loaded (so
+        row-contiguous in MLX): what `weight_blocked_product` may cut into views."""
+        loaded = set(self._constants)
+        for step, instruction in zip(self._steps, self.info.instructions, strict=True):
             operands = tuple(renamed.get(s, s) for s in step.operands)
             if step.op in CONSTANT_VIEW_OPS and operands and all(s in self._constants for s in operands):
+                swaps_a_loaded_matrix = (
+                    operands[0] in loaded
+                    and self._constants[operands[0]].ndim == 2
+                    and instruction.props.get("axes") in ([1, 0], (1, 0))
+                )
                 try:
                     results = step.run([self._constants[s] for s in operands])
                 except Exception as error:
@@ -396,6 +419,8 @@ class Program:
                         raise ProgramError(_mismatch(step, index, value, self._limit))
                     self._constants[self._registers] = value
                     renamed[slot] = self._registers
+                    if swaps_a_loaded_matrix:
+                        self._weight_views.add(self._registers)
                     self._registers += 1
                 results = tuple(renamed[slot] for slot in step.results)
                 self._view_steps.append(replace(step, operands=operands, results=results, free=()))
@@ -407,6 +432,16 @@ class Program:
         mx.eval(list(self._constants.values()))
         self._steps = kept
         self._outputs = [renamed.get(s, s) for s in self.info.outputs]
+
+    def _blocked(self, step: _Step) -> _Step:
+        """`step`, computed as blocks of its weight's rows when it is a product by a
+        loaded matrix's transpose (`weight_blocked_product`)."""
+        at = WEIGHT_PRODUCT_OPERAND.get(step.op)
+        if at is None or len(step.operands) <= at or step.operands[at] not in self._weight_views:
+            return step
+        if not is_cut_at_one_row(self._constants[step.operands[at]]):
+            return step
+        return replace(step, run=weight_blocked_product(step.op, step.run))
 
     def _load_state(self, name: str) -> Kernel:
         def load(operands: Sequence[Any]) -> Sequence[Any]:
@@ -514,7 +549,7 @@ class Program:
         self._pending = {}
         limit = self._limit
         try:
-            for step in self._steps:
+            for step in self._whole_steps if views else self._steps:
                 try:
                     results = step.run([registers[s] for s in step.operands])
                 except Exception as error:
@@ -547,7 +582,9 @@ class Program:
         `integers` by position, left out), then every state value in `self.state`'s
         order. Returns the outputs, the state given, and the state values stored.
         `views=True` traces the views of constants too: MLX's exporter (0.32) writes a
-        constant that is a transposed view as if it were not transposed."""
+        constant that is a transposed view as if it were not transposed. It also runs
+        every product whole: a file should not carry this machine's BLAS's block
+        sizes (`weight_blocked_product`)."""
         tensors = iter(flat)
         inputs = [integers[i] if i in integers else next(tensors) for i in range(len(self.inputs))]
         state = dict(zip(self._state, tensors))

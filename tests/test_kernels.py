@@ -2137,3 +2137,78 @@ def test_linalg_factorizations() -> None:
     empty = np.zeros((2, 0, 0), np.float32)
     shapes = [np.asarray(x).shape for x in run_ir(text, empty, empty)]
     assert shapes == [(2, 0, 0)] * 4 + [(2, 0), (2, 0, 0), (2, 0), (2, 0, 0), (2, 0), (2, 0), (2, 0, 0)]
+
+
+def test_output_blocks_fit_the_small_kernels() -> None:
+    """The weight's rows cut into the fewest near-equal blocks of at most
+    `CPU_SMALL_PRODUCT_OUTPUTS` outputs and `CPU_SMALL_PRODUCT_MACS` multiply-adds."""
+    blocks = kernels._output_blocks(1, 32000, 512)
+    assert len(blocks) == 27 and blocks[0].start == 0 and blocks[-1].stop == 32000
+    assert all(a.stop == b.start for a, b in zip(blocks, blocks[1:]))
+    assert max(b.stop - b.start for b in blocks) <= 1200
+    assert kernels._output_blocks(1, 1408, 512) == [slice(0, 704), slice(704, 1408)]
+    assert kernels._output_blocks(1, 512, 512) == [slice(0, 512)]
+    for rows, columns, depth in ((4, 16384, 512), (2, 1024, 2048), (7, 300, 4096)):
+        sizes = [b.stop - b.start for b in kernels._output_blocks(rows, columns, depth)]
+        assert sum(sizes) == columns and max(sizes) - min(sizes) <= 1
+        assert max(sizes) * rows <= 1200 and max(sizes) * rows * depth <= 10**6
+
+
+@pytest.mark.parametrize("op", ["mlx.matmul", "mlx.addmm"])
+def test_weight_blocked_product_is_the_blocks_products(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A float32 product of few rows by `w.T` (4000 x 512) runs as products of blocks
+    of `w`'s rows, each run of consecutive blocks on its own CPU stream (3 here,
+    `MLXIR_CPU_STREAMS=3`), concatenated: the same bits as those blocks' products
+    computed one by one on one stream, and on 1 stream; within f32 rounding (1e-5
+    relative, 1e-4 absolute on outputs of size about 20) of the one product. addmm's
+    `c` is cut with the weight unless it broadcasts. float16, 8 rows, or a depth
+    under 32 stay one product."""
+    mx.random.seed(3)
+    w = mx.random.normal((4000, 512))
+    bias = mx.random.normal((4000,))
+    props: dict[str, object] = {} if op == "mlx.matmul" else {"alpha": 0.5, "beta": 2.0}
+    whole = KERNELS[op](props, [mx.float32])
+    blocked = kernels.weight_blocked_product(op, whole)
+    calls: list[str] = []
+    original = mx.matmul if op == "mlx.matmul" else mx.addmm
+
+    def recording(*args: Any, **kwargs: Any) -> mx.array:
+        calls.append(str(mx.default_stream(mx.cpu)))
+        return original(*args, **kwargs)
+
+    def operands(x: mx.array, weight: mx.array, c: mx.array) -> list[mx.array]:
+        return [x, weight] if op == "mlx.matmul" else [c, x, weight]
+
+    for shape, c in (((1, 512), bias), ((3, 512), bias), ((2, 3, 512), mx.array([0.25]))):
+        x = mx.random.normal(shape)
+        rows = x.size // 512
+        blocks = kernels._output_blocks(rows, 4000, 512)
+        expected = mx.concatenate(
+            [
+                whole(operands(x, w[b].T, c if c.size == 1 else c[b]))[0]
+                for b in blocks
+            ],
+            axis=-1,
+        )
+        monkeypatch.setattr(mx, op.removeprefix("mlx."), recording)
+        calls.clear()
+        monkeypatch.setenv("MLXIR_CPU_STREAMS", "3")
+        (spread,) = blocked(operands(x, w.T, c))
+        assert len(calls) == len(blocks) > 3 and len(set(calls)) == 3, calls
+        assert calls == sorted(calls, key=calls.index)  # each stream's blocks in a run
+        monkeypatch.setenv("MLXIR_CPU_STREAMS", "1")
+        (single,) = blocked(operands(x, w.T, c))
+        monkeypatch.setattr(mx, op.removeprefix("mlx."), original)
+        assert mx.array_equal(spread, expected).item() and mx.array_equal(single, expected).item()
+        (reference,) = whole(operands(x, w.T, c))
+        assert spread.shape == reference.shape
+        assert mx.allclose(spread, reference, rtol=1e-5, atol=1e-4).item()
+    monkeypatch.setattr(mx, op.removeprefix("mlx."), recording)
+    for x, weight in (
+        (mx.random.normal((1, 512)).astype(mx.float16), w.T.astype(mx.float16)),
+        (mx.random.normal((8, 512)), w.T),
+        (mx.random.normal((1, 16)), mx.random.normal((4000, 16)).T),
+    ):
+        calls.clear()
+        blocked(operands(x, weight, bias.astype(x.dtype)))
+        assert len(calls) == 1

@@ -311,6 +311,53 @@ def test_a_linear_weights_transpose_runs_once_at_load() -> None:
         torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
 
 
+class _WideHead(nn.Module):
+    """A wide linear layer (4000 outputs: four blocks for one row) and a product by
+    an input, which no block may cut."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head = nn.Linear(512, 4000)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.head(x), x @ y
+
+
+def test_a_few_rows_product_by_a_weight_runs_in_blocks() -> None:
+    """A product by a linear weight's `w.T` runs as products of blocks of `w`'s rows
+    for a few float32 rows (`weight_blocked_product`, a decode step's shape), whole for
+    more; a product by an input never is cut, and with the transposes folded into
+    the weights (`fold-weight-transposes`) nothing is. Interpreted, compiled and
+    unblocked (the steps `.mlxfn` exports) agree with eager torch within f32 rounding
+    (1e-4), and interpreted and compiled have the same bits."""
+    torch.manual_seed(0)
+    model = _WideHead().eval()
+    batch = torch.export.Dim("batch", min=1, max=64)
+    ep = export(model, (torch.randn(4, 512), torch.randn(512, 700)), dynamic_shapes=({0: batch}, None))
+    interpreted = mlxir.compile(ep, compile=False)
+    compiled = mlxir.compile(ep, compile=True)
+    folded = mlxir.compile(ep, pipeline="lower-to-mlx,fold-weight-transposes", compile=False)
+    for program, blocked_ops in ((interpreted, ["mlx.addmm"]), (folded, [])):
+        assert isinstance(program, Program)
+        cut = [s.op for s, w in zip(program._steps, program._whole_steps) if s is not w]
+        assert cut == blocked_ops, cut
+    assert isinstance(interpreted, Program)
+    y = torch.randn(512, 700)
+    for rows in (1, 3, 16):
+        x = torch.randn(rows, 512)
+        with torch.no_grad():
+            expected = model(x, y)
+        got = interpreted(x, y)
+        for output, want in zip(got, expected, strict=True):
+            torch.testing.assert_close(output, want, atol=1e-4, rtol=1e-4)
+        for output, again in zip(got, compiled(x, y), strict=True):
+            assert torch.equal(output, again)
+        for output, want in zip(folded(x, y), expected, strict=True):
+            torch.testing.assert_close(output, want, atol=1e-4, rtol=1e-4)
+        whole, _ = interpreted._interpret([mx.array(x.numpy()), mx.array(y.numpy())], {}, views=True)
+        torch.testing.assert_close(torch.from_numpy(np.array(whole[0])), expected[0], atol=1e-4, rtol=1e-4)
+
+
 def test_a_lying_transpose_of_a_weight_fails_at_load_naming_it() -> None:
     """Run at load, the transpose of a constant is checked there as a call checks it:
     even unverified, a program that lies about its result is refused, not run."""
