@@ -250,6 +250,7 @@ class _Projections(nn.Module):
         self.q = nn.Linear(512, 1024, bias=False)
         self.k = nn.Linear(512, 512, bias=False)
         self.o = nn.Linear(1536, 512)
+        self.halves: torch.Tensor
         self.register_buffer("halves", torch.randn(600, 1024).to(torch.bfloat16))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
