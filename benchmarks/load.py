@@ -78,6 +78,7 @@ def main() -> None:
     parser.add_argument("--verify-each", action="store_true")
     args = parser.parse_args()
     env, blas = bench.blas_env()
+    bench.write_bytecode()
     with tempfile.TemporaryDirectory(prefix="mlxir-load-") as tmp:
         folder = Path(tmp)
         print(f"{args.model}: writing random weights to {folder}", file=sys.stderr)
