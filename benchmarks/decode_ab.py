@@ -6,7 +6,8 @@ turns in one process: an A/B of the optimizer without process-to-process noise.
         [--quantize 4] [--mlx-lm]
 
 The model is `benchmarks/llm.py`'s (`tiny`: the small Llama, hidden 256, 4 layers;
-`llama`: the 56M one), random weights, float32, with `--vocab` overriding its
+`llama`: the 56M one; `qwen3`: Qwen3-0.6B's shape, `--qwen3-hidden` as in `llm.py`),
+random weights, float32, with `--vocab` overriding its
 vocabulary (the LM head's product dominates a small model's step at vocab 32000). One
 `mlxir.tools.llm.export_llm(model, attention_mask=False, logits="last")` export is
 lowered by each pipeline of `llm.py`'s table and serialized. With `--caches`, one
@@ -22,10 +23,11 @@ the rounds' medians. `--quantize BITS` adds each program with its weights quanti
 `--mlx-lm` adds mlx-lm on the same weights (`save_pretrained` to a temporary folder,
 `mlx_lm.utils.load_model`; with `--quantize`, also `mlx.nn.quantize`d, group 64),
 timed the same way in the same rounds: machines whose memory bandwidth drifts from
-minute to minute (shared hosts) then still give a fair ratio. One BLAS thread (mlxir's
-quantized decode products spread over the CPU streams, as `llm.py` says; set
-`MLXIR_CPU_STREAMS=1` to compare one stream with one); the system OpenBLAS is preloaded as `llm.py` does
-(the process re-executes itself to set `LD_PRELOAD`). A benchmark, not a test.
+minute to minute (shared hosts) then still give a fair ratio. One BLAS thread
+(`--blas-threads N` for more; mlxir's decode products spread over the CPU streams, as
+`llm.py` says; set `MLXIR_CPU_STREAMS=1` to compare one stream with one); the system
+OpenBLAS is preloaded as `llm.py` does (the process re-executes itself to set
+`LD_PRELOAD` and the thread count). A benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def compiled_programs(args: argparse.Namespace) -> dict[str, Any]:
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    config = bench.model_config(args.model, 1024)
+    config = bench.model_config(args.model, args.qwen3_hidden)
     config.vocab_size = args.vocab
     model = transformers.AutoModelForCausalLM.from_config(config).eval()
     exports = (
@@ -140,7 +142,8 @@ def decode_median(compiled: Any, steps: int, vocab: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--model", default="tiny", choices=["tiny", "llama"])
+    parser.add_argument("--model", default="tiny", choices=["tiny", "llama", "qwen3"])
+    parser.add_argument("--qwen3-hidden", type=int, default=1024)
     parser.add_argument("--vocab", type=int, default=32000)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--steps", type=int, default=20)

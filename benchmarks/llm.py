@@ -17,10 +17,13 @@ loads that folder: transformers (`from_pretrained`), mlxir (export from the same
 and mlx-lm (`mlx_lm.utils.load_model`). Each system runs in its own process, one after
 the other, with one thread (`torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`,
 `OMP_NUM_THREADS=1`, `MKL_NUM_THREADS=1`). MLX's own CPU kernels run on one thread per
-stream; mlxir spreads its quantized decode products over several CPU streams
-(`MLXIR_CPU_STREAMS`, by default one per usable CPU, `runtime/streams.py`) where
-mlx-lm calls the same kernel on one (the header says how many; set
-`MLXIR_CPU_STREAMS=1` for a one-stream run). Both MLX processes (mlxir and mlx-lm) get
+stream; mlxir spreads its decode products by the weights over several CPU streams
+(`MLXIR_CPU_STREAMS`, by default one per usable CPU, `runtime/streams.py`): the
+quantized ones, where mlx-lm calls the same one-thread kernel on one stream, and the
+float32 ones, which it cuts into blocks that OpenBLAS multiplies without packing the
+weight (docs/blas.md; mlx-lm's are one `sgemm` each, which with more BLAS threads
+would use the other cores too: `decode_ab.py --blas-threads 2` measures that). The
+header says how many streams; set `MLXIR_CPU_STREAMS=1` for a one-stream run. Both MLX processes (mlxir and mlx-lm) get
 the same BLAS: the system OpenBLAS preloaded (`LD_PRELOAD`) when
 `libopenblas0-pthread` is installed, else the wheel's bundled BLAS; the table says
 which.
@@ -774,7 +777,7 @@ def main() -> None:
 
     print(
         f"\nmlxir LLM benchmark: torch {torch.__version__} (eager, CPU, 1 thread), "
-        f"MLX {_version('mlx')} CPU (1 BLAS thread; mlxir's quantized decode products on "
+        f"MLX {_version('mlx')} CPU (1 BLAS thread; mlxir's decode products by the weights on "
         f"{configured_count()} CPU streams), mlx-lm {_version('mlx-lm')}; MLX BLAS: {blas}; "
         f"one process per system (mlxir: a compile and a run process per pipeline: "
         f"{', '.join(f'{p} = ' + (PIPELINES[p] or 'lower-to-mlx') for p in pipelines)}); "

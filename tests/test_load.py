@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import mlx.core as mx
 import numpy as np
@@ -330,7 +332,8 @@ def test_a_few_rows_product_by_a_weight_runs_in_blocks() -> None:
     more; a product by an input never is cut, and with the transposes folded into
     the weights (`fold-weight-transposes`) nothing is. Interpreted, compiled and
     unblocked (the steps `.mlxfn` exports) agree with eager torch within f32 rounding
-    (1e-4), and interpreted and compiled have the same bits."""
+    (1e-4); interpreted, compiled, and compiled in another thread (its own CPU streams
+    and trace) have the same bits."""
     torch.manual_seed(0)
     model = _WideHead().eval()
     batch = torch.export.Dim("batch", min=1, max=64)
@@ -353,6 +356,11 @@ def test_a_few_rows_product_by_a_weight_runs_in_blocks() -> None:
             torch.testing.assert_close(output, want, atol=1e-4, rtol=1e-4)
         for output, again in zip(got, compiled(x, y), strict=True):
             assert torch.equal(output, again)
+        elsewhere: list[Any] = []
+        worker = threading.Thread(target=lambda out=elsewhere, x=x: out.extend(compiled(x, y)))
+        worker.start()
+        worker.join()
+        assert len(elsewhere) == 2 and all(torch.equal(a, b) for a, b in zip(got, elsewhere))
         for output, want in zip(folded(x, y), expected, strict=True):
             torch.testing.assert_close(output, want, atol=1e-4, rtol=1e-4)
         whole, _ = interpreted._interpret([mx.array(x.numpy()), mx.array(y.numpy())], {}, views=True)
