@@ -746,7 +746,9 @@ def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 
 
 CPU_STREAM_OPS = frozenset({"mlx.quantized_matmul"})
-"""The ops whose kernels may spread their work over the CPU streams (`_row_blocks`)."""
+"""The ops whose kernels may spread their work over the CPU streams (`_row_blocks`);
+the float products by a weight that `weight_blocked_product` spreads are found by the
+program at load."""
 
 CPU_STREAM_MIN_ELEMENTS = 1 << 17
 """The fewest weight elements (unpacked) worth a CPU stream of their own: handing a
@@ -788,6 +790,7 @@ CPU_SMALL_PRODUCT_MIN_DEPTH = 32
 CPU_BLOCKED_PRODUCT_ROWS = 8
 """From this many rows of `x` on, a product stays whole: the blocks would shrink to
 1200 / rows outputs, and BLAS's packed kernel earns its copy back."""
+
 
 def _output_blocks(rows: int, columns: int, depth: int) -> list[slice]:
     """The product's output columns cut into the fewest near-equal blocks that each fit
