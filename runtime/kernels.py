@@ -843,6 +843,7 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
             or weight.ndim != 2
             or depth < CPU_SMALL_PRODUCT_MIN_DEPTH
             or not 0 < x.size // depth < CPU_BLOCKED_PRODUCT_ROWS
+            or mx.default_device() != mx.cpu  # the caller moved MLX to a GPU since the load
         ):
             return run(operands)
         columns = weight.shape[1]
