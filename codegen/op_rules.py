@@ -52,6 +52,7 @@ OP_RULES = {
     'mlx.diagonal': (('single',), ('single',), None, None, ('axis1', 'axis2', 'offset'), ('axis1', 'axis2', 'offset')),
     'mlx.dim': (('single',), ('single',), None, None, ('axis',), ('axis',)),
     'mlx.divide': (('single', 'single'), ('single',), None, None, (), ()),
+    'mlx.dynamic_slice_update': (('single', 'single', 'single'), ('single',), None, None, ('axes',), ('axes',)),
     'mlx.equal': (('single', 'single'), ('single',), None, None, (), ()),
     'mlx.erf': (('single',), ('single',), None, None, (), ()),
     'mlx.erfinv': (('single',), ('single',), None, None, (), ()),

@@ -167,7 +167,8 @@ def normalize_axis(axis: int, rank: int, what: str = "dim") -> int:
 def normalize_axes(axes: Sequence[int], rank: int, what: str = "dim") -> list[int]:
     normalized = [normalize_axis(a, rank, what) for a in axes]
     if len(set(normalized)) != len(normalized):
-        raise VerifyException(f"{what}s {list(axes)} repeat an axis")
+        plural = "axes" if what == "axis" else f"{what}s"
+        raise VerifyException(f"{plural} {list(axes)} repeat an axis")
     return normalized
 
 

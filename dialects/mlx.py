@@ -77,6 +77,7 @@ from mlxir.dialects.common import (
     ints,
     is_bool,
     is_float,
+    is_integer,
     is_integer_or_bool,
     normalize_axes,
     normalize_axis,
@@ -606,6 +607,53 @@ class SliceUpdateOp(MlxirOp):
                 raise VerifyException(
                     f"update dim {i} ({a}) must equal the input's ({b}) outside the axes"
                 )
+        verify_same_shape(self.input, self.result)
+        verify_same_dtype([self.input, self.update, self.result], "input, update and result")
+
+
+@irdl_op_definition
+class DynamicSliceUpdateOp(MlxirOp):
+    """`mx.slice_update` with its start in a tensor (MLX's `DynamicSliceUpdate`):
+    `input` with `update` written at `start` along `axes`. `start` holds one integer
+    per axis (a 0-d tensor for one axis), computed on the device, so a compiled
+    trace does not fix it. Each start is clamped into `[0, dim - update dim]`: the
+    whole update lands inside the input (MLX itself does not check)."""
+
+    name = "mlx.dynamic_slice_update"
+    input = operand_def(TensorType)
+    update = operand_def(TensorType)
+    start = operand_def(TensorType)
+    axes = prop_def(I64Array)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $update `start` $start `axes` custom<IntList>($axes) attr-dict `:` "
+        "type($input) `,` type($update) `,` type($start) `->` type($result)"
+    )
+    custom_directives = (IntList,)
+
+    def verify_(self) -> None:
+        x, u = shape_of(self.input), shape_of(self.update)
+        axes = _axes(ints(self.axes), len(x))
+        if not is_integer(dtype_of(self.start)):
+            raise VerifyException(f"start must be an integer tensor, got {dtype_of(self.start)}")
+        start = shape_of(self.start)
+        if len(start) > 1 or (len(start) == 0 and len(axes) != 1):
+            raise VerifyException(
+                "start must be 0-d (one axis) or 1-d with an entry per axis, "
+                f"got rank {len(start)} for {len(axes)} axes"
+            )
+        if len(start) == 1 and not dims_compatible(start[0], len(axes)):
+            raise VerifyException(f"start has {start[0]} entries but {len(axes)} axes")
+        if len(u) != len(x):
+            raise VerifyException("update must have the input's rank")
+        for i, (a, b) in enumerate(zip(u, x)):
+            if i not in axes and not dims_compatible(a, b):
+                raise VerifyException(
+                    f"update dim {i} ({a}) must equal the input's ({b}) outside the axes"
+                )
+            if i in axes and DYNAMIC not in (a, b) and a > b:
+                raise VerifyException(f"update dim {i} ({a}) exceeds the input's ({b})")
         verify_same_shape(self.input, self.result)
         verify_same_dtype([self.input, self.update, self.result], "input, update and result")
 
@@ -2540,6 +2588,7 @@ MLX_OPS: list[type[IRDLOperation]] = [
     GatherOp,
     ScatterOp,
     SliceUpdateOp,
+    DynamicSliceUpdateOp,
     ReshapeOp,
     BroadcastToOp,
     TransposeOp,

@@ -21,9 +21,10 @@ Semantics that differ from the bare `mx.*` call, on purpose (they are PyTorch's)
   `mx.remainder` already takes the divisor's sign), as PyTorch does.
 - `mlx.matmul` / `mlx.addmm` on integers are computed exactly (MLX's BLAS path only
   takes floating point).
-- `mlx.slice_update` clamps its start so the whole update lands inside the input
-  (like XLA's dynamic_update_slice); a negative start counts from the end. MLX
-  itself writes out of bounds (and can crash) on a negative start.
+- `mlx.slice_update` and `mlx.dynamic_slice_update` clamp their start so the whole
+  update lands inside the input (like XLA's dynamic_update_slice); a negative start
+  counts from the end. MLX itself writes out of bounds (and can crash) on a negative
+  or too large start.
 - `mlx.rope` on a rank-2 input (the dialect allows it, `mx.fast.rope` needs rank 3).
 - A result whose MLX dtype differs from the IR's (`argmax` gives uint32, `mean` of
   integers float32, `sum` of int8 int32, ...) is cast to the IR's result type.
@@ -428,6 +429,38 @@ def _slice_update(props: Props, result_dtypes: ResultDtypes) -> Kernel:
                 start += dim
             clamped.append(max(0, min(start, dim - u_shape[axis])))
         return (mx.slice_update(x, update, mx.array(clamped), axes),)
+
+    return run
+
+
+@_kernel("mlx.dynamic_slice_update")
+def _dynamic_slice_update(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`mlx.slice_update`'s start rule, with the start kept an array (a trace does not
+    fix it) and clamped on the device: MLX's `DynamicSliceUpdate` writes past the
+    input's memory from an out-of-range start."""
+    axes = list(_ints(props, "axes"))
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        x, update, start = operands
+        x_shape, u_shape = x.shape, update.shape
+        axes_here = [a % x.ndim for a in axes]
+        if len(u_shape) != len(x_shape) or any(
+            u > d if a in axes_here else u != d
+            for a, (u, d) in enumerate(zip(u_shape, x_shape))
+        ):
+            raise ValueError(
+                f"update of shape {tuple(u_shape)} does not fit input {tuple(x_shape)} "
+                f"along axes {axes}"
+            )
+        dims: Any = [x_shape[a] for a in axes_here]
+        highest: Any = [x_shape[a] - u_shape[a] for a in axes_here]
+        if start.ndim == 0:
+            dims, highest = dims[0], highest[0]
+        else:
+            dims, highest = mx.array(dims, dtype=start.dtype), mx.array(highest, dtype=start.dtype)
+        # mlx.slice_update's rule: a negative start counts from the end, then clamps.
+        start = mx.clip(mx.where(start < 0, start + dims, start), 0, highest)
+        return (mx.slice_update(x, update, start, axes_here),)
 
     return run
 

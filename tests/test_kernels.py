@@ -914,6 +914,44 @@ def test_slice_update() -> None:
         check_exact(c, written(4).astype(np.float32))
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["interpreted", "compiled"])
+def test_dynamic_slice_update_clamps_a_start_the_trace_does_not_fix(compiled: bool) -> None:
+    """The start is a tensor: one compiled trace serves every start (the decode step's
+    cache write), and an out-of-range start is clamped as `mlx.slice_update` clamps
+    it, never written past the cache (MLX's own DynamicSliceUpdate does)."""
+    cache, new, square, patch = (
+        floats(shape, seed=seed).astype(np.float32)
+        for seed, shape in enumerate([(1, 2, 6, 4), (1, 2, 2, 4), (3, 5), (2, 2)])
+    )
+    text = """func.func @forward(%cache: tensor<1x2x?x4xf32>, %new: tensor<1x2x2x4xf32>, %pos: tensor<i64>, %m: tensor<3x5xf32>, %p: tensor<2x2xf32>, %at: tensor<2xi32>) -> (tensor<1x2x?x4xf32>, tensor<3x5xf32>) {
+      %a = mlx.dynamic_slice_update %cache, %new start %pos axes [2] : tensor<1x2x?x4xf32>, tensor<1x2x2x4xf32>, tensor<i64> -> tensor<1x2x?x4xf32>
+      %b = mlx.dynamic_slice_update %m, %p start %at axes [1, 0] : tensor<3x5xf32>, tensor<2x2xf32>, tensor<2xi32> -> tensor<3x5xf32>
+      func.return %a, %b : tensor<1x2x?x4xf32>, tensor<3x5xf32>
+    }"""
+    program = mlxir.Program(serialize(parse_module(text)), compile=compiled)
+
+    def written(start: int) -> np.ndarray:
+        out = cache.copy()
+        out[:, :, start:start + 2] = new
+        return out
+
+    def patched(column: int, row: int) -> np.ndarray:
+        out = square.copy()
+        out[row:row + 2, column:column + 2] = patch
+        return out
+
+    cases = [(3, 3, (1, 1), (1, 1)), (4, 4, (3, 0), (3, 0)), (0, 0, (0, 1), (0, 1)),
+             (5, 4, (9, 9), (3, 1)), (100, 4, (-1, 0), (3, 0)), (-1, 4, (-9, -9), (0, 0)),
+             (-6, 0, (2, -1), (2, 1)), (-50, 0, (0, 0), (0, 0))]
+    for pos, clamped, at, at_clamped in cases:
+        a, b = program(cache, new, np.array(pos), square, patch, np.array(at, dtype=np.int32))
+        check_exact(dtypes.to_numpy(a), written(clamped))
+        check_exact(dtypes.to_numpy(b), patched(*at_clamped))
+    assert program.traces == (1 if compiled else 0)
+    with pytest.raises(RuntimeError, match="does not fit input"):
+        program(cache[:, :, :1], new, np.array(0), square, patch, np.array((0, 0), dtype=np.int32))
+
+
 # --------------------------------------------------------------------------- shapes
 
 

@@ -131,6 +131,13 @@ PATTERNS: dict[str, PatternEntry] = {
         "SDPA zero_masked_rows made an explicit where(any(mask)) guard, or dropped where "
         "no row can be empty",
     ),
+    "scatter-to-slice-update": PatternEntry(
+        "ScatterToSliceUpdate",
+        ("mlx.scatter",),
+        OPTIMIZE,
+        "scatter along one axis at start + arange(n) (a KV cache write) -> "
+        "dynamic_slice_update at start",
+    ),
     "unrepeat-kv": PatternEntry(
         "UnrepeatKV",
         ("mlx.scaled_dot_product_attention",),

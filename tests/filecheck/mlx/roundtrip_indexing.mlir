@@ -1,4 +1,5 @@
-// Round trip of the mlx indexing ops: take, take_along_axis, gather, scatter, slice_update.
+// Round trip of the mlx indexing ops: take, take_along_axis, gather, scatter, slice_update,
+// dynamic_slice_update.
 // RUN: mlx-opt %s | mlx-opt | filecheck %s
 // RUN: mlx-opt %s --print-op-generic | mlx-opt | filecheck %s
 // RUN: mlx-opt %s -p canonicalize,cse | filecheck %s --check-prefix=CANON
@@ -85,6 +86,19 @@ func.func @slice_update(%cache: tensor<1x8x?x64xf16>, %new: tensor<1x8x1x64xf16>
   %static = mlx.slice_update %cache, %new start [0] axes [2] : tensor<1x8x?x64xf16>, tensor<1x8x1x64xf16> -> tensor<1x8x?x64xf16>
   %dynamic = mlx.slice_update %cache, %new start [%pos, 0] axes [2, 0] : tensor<1x8x?x64xf16>, tensor<1x8x1x64xf16> -> tensor<1x8x?x64xf16>
   func.return %dynamic : tensor<1x8x?x64xf16>
+}
+
+// CHECK-LABEL: func.func @dynamic_slice_update(
+// CHECK-SAME: %cache: tensor<1x8x?x64xf16>, %new: tensor<1x8x1x64xf16>, %pos: tensor<i64>, %at: tensor<2xi32>) -> tensor<1x8x?x64xf16> {
+// CHECK-NEXT: %one = mlx.dynamic_slice_update %cache, %new start %pos axes [2] : tensor<1x8x?x64xf16>, tensor<1x8x1x64xf16>, tensor<i64> -> tensor<1x8x?x64xf16>
+// CHECK-NEXT: %two = mlx.dynamic_slice_update %one, %new start %at axes [-2, 0] : tensor<1x8x?x64xf16>, tensor<1x8x1x64xf16>, tensor<2xi32> -> tensor<1x8x?x64xf16>
+// CHECK-NEXT: func.return %two : tensor<1x8x?x64xf16>
+// CHECK-NEXT: }
+// GENERIC: "mlx.dynamic_slice_update"(%cache, %new, %pos) <{axes = array<i64: 2>}>
+func.func @dynamic_slice_update(%cache: tensor<1x8x?x64xf16>, %new: tensor<1x8x1x64xf16>, %pos: tensor<i64>, %at: tensor<2xi32>) -> tensor<1x8x?x64xf16> {
+  %one = mlx.dynamic_slice_update %cache, %new start %pos axes [2] : tensor<1x8x?x64xf16>, tensor<1x8x1x64xf16>, tensor<i64> -> tensor<1x8x?x64xf16>
+  %two = mlx.dynamic_slice_update %one, %new start %at axes [-2, 0] : tensor<1x8x?x64xf16>, tensor<1x8x1x64xf16>, tensor<2xi32> -> tensor<1x8x?x64xf16>
+  func.return %two : tensor<1x8x?x64xf16>
 }
 
 // nonzero: a sync point (the count depends on the values).

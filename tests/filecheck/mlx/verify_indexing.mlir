@@ -1,5 +1,5 @@
 // Verifier rules of the mlx indexing ops (take, take_along_axis, gather, scatter,
-// slice_update): each chunk breaks exactly one rule.
+// slice_update, dynamic_slice_update): each chunk breaks exactly one rule.
 // RUN: mlx-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 // CHECK: 'mlx.take' op indices must be integer, got f32
@@ -102,7 +102,7 @@ func.func @gather_axes_count(%x: tensor<4x8xf32>, %i: tensor<3xi32>) {
 
 // -----
 
-// CHECK: 'mlx.gather' op {{axiss|axes}} [1, -1] repeat an axis
+// CHECK: 'mlx.gather' op axes [1, -1] repeat an axis
 func.func @gather_axes_repeat(%x: tensor<4x8xf32>, %i: tensor<3xi32>) {
   %0 = mlx.gather %x[%i, %i] axes [1, -1] slice_sizes [4, 1] : tensor<4x8xf32>, (tensor<3xi32>, tensor<3xi32>) -> tensor<3x4x1xf32>
   func.return
@@ -363,5 +363,53 @@ func.func @item_elements(%n: tensor<2xi64>) {
 // CHECK: 'mlx.item' op input must have integer or bool element type, got f32
 func.func @item_float(%n: tensor<f32>) {
   %0 = mlx.item %n : tensor<f32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dynamic_slice_update' op start must be an integer tensor, got f32
+func.func @dynamic_slice_update_float_start(%x: tensor<4x8xf32>, %u: tensor<1x8xf32>, %s: tensor<f32>) {
+  %0 = mlx.dynamic_slice_update %x, %u start %s axes [0] : tensor<4x8xf32>, tensor<1x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dynamic_slice_update' op start has 3 entries but 2 axes
+func.func @dynamic_slice_update_start_count(%x: tensor<4x8xf32>, %u: tensor<1x1xf32>, %s: tensor<3xi64>) {
+  %0 = mlx.dynamic_slice_update %x, %u start %s axes [0, 1] : tensor<4x8xf32>, tensor<1x1xf32>, tensor<3xi64> -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dynamic_slice_update' op start must be 0-d (one axis) or 1-d with an entry per axis, got rank 0 for 2 axes
+func.func @dynamic_slice_update_scalar_start(%x: tensor<4x8xf32>, %u: tensor<1x1xf32>, %s: tensor<i64>) {
+  %0 = mlx.dynamic_slice_update %x, %u start %s axes [0, 1] : tensor<4x8xf32>, tensor<1x1xf32>, tensor<i64> -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dynamic_slice_update' op axes [1, -1] repeat an axis
+func.func @dynamic_slice_update_repeated_axis(%x: tensor<4x8xf32>, %u: tensor<1x1xf32>, %s: tensor<2xi64>) {
+  %0 = mlx.dynamic_slice_update %x, %u start %s axes [1, -1] : tensor<4x8xf32>, tensor<1x1xf32>, tensor<2xi64> -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dynamic_slice_update' op update dim 1 (4) must equal the input's (8) outside the axes
+func.func @dynamic_slice_update_partial_row(%x: tensor<4x8xf32>, %u: tensor<1x4xf32>, %s: tensor<i64>) {
+  %0 = mlx.dynamic_slice_update %x, %u start %s axes [0] : tensor<4x8xf32>, tensor<1x4xf32>, tensor<i64> -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: 'mlx.dynamic_slice_update' op update dim 0 (5) exceeds the input's (4)
+func.func @dynamic_slice_update_too_long(%x: tensor<4x8xf32>, %u: tensor<5x8xf32>, %s: tensor<i64>) {
+  %0 = mlx.dynamic_slice_update %x, %u start %s axes [0] : tensor<4x8xf32>, tensor<5x8xf32>, tensor<i64> -> tensor<4x8xf32>
   func.return
 }

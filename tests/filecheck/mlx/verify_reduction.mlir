@@ -10,7 +10,7 @@ func.func @sum_axis_range(%x: tensor<4x8xf32>) {
 
 // -----
 
-// CHECK: 'mlx.prod' op {{axiss|axes}} [1, -1] repeat an axis
+// CHECK: 'mlx.prod' op axes [1, -1] repeat an axis
 func.func @prod_axes_repeat(%x: tensor<4x8xf32>) {
   %0 = mlx.prod %x axes [1, -1] : tensor<4x8xf32> -> tensor<4xf32>
   func.return
