@@ -1114,11 +1114,82 @@ def _rope(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         if has_rows:
             offset = operands[rows_at] + offset if offset else operands[rows_at]
         freqs = operands[freqs_at] if has_freqs else None
+        fast = rope if mx.default_device() != mx.cpu else _cpu_rope
         if x.ndim == 2:  # mx.fast.rope wants rank >= 3
-            return (rope(x[None], dims, offset=offset, freqs=freqs, **options)[0],)
-        return (rope(x, dims, offset=offset, freqs=freqs, **options),)
+            return (fast(x[None], dims, offset=offset, freqs=freqs, **options)[0],)
+        return (fast(x, dims, offset=offset, freqs=freqs, **options),)
 
     return run
+
+
+_POSITIONS: dict[int, mx.array] = {}
+"""`arange(T)` in float32 per length T, computed once: the same array in every rope of
+a call, so that `mx.compile` merges their angle tables into one."""
+
+
+def _positions(length: int) -> mx.array:
+    positions = _POSITIONS.get(length)
+    if positions is None:
+        positions = mx.arange(length, dtype=mx.float32)
+        mx.eval(positions)
+        if len(_POSITIONS) < 4096:
+            _POSITIONS[length] = positions
+    return positions
+
+
+_ROTATION_SIGNS: dict[Any, mx.array] = {}
+
+
+def _cpu_rope(
+    x: mx.array,
+    dims: int,
+    *,
+    traditional: bool,
+    base: float | None,
+    scale: float,
+    offset: Any,
+    freqs: mx.array | None,
+) -> mx.array:
+    """`mx.fast.rope` on MLX's CPU, which has no rope kernel and composes one op by op
+    (12 graph nodes a call: angle table, two slices, two products, a concatenation).
+    The same arithmetic (MLX's angles `(arange(T) + offset) * scale / freqs`, then
+    `x1 cos - x2 sin`, `x1 sin + x2 cos`) as 4 nodes: each rotated pair is a size-2
+    axis of a reshape of `x`, its partner that axis reversed (a view), and the signs
+    go into the sine. The angle table depends on the positions alone, so the ropes of
+    a compiled step share one (MLX's compiler merges equal subgraphs), where MLX's
+    own composition builds one per call from a fresh `arange`."""
+    if dims < x.shape[-1]:
+        rotated = _cpu_rope(
+            x[..., :dims], dims, traditional=traditional, base=base, scale=scale,
+            offset=offset, freqs=freqs,
+        )
+        return mx.concatenate([rotated, x[..., dims:]], axis=-1)
+    half = dims // 2
+    offset = offset if isinstance(offset, mx.array) else mx.array(offset, dtype=mx.int32)
+    if offset.dtype.size != 4:
+        offset = offset.astype(mx.int32)
+    if offset.ndim == 1 and offset.size > 1:  # one start per row (axis 0)
+        offset = offset.reshape(-1, *[1] * (x.ndim - 2))
+    positions = (_positions(x.shape[-2]) + offset) * scale
+    if freqs is None:
+        assert base is not None
+        inverse = mx.exp(mx.arange(0, -half, -1, dtype=mx.float32) * (math.log(base) / half))
+    else:
+        inverse = mx.reciprocal(freqs.astype(mx.float32))
+    theta = positions[..., None] * inverse
+    cos, sin = mx.cos(theta).astype(x.dtype), mx.sin(theta).astype(x.dtype)
+    # Pairs: (x[i], x[i + half]), or (x[2i], x[2i + 1]) when traditional.
+    pair_axis = -1 if traditional else -2
+    key = (pair_axis, x.dtype)
+    signs = _ROTATION_SIGNS.get(key)
+    if signs is None:
+        signs = mx.array([-1, 1], dtype=x.dtype).reshape((2,) if traditional else (2, 1))
+        mx.eval(signs)
+        _ROTATION_SIGNS[key] = signs
+    pairs = x.reshape(*x.shape[:-1], *((half, 2) if traditional else (2, half)))
+    partners = pairs[..., ::-1] if traditional else pairs[..., ::-1, :]
+    cos, sin = mx.expand_dims(cos, pair_axis), mx.expand_dims(sin, pair_axis)
+    return (pairs * cos + partners * (sin * signs)).reshape(x.shape)
 
 
 # ---------------------------------------------------------------------------

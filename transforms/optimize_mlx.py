@@ -114,7 +114,8 @@ def _contiguous_start(index: SSAValue) -> SSAValue | None:
     add = index.owner
     if not isinstance(add, mlx.AddOp) or rank_of(index) != 1:
         return None
-    for start, arange in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+    lhs, rhs = add.operands
+    for start, arange in ((lhs, rhs), (rhs, lhs)):
         if arange_length(arange) is not None and rank_of(start) == 0 and is_integer(dtype_of(start)):
             return start
     return None
