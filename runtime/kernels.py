@@ -867,6 +867,21 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
     if mx.default_device() != mx.cpu:
         return run
     at = WEIGHT_PRODUCT_OPERAND[op]
+    # The blocks of the last weight cut, per row count: evaluated views of its memory,
+    # so that a call (or a compiled trace) reads them as constants instead of slicing
+    # the weight again (a graph node per block and call).
+    cut: dict[int, list[mx.array]] = {}
+    cut_from: list[mx.array] = []
+
+    def pieces(weight: mx.array, rows: int, blocks: list[slice]) -> list[mx.array]:
+        if not cut_from or cut_from[0] is not weight:
+            cut.clear()
+            cut_from[:] = [weight]
+        views = cut.get(rows)
+        if views is None:
+            views = cut[rows] = [weight[:, block] for block in blocks]
+            mx.eval(views)
+        return views
 
     def blocked(operands: Sequence[Any]) -> Sequence[Any]:
         x, weight = operands[at - 1], operands[at]
@@ -879,20 +894,26 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
             or mx.default_device() != mx.cpu  # the caller moved MLX to a GPU since the load
         ):
             return run(operands)
-        columns = weight.shape[1]
-        blocks = _output_blocks(x.size // depth, columns, depth)
+        rows, columns = x.size // depth, weight.shape[1]
+        blocks = _output_blocks(rows, columns, depth)
         if len(blocks) < 2:
             return run(operands)
         streams = cpu_streams()[: len(blocks)] or (mx.default_stream(mx.cpu),)
+        bias = operands[0] if at == 2 else None
+        cut_bias = bias is not None and bias.ndim > 0 and bias.shape[-1] == columns > 1
+        # Rows as one matrix: one reshape in and out, where MLX would flatten and
+        # unflatten around each block's product (the same products).
+        flat = x if x.ndim == 2 or (cut_bias and bias.ndim > 1) else x.reshape(rows, depth)
         parts = []
-        for index, block in enumerate(blocks):
+        for index, (block, piece) in enumerate(zip(blocks, pieces(weight, rows, blocks))):
             sliced = list(operands)
-            sliced[at] = weight[:, block]
-            if at == 2 and operands[0].ndim and operands[0].shape[-1] == columns > 1:
-                sliced[0] = operands[0][..., block]  # addmm's c, unless broadcast
+            sliced[at - 1], sliced[at] = flat, piece
+            if cut_bias:
+                sliced[0] = bias[..., block]  # addmm's c, unless broadcast
             with mx.stream(streams[index * len(streams) // len(blocks)]):
                 parts.append(run(sliced)[0])
-        return (mx.concatenate(parts, axis=-1),)
+        product = mx.concatenate(parts, axis=-1)
+        return (product if flat is x else product.reshape(*x.shape[:-1], columns),)
 
     return blocked
 
@@ -1036,16 +1057,19 @@ def _sdpa(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     fast_sdpa = mx.fast.scaled_dot_product_attention
 
     def sdpa(queries: Any, keys: Any, values: Any, *, scale: float, mask: Any) -> Any:
+        if mx.default_device() != mx.cpu:
+            return fast_sdpa(queries, keys, values, scale=scale, mask=mask)
+        composed = fast_sdpa if isinstance(mask, str) else _cpu_sdpa
         # MLX's CPU backend composes attention in the operands' dtype, rounding scores
         # and probabilities to float16/bfloat16; torch's CPU kernel, like MLX's GPU
         # kernels, keeps them in float32. So does this, on the CPU.
-        if queries.dtype in _LOW_PRECISION and mx.default_device() == mx.cpu:
-            out = fast_sdpa(
+        if queries.dtype in _LOW_PRECISION:
+            out = composed(
                 queries.astype(mx.float32), keys.astype(mx.float32), values.astype(mx.float32),
                 scale=scale, mask=mask,
             )
             return out.astype(queries.dtype)
-        return fast_sdpa(queries, keys, values, scale=scale, mask=mask)
+        return composed(queries, keys, values, scale=scale, mask=mask)
 
     if props.get("mask_mode") == "causal":
         return lambda operands: (
@@ -1068,6 +1092,33 @@ def _sdpa(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         return (mx.where(keeps, out, mx.zeros((), dtype=out.dtype)),)
 
     return zeroing_masked_rows
+
+
+def _cpu_sdpa(q: mx.array, k: mx.array, v: mx.array, *, scale: float, mask: Any) -> mx.array:
+    """Attention as MLX's CPU composes `mx.fast.scaled_dot_product_attention` (MLX has
+    no CPU kernel): scaled queries, scores, the mask (a bool mask keeps True, else
+    MLX's lowest float; an additive one adds), a precise softmax, the weighted values.
+    With fewer K/V heads, each K/V head's queries are one matrix of `rep * L` rows (a
+    reshape of the queries, which MLX's composition instead broadcasts against K and
+    V: four more graph nodes a call), and the mask is tiled once for them (the same
+    mask in every layer of a compiled step, so computed once)."""
+    batch, heads, length, _ = q.shape
+    kv_heads, slots = k.shape[1], k.shape[2]
+    rep = heads // kv_heads
+    q = mx.array(scale, dtype=q.dtype) * q
+    if rep > 1:
+        q = q.reshape(batch, kv_heads, rep * length, q.shape[-1])
+    scores = q @ k.swapaxes(-1, -2)
+    if mask is not None:
+        mask = mx.broadcast_to(mask, (batch, heads, length, slots))
+        if rep > 1:
+            mask = mask.reshape(batch, kv_heads, rep * length, slots)
+        if mask.dtype == mx.bool_:
+            scores = mx.where(mask, scores, mx.array(mx.finfo(scores.dtype).min, scores.dtype))
+        else:
+            scores = scores + mask.astype(scores.dtype)
+    out = mx.softmax(scores, axis=-1, precise=True) @ v
+    return out.reshape(batch, heads, length, v.shape[-1]) if rep > 1 else out
 
 
 @_kernel("mlx.rms_norm")

@@ -1725,6 +1725,30 @@ def test_cpu_rope_is_mlx_cpu_composition_bitwise(mx_type: Any) -> None:
                 assert mx.array_equal(compiled(x, offset=offset), expected).item(), (traditional, dims, shape)
 
 
+def test_cpu_sdpa_is_mlx_cpu_composition_bitwise() -> None:
+    """The CPU attention (`kernels._cpu_sdpa`, grouped queries as one matrix per K/V
+    head) gives MLX's own CPU composition's bits: grouped and not, one and several
+    query rows, bool masks shared by the heads or per head, additive masks, none."""
+    rng = np.random.default_rng(6)
+    with mx.stream(mx.cpu):
+        for (heads, kv_heads), rows, slots, mask_kind in itertools.product(
+            [(8, 4), (4, 4), (8, 1)], [1, 5], [7, 96], ["none", "bool", "bool per head", "additive"]
+        ):
+            q, k, v = (
+                mx.array(rng.standard_normal((2, h, n, 16)).astype(np.float32))
+                for h, n in [(heads, rows), (kv_heads, slots), (kv_heads, slots)]
+            )
+            mask = {
+                "none": None,
+                "bool": mx.array(rng.random((2, 1, rows, slots)) > 0.3),
+                "bool per head": mx.array(rng.random((2, heads, rows, slots)) > 0.3),
+                "additive": mx.array(rng.standard_normal((2, 1, rows, slots)).astype(np.float32)),
+            }[mask_kind]
+            expected = mx.fast.scaled_dot_product_attention(q, k, v, scale=0.25, mask=mask)
+            got = kernels._cpu_sdpa(q, k, v, scale=0.25, mask=mask)
+            assert mx.array_equal(got, expected).item(), (heads, kv_heads, rows, slots, mask_kind)
+
+
 def test_compiled_ropes_share_one_angle_table(tmp_path: Path) -> None:
     """The ropes of a compiled step at the same positions compute their cosines once
     (MLX's own CPU composition builds a table per call)."""
