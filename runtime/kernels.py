@@ -899,8 +899,8 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
         if len(blocks) < 2:
             return run(operands)
         streams = cpu_streams()[: len(blocks)] or (mx.default_stream(mx.cpu),)
-        bias = operands[0] if at == 2 else None
-        cut_bias = bias is not None and bias.ndim > 0 and bias.shape[-1] == columns > 1
+        bias = operands[0]  # addmm's c (unused for matmul)
+        cut_bias = at == 2 and bias.ndim > 0 and bias.shape[-1] == columns > 1
         # Rows as one matrix: one reshape in and out, where MLX would flatten and
         # unflatten around each block's product (the same products).
         flat = x if x.ndim == 2 or (cut_bias and bias.ndim > 1) else x.reshape(rows, depth)

@@ -1740,8 +1740,8 @@ def test_cpu_sdpa_is_mlx_cpu_composition_bitwise() -> None:
             )
             mask = {
                 "none": None,
-                "bool": mx.array(rng.random((2, 1, rows, slots)) > 0.3),
-                "bool per head": mx.array(rng.random((2, heads, rows, slots)) > 0.3),
+                "bool": mx.array(rng.random((2, 1, rows, slots)).astype(np.float32)) > 0.3,
+                "bool per head": mx.array(rng.random((2, heads, rows, slots)).astype(np.float32)) > 0.3,
                 "additive": mx.array(rng.standard_normal((2, 1, rows, slots)).astype(np.float32)),
             }[mask_kind]
             expected = mx.fast.scaled_dot_product_attention(q, k, v, scale=0.25, mask=mask)
