@@ -828,6 +828,16 @@ rows outputs, so the gain shrinks with every row and then turns into a loss (by 
 against 32.8). Decode steps of up to 7 sequences are cut; prefills are not."""
 
 
+CPU_SPREAD_PRODUCT_MACS = 1 << 19
+"""Multiply-adds of a blocked product per CPU stream it spreads over: a smaller one runs
+its blocks on one stream. Waking another stream's thread and waiting for its event
+cost more than a small product saves: the small Llama's decode step (hidden 256, vocab
+512), whose only blocked product is the 1408 x 256 gate/up projection, took 2.0 to 3.3
+ms with its two blocks on two streams against 1.3 to 1.7 ms on one (medians of 32
+steps, 3 per process, 2 processes each); its LM head at vocab 32000 (8.2 million
+multiply-adds) was faster spread (3.7 to 5.6 ms against 4.8 to 6.7)."""
+
+
 def _output_blocks(rows: int, columns: int, depth: int) -> list[slice]:
     """The product's output columns cut into the fewest near-equal blocks that each fit
     OpenBLAS's small kernels (`CPU_SMALL_PRODUCT_OUTPUTS`, `CPU_SMALL_PRODUCT_MACS`).
@@ -898,7 +908,8 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
         blocks = _output_blocks(rows, columns, depth)
         if len(blocks) < 2:
             return run(operands)
-        streams = cpu_streams()[: len(blocks)] or (mx.default_stream(mx.cpu),)
+        spread = max(1, rows * columns * depth // CPU_SPREAD_PRODUCT_MACS)
+        streams = cpu_streams()[: min(len(blocks), spread)] or (mx.default_stream(mx.cpu),)
         bias = operands[0]  # addmm's c (unused for matmul)
         cut_bias = at == 2 and bias.ndim > 0 and bias.shape[-1] == columns > 1
         # Rows as one matrix: one reshape in and out, where MLX would flatten and

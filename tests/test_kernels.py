@@ -2271,8 +2271,8 @@ def test_weight_blocked_product_is_the_blocks_products(op: str, monkeypatch: pyt
     `MLXIR_CPU_STREAMS=3`), concatenated: the same bits as those blocks' products
     computed one by one on one stream, and on 1 stream; within f32 rounding (1e-5
     relative, 1e-4 absolute on outputs of size about 20) of the one product. addmm's
-    `c` is cut with the weight unless it broadcasts. float16, 8 rows, or a depth
-    under 32 stay one product."""
+    `c` is cut with the weight unless it broadcasts. A small product keeps its blocks
+    on fewer streams. float16, 8 rows, or a depth under 32 stay one product."""
     mx.random.seed(3)
     w = mx.random.normal((4000, 512))
     bias = mx.random.normal((4000,))
@@ -2314,6 +2314,15 @@ def test_weight_blocked_product_is_the_blocks_products(op: str, monkeypatch: pyt
         assert spread.shape == reference.shape
         assert mx.allclose(spread, reference, rtol=1e-5, atol=1e-4).item()
     monkeypatch.setattr(mx, op.removeprefix("mlx."), recording)
+    # Under CPU_SPREAD_PRODUCT_MACS a stream each: 1 row by 1408 x 256 runs its two
+    # blocks on one stream; 4 rows (1.4 million multiply-adds) on two.
+    small = mx.random.normal((1408, 256))
+    monkeypatch.setenv("MLXIR_CPU_STREAMS", "3")
+    for rows, streams in ((1, 1), (4, 2)):
+        calls.clear()
+        blocked(operands(mx.random.normal((rows, 256)), small.T, bias[:1408]))
+        assert len(calls) == len(kernels._output_blocks(rows, 1408, 256)) > 1
+        assert len(set(calls)) == streams, calls
     for x, weight in (
         (mx.random.normal((1, 512)).astype(mx.float16), w.T.astype(mx.float16)),
         (mx.random.normal((8, 512)), w.T),
