@@ -25,6 +25,7 @@ Gemma 3 with one sliding and one full-attention layer.
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -435,13 +436,43 @@ def test_every_family_gets_the_fusions(name: str, dtype: torch.dtype) -> None:
     """The default program of every tested family (the one the tests above compare with
     transformers) runs its rotary embeddings as `mx.fast.rope` (q and k of each of the
     2 layers, no cos/sin left at run time), its q/k/v (or fused qkv) projection as one
-    product per layer, and reads weights without instructions."""
+    product per layer, writes its cache by slice updates and reads weights without
+    instructions."""
     program = compiled_for(name, dtype).program
     ops = Counter(ins.op for ins in program.info.instructions)
     assert ops["mlx.rope"] == 4, ops
     assert ops["mlx.cos"] == ops["mlx.sin"] == 0, ops
     assert ops["mlx.weight"] == 0, ops
+    # the fixed cache's keys and values written by one slice update each
+    assert ops["mlx.dynamic_slice_update"] == 4 and ops["mlx.scatter"] == 0, ops
     projections = ops["mlx.matmul"] + ops["mlx.addmm"]
     # per layer: one q/k/v product, the output projection, the MLP's (merged) up
     # products and its down product, at most; plus the LM head
     assert projections <= 2 * 4 + 1, ops
+
+
+def test_a_compiled_decode_step_graph_on_the_cpu(tmp_path: Path) -> None:
+    """What MLX runs for a decode step of the default program, compiled on the CPU: the
+    cache written by slice updates (no scatter), one angle table for all ropes (MLX's
+    own CPU rope computes one per call), and the greedy tokens still transformers'."""
+    compiled = compiled_for("llama", torch.float32)
+    ids, mask = prompts(2)
+    model = model_for("llama", torch.float32)
+    with torch.no_grad():
+        reference = model.generate(ids, attention_mask=mask, max_new_tokens=8, do_sample=False)
+    with mx.stream(mx.cpu):
+        assert torch.equal(llm.generate(compiled, ids, mask, max_new_tokens=8), reference)
+        batch, length = ids.shape
+        kv = [mx.zeros((batch, h, llm.CACHE_CHUNK, d)) for h, d in compiled.kv_shapes]
+        slots = mx.ones((batch, llm.CACHE_CHUNK), dtype=mx.int64)
+        for _ in range(compiled.program.auto_compile_after + 1):
+            outputs = compiled.step(
+                mx.ones((batch, 1), dtype=mx.int64), kv, slots,
+                mx.array([length] * batch, dtype=mx.int64), mx.array(length, dtype=mx.int64),
+                evaluate=False,
+            )
+        assert compiled.program.traces >= 1
+        mx.export_to_dot(str(tmp_path / "step.dot"), outputs[0], *outputs[1])
+    nodes = Counter(re.findall(r'label ="(\w+)"', (tmp_path / "step.dot").read_text()))
+    assert nodes["DynamicSliceUpdate"] == 4 and nodes["Scatter"] == 0, nodes
+    assert nodes["Cos"] == nodes["Sin"] == 1, nodes
