@@ -353,7 +353,9 @@ def test_saved_program_generates(tmp_path: Path, capsys: pytest.CaptureFixture[s
     compiled = compiled_for("qwen3", torch.float32)
     path = tmp_path / "qwen3.mlxfb"
     compiled.program.save(path)
-    reloaded = llm.CompiledLLM.from_program(mlxir.load(path))
+    program = mlxir.load(path)
+    assert isinstance(program, mlxir.Program)  # an .mlxfb file, not a .pte
+    reloaded = llm.CompiledLLM.from_program(program)
     assert reloaded.with_mask and reloaded.kv_shapes == compiled.kv_shapes
     ids, mask = prompts(3)
     assert torch.equal(
