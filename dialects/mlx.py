@@ -573,6 +573,25 @@ class ScatterOp(MlxirOp):
         verify_same_dtype([self.input, self.updates, self.result], "input, updates and result")
 
 
+def _verify_update_fits(
+    input: SSAValue, update: SSAValue, result: SSAValue, axes: Sequence[int]
+) -> None:
+    """A slice update's `update` has the input's rank, its dims outside `axes`, and
+    at most its dims along them; the result is the input's type."""
+    x, u = shape_of(input), shape_of(update)
+    if len(u) != len(x):
+        raise VerifyException("update must have the input's rank")
+    for i, (a, b) in enumerate(zip(u, x)):
+        if i not in axes and not dims_compatible(a, b):
+            raise VerifyException(
+                f"update dim {i} ({a}) must equal the input's ({b}) outside the axes"
+            )
+        if i in axes and DYNAMIC not in (a, b) and a > b:
+            raise VerifyException(f"update dim {i} ({a}) exceeds the input's ({b})")
+    verify_same_shape(input, result)
+    verify_same_dtype([input, update, result], "input, update and result")
+
+
 @irdl_op_definition
 class SliceUpdateOp(MlxirOp):
     """`mx.slice_update`: `input` with `update` written at `start` along `axes`."""
@@ -593,22 +612,13 @@ class SliceUpdateOp(MlxirOp):
     custom_directives = (IntList, DynamicIndexList)
 
     def verify_(self) -> None:
-        x, u = shape_of(self.input), shape_of(self.update)
-        axes = _axes(ints(self.axes), len(x))
+        axes = _axes(ints(self.axes), rank_of(self.input))
         starts = ints(self.static_start)
         if len(starts) != len(axes):
             raise VerifyException(f"{len(starts)} start entries but {len(axes)} axes")
         if starts.count(DYNAMIC) != len(self.start):
             raise VerifyException("start's dynamic entries do not match its index operands")
-        if len(u) != len(x):
-            raise VerifyException("update must have the input's rank")
-        for i, (a, b) in enumerate(zip(u, x)):
-            if i not in axes and not dims_compatible(a, b):
-                raise VerifyException(
-                    f"update dim {i} ({a}) must equal the input's ({b}) outside the axes"
-                )
-        verify_same_shape(self.input, self.result)
-        verify_same_dtype([self.input, self.update, self.result], "input, update and result")
+        _verify_update_fits(self.input, self.update, self.result, axes)
 
 
 @irdl_op_definition
@@ -633,8 +643,7 @@ class DynamicSliceUpdateOp(MlxirOp):
     custom_directives = (IntList,)
 
     def verify_(self) -> None:
-        x, u = shape_of(self.input), shape_of(self.update)
-        axes = _axes(ints(self.axes), len(x))
+        axes = _axes(ints(self.axes), rank_of(self.input))
         if not is_integer(dtype_of(self.start)):
             raise VerifyException(f"start must be an integer tensor, got {dtype_of(self.start)}")
         start = shape_of(self.start)
@@ -645,17 +654,7 @@ class DynamicSliceUpdateOp(MlxirOp):
             )
         if len(start) == 1 and not dims_compatible(start[0], len(axes)):
             raise VerifyException(f"start has {start[0]} entries but {len(axes)} axes")
-        if len(u) != len(x):
-            raise VerifyException("update must have the input's rank")
-        for i, (a, b) in enumerate(zip(u, x)):
-            if i not in axes and not dims_compatible(a, b):
-                raise VerifyException(
-                    f"update dim {i} ({a}) must equal the input's ({b}) outside the axes"
-                )
-            if i in axes and DYNAMIC not in (a, b) and a > b:
-                raise VerifyException(f"update dim {i} ({a}) exceeds the input's ({b})")
-        verify_same_shape(self.input, self.result)
-        verify_same_dtype([self.input, self.update, self.result], "input, update and result")
+        _verify_update_fits(self.input, self.update, self.result, axes)
 
 
 # ---------------------------------------------------------------------------

@@ -413,3 +413,11 @@ func.func @dynamic_slice_update_too_long(%x: tensor<4x8xf32>, %u: tensor<5x8xf32
   %0 = mlx.dynamic_slice_update %x, %u start %s axes [0] : tensor<4x8xf32>, tensor<5x8xf32>, tensor<i64> -> tensor<4x8xf32>
   func.return
 }
+
+// -----
+
+// CHECK: 'mlx.slice_update' op update dim 0 (5) exceeds the input's (4)
+func.func @slice_update_too_long(%x: tensor<4x8xf32>, %u: tensor<5x8xf32>) {
+  %0 = mlx.slice_update %x, %u start [0] axes [0] : tensor<4x8xf32>, tensor<5x8xf32> -> tensor<4x8xf32>
+  func.return
+}
