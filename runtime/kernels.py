@@ -877,20 +877,17 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
     if mx.default_device() != mx.cpu:
         return run
     at = WEIGHT_PRODUCT_OPERAND[op]
-    # The blocks of the last weight cut, per row count: evaluated views of its memory,
-    # so that a call (or a compiled trace) reads them as constants instead of slicing
-    # the weight again (a graph node per block and call).
-    cut: dict[int, list[mx.array]] = {}
-    cut_from: list[mx.array] = []
+    # Per row count, the weight it was cut from and its blocks: evaluated views of its
+    # memory, so that a call (or a compiled trace) reads them as constants instead of
+    # slicing the weight again (a graph node per block and call).
+    cut: dict[int, tuple[mx.array, list[mx.array]]] = {}
 
     def pieces(weight: mx.array, rows: int, blocks: list[slice]) -> list[mx.array]:
-        if not cut_from or cut_from[0] is not weight:
-            cut.clear()
-            cut_from[:] = [weight]
-        views = cut.get(rows)
-        if views is None:
-            views = cut[rows] = [weight[:, block] for block in blocks]
+        cut_from, views = cut.get(rows, (None, []))
+        if cut_from is not weight:
+            views = [weight[:, block] for block in blocks]
             mx.eval(views)
+            cut[rows] = (weight, views)
         return views
 
     def blocked(operands: Sequence[Any]) -> Sequence[Any]:
@@ -1184,22 +1181,21 @@ def _rope(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return run
 
 
-_POSITIONS: dict[int, mx.array] = {}
-"""`arange(T)` in float32 per length T, computed once: the same array in every rope of
-a call, so that `mx.compile` merges their angle tables into one."""
+_ROPE_CONSTANTS: dict[tuple[Any, ...], mx.array] = {}
+"""The CPU rope's constants (positions `arange(T)` per length, rotation signs per
+layout and dtype), evaluated once: the same array in every rope of a call, so that
+`mx.compile` merges their angle tables into one, and no graph for another thread's
+stream to evaluate."""
 
 
-def _positions(length: int) -> mx.array:
-    positions = _POSITIONS.get(length)
-    if positions is None:
-        positions = mx.arange(length, dtype=mx.float32)
-        mx.eval(positions)
-        if len(_POSITIONS) < 4096:
-            _POSITIONS[length] = positions
-    return positions
-
-
-_ROTATION_SIGNS: dict[Any, mx.array] = {}
+def _rope_constant(key: tuple[Any, ...], make: Callable[[], mx.array]) -> mx.array:
+    value = _ROPE_CONSTANTS.get(key)
+    if value is None:
+        value = make()
+        mx.eval(value)
+        if len(_ROPE_CONSTANTS) < 4096:
+            _ROPE_CONSTANTS[key] = value
+    return value
 
 
 def _cpu_rope(
@@ -1232,7 +1228,9 @@ def _cpu_rope(
         offset = offset.astype(mx.int32)
     if offset.ndim == 1 and offset.size > 1:  # one start per row (axis 0)
         offset = offset.reshape(-1, *[1] * (x.ndim - 2))
-    positions = (_positions(x.shape[-2]) + offset) * scale
+    length = x.shape[-2]
+    positions = _rope_constant(("positions", length), lambda: mx.arange(length, dtype=mx.float32))
+    positions = (positions + offset) * scale
     if freqs is None:
         assert base is not None
         inverse = mx.exp(mx.arange(0, -half, -1, dtype=mx.float32) * (math.log(base) / half))
@@ -1242,12 +1240,10 @@ def _cpu_rope(
     cos, sin = mx.cos(theta).astype(x.dtype), mx.sin(theta).astype(x.dtype)
     # Pairs: (x[i], x[i + half]), or (x[2i], x[2i + 1]) when traditional.
     pair_axis = -1 if traditional else -2
-    key = (pair_axis, x.dtype)
-    signs = _ROTATION_SIGNS.get(key)
-    if signs is None:
-        signs = mx.array([-1, 1], dtype=x.dtype).reshape((2,) if traditional else (2, 1))
-        mx.eval(signs)
-        _ROTATION_SIGNS[key] = signs
+    signs = _rope_constant(
+        ("signs", traditional, x.dtype),
+        lambda: mx.array([-1, 1], dtype=x.dtype).reshape((2,) if traditional else (2, 1)),
+    )
     pairs = x.reshape(*x.shape[:-1], *((half, 2) if traditional else (2, half)))
     partners = pairs[..., ::-1] if traditional else pairs[..., ::-1, :]
     cos, sin = mx.expand_dims(cos, pair_axis), mx.expand_dims(sin, pair_axis)
