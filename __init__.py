@@ -17,16 +17,18 @@ The pieces, each usable alone:
 
 Attributes are imported lazily so `import mlxir` does not import torch or MLX. On
 Linux it loads the system OpenBLAS (or MKL, or `MLXIR_BLAS=<path>`) for MLX's CPU
-matmuls when MLX is first imported, just before: see `mlxir.blas`.
+matmuls when MLX is first imported, just before: see `mlxir.runtime.cpu.blas`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from mlxir.blas import select_blas_before_mlx
+from mlxir.runtime.cpu.blas import select_blas_before_mlx
 
-# MLX binds its BLAS once, when mlx.core is imported (mlxir.blas).
+# MLX's CPU binds its BLAS once, when mlx.core is imported, whoever imports it first: so
+# the CPU backend's choice of BLAS (runtime/cpu/blas.py) is armed here, before anything.
 select_blas_before_mlx()
 
 if TYPE_CHECKING:
@@ -34,10 +36,11 @@ if TYPE_CHECKING:
 
     from mlxir.codegen import ProgramParts, deserialize, serialize, serialize_parts
     from mlxir.codegen.errors import ProgramError
+    from mlxir.interop.executorch import PteProgram
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.conversions.torch_to_aten.program import Decomposition
-    from mlxir.runtime.program import CompileMode, InputError, Program, load
+    from mlxir.runtime.program import CompileMode, InputError, Program
     from mlxir.transforms.quantize import Quantize
     from mlxir.weights import weights_of
 
@@ -132,10 +135,42 @@ def compiled_parts(
     return parts, quantized
 
 
+def load(
+    source: str | Path | bytes | bytearray | memoryview,
+    *,
+    verify: bool = True,
+    method: str = "forward",
+    compile: CompileMode = "auto",
+) -> Program | PteProgram:
+    """Loads a program from a path or from its bytes: an `.mlxfb` as a `Program` (see
+    it for `verify` and `compile`), or method `method` of an ExecuTorch `.pte` that
+    runs on mlxir delegates as a `PteProgram` (needs the `executorch` extra). Every
+    failure to load is a `ProgramError`."""
+    import mmap
+
+    from mlxir.runtime.loading import is_pte, opened
+    from mlxir.runtime.program import Program
+
+    def program_of(data: bytes | bytearray | memoryview | mmap.mmap, file: BinaryIO | None) -> Program | PteProgram:
+        if is_pte(data):
+            try:
+                from mlxir.interop.executorch import PteProgram
+            except ImportError as error:
+                raise ProgramError(f"an ExecuTorch .pte file: {error}") from None
+            return PteProgram(bytes(data) if isinstance(data, mmap.mmap) else data, method=method, verify=verify)
+        return Program(data, verify=verify, compile=compile, _file=file)
+
+    from mlxir.codegen.errors import ProgramError
+
+    if isinstance(source, str | Path):
+        with opened(source) as (data, file):
+            return program_of(data, file)
+    return program_of(source, None)
+
+
 _LAZY = {
     "import_program": "mlxir.conversions.torch_to_aten",
     "lower": "mlxir.conversions.aten_to_mlx",
-    "load": "mlxir.runtime.program",
     "Program": "mlxir.runtime.program",
     "InputError": "mlxir.runtime.program",
     "ProgramError": "mlxir.codegen.errors",

@@ -18,7 +18,7 @@ and mlx-lm (`mlx_lm.utils.load_model`). Each system runs in its own process, one
 the other, with one thread (`torch.set_num_threads(1)`, `OPENBLAS_NUM_THREADS=1`,
 `OMP_NUM_THREADS=1`, `MKL_NUM_THREADS=1`). MLX's own CPU kernels run on one thread per
 stream; mlxir spreads its decode products by the weights over several CPU streams
-(`MLXIR_CPU_STREAMS`, by default one per usable CPU, `runtime/streams.py`): the
+(`MLXIR_CPU_STREAMS`, by default one per usable CPU, `runtime/cpu/streams.py`): the
 quantized ones, where mlx-lm calls the same one-thread kernel on one stream, and the
 float32 ones, which it cuts into blocks that OpenBLAS multiplies without packing the
 weight (docs/blas.md; mlx-lm's are one `sgemm` each, which with more BLAS threads
@@ -791,7 +791,7 @@ def main() -> None:
         reports.append(report)
     import torch
 
-    from mlxir.runtime.streams import configured_count
+    from mlxir.runtime.cpu.streams import configured_count
 
     print(
         f"\nmlxir LLM benchmark: torch {torch.__version__} (eager, CPU, 1 thread), "

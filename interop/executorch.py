@@ -38,27 +38,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, final
+from typing import Any, cast, final
 
 import torch
+from torch._ops import OpOverload
 from torch.export import ExportedProgram
 from torch.fx import Node
 
 from mlxir.codegen.errors import ProgramError
 from mlxir.quiet import quiet_torchao_import
-from mlxir.runtime.program import is_pte
+from mlxir.runtime.loading import is_pte
 
 try:
     with quiet_torchao_import():  # executorch.exir imports torchao
-        import executorch.exir  # noqa: F401
-    from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
-    from executorch.exir.backend.compile_spec_schema import CompileSpec
-    from executorch.exir.backend.partitioner import (
+        import executorch.exir  # pyright: ignore[reportMissingTypeStubs, reportUnusedImport] (executorch ships no type stubs; imported for the torchao filter)  # noqa: F401
+    from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
+    from executorch.exir.backend.compile_spec_schema import CompileSpec  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
+    from executorch.exir.backend.partitioner import (  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
         DelegationSpec,
         Partitioner,
         PartitionResult,
     )
-    from executorch.exir.backend.utils import tag_constant_data, tag_mutated_buffer
+    from executorch.exir.backend.utils import tag_constant_data, tag_mutated_buffer  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
 except ModuleNotFoundError as error:  # only without the extra
     if error.name != "executorch":
         raise
@@ -113,7 +114,7 @@ class MlxirPartitioner(Partitioner):
 
     def ops_to_not_decompose(
         self, ep: ExportedProgram
-    ) -> tuple[list[torch._ops.OpOverload], None]:
+    ) -> tuple[list[OpOverload], None]:
         """The ops mlxir runs whole (`NATIVE_OPS`: attention, norms, linear, ...), when
         every call of the op in `ep` compiles; one that does not gives the op back to
         ExecuTorch's decomposition, since a kept op outside a delegate has no kernel."""
@@ -122,7 +123,7 @@ class MlxirPartitioner(Partitioner):
 
         self._input_ranges = _input_dim_ranges(ep)
         native = set(NATIVE_OPS)
-        kept: dict[torch._ops.OpOverload, bool] = {}
+        kept: dict[OpOverload, bool] = {}
         for node in ep.graph.nodes:
             if node.op == "call_function" and node.target in native:
                 kept[node.target] = kept.get(node.target, True) and why_unsupported(node) is None
@@ -161,11 +162,21 @@ class MlxirPartitioner(Partitioner):
 
     def describe_unsupported(self) -> str:
         """One line per op left outside the delegates: count and reason."""
-        from mlxir.conversions.torch_to_aten import _target_name
+        from mlxir.conversions.torch_to_aten import target_name
 
-        counts = Counter(_target_name(node) for node in self.unsupported)
-        reasons = {_target_name(node): why for node, why in self.unsupported.items()}
+        counts = Counter(target_name(node) for node in self.unsupported)
+        reasons = {target_name(node): why for node, why in self.unsupported.items()}
         return "\n".join(f"{target} ({n}x): {reasons[target]}" for target, n in counts.items())
+
+
+def _range_constraints(ep: ExportedProgram) -> dict[Any, Any]:
+    """`ep.range_constraints` (symbol → `ValueRanges`), typed."""
+    return cast(dict[Any, Any], ep.range_constraints)  # pyright: ignore[reportUnknownMemberType] (torch annotates it with a bare generic ValueRanges)
+
+
+def _symbol(size: torch.SymInt) -> Any:
+    """The sympy expression of a symbolic size."""
+    return cast(Any, size.node.expr)  # pyright: ignore[reportUnknownMemberType] (torch leaves SymInt.node unannotated)
 
 
 def _input_dim_ranges(ep: ExportedProgram) -> dict[tuple[str, int], Any]:
@@ -178,9 +189,10 @@ def _input_dim_ranges(ep: ExportedProgram) -> dict[tuple[str, int], Any]:
         if node.op != "placeholder" or node.name not in users:
             continue
         value = node.meta.get("val")
-        for axis, size in enumerate(getattr(value, "shape", ())):
-            if isinstance(size, torch.SymInt) and size.node.expr in ep.range_constraints:
-                ranges[(node.name, axis)] = ep.range_constraints[size.node.expr]
+        shape: Sequence[int | torch.SymInt] = getattr(value, "shape", ())
+        for axis, size in enumerate(shape):
+            if isinstance(size, torch.SymInt) and _symbol(size) in _range_constraints(ep):
+                ranges[(node.name, axis)] = _range_constraints(ep)[_symbol(size)]
     return ranges
 
 
@@ -195,7 +207,7 @@ def _widen_input_ranges(ep: ExportedProgram, exported: dict[tuple[str, int], Any
         if wanted is None or wanted.upper != current.upper or wanted.lower >= current.lower:
             continue
         symbol = placeholders[name].meta["val"].shape[axis].node.expr
-        ep.range_constraints[symbol] = ValueRanges(wanted.lower, current.upper)
+        _range_constraints(ep)[symbol] = ValueRanges(wanted.lower, current.upper)
 
 
 def _keep_split_mutations_outside(ep: ExportedProgram) -> None:
@@ -301,7 +313,7 @@ class PteProgram:
             raise ProgramError(f"the method returns value(s) {missing} that nothing computes")
 
     def _schedule(self, plan: Any) -> list[_Call | _Move]:
-        from executorch.exir.schema import DelegateCall, MoveCall
+        from executorch.exir.schema import DelegateCall, MoveCall  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
 
         steps: list[_Call | _Move] = []
         for instruction in plan.chains[0].instructions:
@@ -363,7 +375,7 @@ def read_delegates(data: bytes) -> dict[str, list[Delegate]]:
 
 
 def _deserialize(data: bytes) -> Any:
-    from executorch.exir._serialize._program import deserialize_pte_binary
+    from executorch.exir._serialize._program import deserialize_pte_binary  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
 
     if not is_pte(data):
         raise ProgramError("not an ExecuTorch .pte file (no ET file identifier)")
@@ -374,9 +386,9 @@ def _deserialize(data: bytes) -> Any:
 
 
 def _delegates_of(program: Any, plan: Any) -> list[Delegate]:
-    from executorch.exir.schema import DataLocation
+    from executorch.exir.schema import DataLocation  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
 
-    delegates = []
+    delegates: list[Delegate] = []
     for index, delegate in enumerate(plan.delegates):
         if delegate.processed.location != DataLocation.INLINE:
             raise ProgramError(f"delegate {index} of '{plan.name}': its data segment is missing")
@@ -399,7 +411,7 @@ def _read_plan(data: bytes, method: str) -> tuple[list[Delegate], Any]:
 
 
 def _refusals(plan: Any, delegates: Sequence[Delegate]) -> list[str]:
-    from executorch.exir.schema import DelegateCall, FreeCall, KernelCall, MoveCall
+    from executorch.exir.schema import DelegateCall, FreeCall, KernelCall, MoveCall  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
 
     kernels: Counter[str] = Counter()
     other: list[str] = []
@@ -420,7 +432,7 @@ def _refusals(plan: Any, delegates: Sequence[Delegate]) -> list[str]:
 
 def _constant_values(plan: Any) -> dict[int, Any]:
     """Method values that are known before the call: ints, floats, bools, None."""
-    from executorch.exir.schema import Bool, Double, Int, Null
+    from executorch.exir.schema import Bool, Double, Int, Null  # pyright: ignore[reportMissingTypeStubs] (executorch ships no type stubs)
 
     known: dict[int, Any] = {}
     for index, value in enumerate(plan.values):

@@ -48,7 +48,6 @@ import mlx.core as mx
 
 from mlxir.runtime.dtypes import mx_dtype
 from mlxir.runtime.program import InputError, Program
-from mlxir.runtime.streams import fewer_cpu_streams
 
 __all__ = ["FORMAT", "ExportError", "declared_signature", "export_mlxfn", "parse_signature"]
 
@@ -118,7 +117,7 @@ def export_mlxfn(
     integers: dict[int, int] = {}
 
     def run(*flat: mx.array) -> tuple[mx.array, ...]:
-        outputs, given, pending = program._run_traceable(flat, integers, views=True)
+        outputs, given, pending = program.run_traceable(flat, integers, views=True)
         # Every state value comes back, stored or not, so the convention does not
         # depend on which values a program happens to write.
         return (*outputs, *(pending.get(name, value) for name, value in given.items()))
@@ -133,7 +132,7 @@ def export_mlxfn(
         except Exception as error:  # MLX reports a file it cannot open as RuntimeError
             raise ExportError(f"cannot write '{target}': {error}") from error
         # One CPU stream: the file's graph should not depend on this machine's cores.
-        with program._lock, fewer_cpu_streams(1):  # _interpret keeps the call's state on the program
+        with program.lock, program.backend.exporting():  # a run keeps the call's state on the program
             with writer as exporter:
                 for number, arrays in enumerate(traces, 1):
                     integers.clear()
@@ -225,7 +224,7 @@ def _trace_inputs(program: Program, number: int, signature: Sequence[SignatureIt
         else:
             values.append(item)
     try:
-        arrays = program._check_inputs(values)
+        arrays = program.check_inputs(values)
     except InputError as error:
         raise InputError(f"signature {number} ({_describe(values)}): {error}") from None
     # A tensor given as an example array would be captured by value; only its shape

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import collections
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
 
+import mlx.core as mx
+
 from mlxir.codegen.signature import Signature, Tree
+from mlxir.runtime.dtypes import to_numpy, to_torch
 
 
 class InputError(ValueError):
@@ -189,3 +192,35 @@ def _custom(tree: Tree, children: list[Any]) -> Any:
                 except Exception:  # registered differently here than where it was exported
                     break
     return dict(zip(tree.keys, children))
+
+
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    "torch": to_torch,
+    "numpy": to_numpy,
+    "mlx": lambda array: array,
+}
+
+
+def convert(value: Any, kind: str) -> Any:
+    if isinstance(value, mx.array):
+        return _CONVERTERS.get(kind, _CONVERTERS["mlx"])(value)
+    return value
+
+
+def write_back(target: Any, value: Any, path: str) -> None:
+    """The module wrote its input `path` (`x.uniform_()`, `x.add_(1)`): the caller's
+    tensor takes the program's new value, as eager PyTorch would have left it."""
+    kind = type(target).__module__.split(".")[0]
+    if isinstance(target, mx.array):
+        target[...] = value if isinstance(value, mx.array) else mx.array(value)
+    elif kind == "torch":
+        target.copy_(value if type(value).__module__.startswith("torch") else to_torch(mx.array(value)))
+    elif kind == "numpy":
+        import numpy as np
+
+        np.copyto(target, value if isinstance(value, np.ndarray) else to_numpy(mx.array(value)))
+    else:
+        raise InputError(
+            f"input {path!r}: the module writes it, so it must be a torch, NumPy or MLX tensor, "
+            f"not {type(target).__name__}"
+        )

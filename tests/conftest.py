@@ -2,7 +2,7 @@
 up each test process before any test module imports MLX:
 
 - torch and mlxir before any test module imports MLX: mlxir so that MLX binds the
-  system BLAS where there is one (`mlxir.blas`), as it does for users who import mlxir
+  system BLAS where there is one (`mlxir.runtime.cpu.blas`), as it does for users who import mlxir
   before `mlx.core`, and torch so that that BLAS, loaded at MLX's import, does not
   replace torch's own (torch's complex dot, the reference, would be wrong:
   docs/blas.md);

@@ -1,4 +1,4 @@
-"""mlxir.blas: the BLAS behind MLX's CPU matmuls, chosen at `import mlxir`.
+"""mlxir.runtime.cpu.blas: the BLAS behind MLX's CPU matmuls, chosen at `import mlxir`.
 
 Each check runs in a fresh interpreter: MLX binds cblas_sgemm once per process, when
 mlx.core is imported. The assertions hold on a machine with a system OpenBLAS/MKL (it is
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="mlxir.blas chooses a BLAS on Linux only"
+    not sys.platform.startswith("linux"), reason="mlxir.runtime.cpu.blas chooses a BLAS on Linux only"
 )
 
 # Where Debian/Ubuntu's libopenblas0-pthread installs it: if it is here, mlxir must use it.
@@ -26,7 +26,7 @@ DEBIAN_OPENBLAS = f"/usr/lib/{sysconfig.get_config_var('MULTIARCH')}/openblas-pt
 
 REPORT = """
 import json
-from mlxir import blas
+from mlxir.runtime.cpu import blas
 choice = blas.selected()
 in_use = blas.blas_in_use()
 print(json.dumps({
@@ -137,7 +137,7 @@ def test_a_library_loaded_after_mlx_is_not_reported() -> None:
     calls: blas_in_use reads libmlx's binding, not the loader's current answer."""
     code = """
     import ctypes, mlx.core, mlxir
-    from mlxir import blas
+    from mlxir.runtime.cpu import blas
     for path in blas.candidates()[:1]:
         ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
     """
@@ -148,7 +148,7 @@ def test_a_library_loaded_after_mlx_is_not_reported() -> None:
 def test_matmul_is_still_correct() -> None:
     code = """
     import mlxir, mlx.core as mx, numpy as np
-    from mlxir import blas
+    from mlxir.runtime.cpu import blas
     rng = np.random.default_rng(0)
     for m, k, n in [(64, 48, 32), (300, 200, 100), (1, 7, 5)]:
         a = rng.standard_normal((m, k)).astype(np.float32)

@@ -27,7 +27,8 @@ from xdsl.parser import Parser
 import mlxir
 from mlxir.codegen import serialize
 from mlxir.context import make_context
-from mlxir.runtime.program import Program, evaluate_size, parse_size
+from mlxir.runtime.inputs import evaluate_size, parse_size
+from mlxir.runtime.program import Program
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -261,9 +262,10 @@ def _fail_after_the_store(program: Program, monkeypatch: pytest.MonkeyPatch) -> 
     after the state was written, before the call ends."""
     import dataclasses
 
-    stores = [i for i, s in enumerate(program._steps) if s.op == "mlx.store_state"]
+    loaded, executor = program._loaded, program._executor
+    stores = [i for i, s in enumerate(loaded.steps) if s.op == "mlx.store_state"]
     assert stores
-    steps = list(program._steps)
+    steps = list(loaded.steps)
     store = steps[stores[-1]].run
 
     def store_then_fail(operands: Sequence[Any]) -> Sequence[Any]:
@@ -271,8 +273,8 @@ def _fail_after_the_store(program: Program, monkeypatch: pytest.MonkeyPatch) -> 
         raise ValueError("injected failure")
 
     steps[stores[-1]] = dataclasses.replace(steps[stores[-1]], run=store_then_fail)
-    monkeypatch.setattr(program, "_steps", steps)
-    monkeypatch.setattr(program, "_traces", type(program._traces)())  # traced afresh
+    monkeypatch.setattr(loaded, "steps", steps)
+    monkeypatch.setattr(executor, "traces", type(executor.traces)())  # traced afresh
 
 
 @pytest.mark.parametrize("native", [False, True], ids=["interpreted", "compiled"])
@@ -388,7 +390,7 @@ def test_threads_give_the_serial_results() -> None:
 
 def test_threads_and_cpu_streams_give_the_one_stream_results(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 4-bit program whose products are spread over 3 CPU streams (1024 x 512
-    weights, rows of 1 to 4: `runtime/streams.py`), called from 8 threads x 50 calls:
+    weights, rows of 1 to 4: `runtime/cpu/streams.py`), called from 8 threads x 50 calls:
     every call gives the bits of the same call on one stream."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(512, 1024), nn.GELU(), nn.Linear(1024, 512)).eval()

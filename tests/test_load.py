@@ -306,7 +306,7 @@ def test_a_linear_weights_transpose_runs_once_at_load() -> None:
     assert isinstance(program, Program)
     transposes = [i for i in program.info.instructions if i.op == "mlx.transpose"]
     assert transposes, "the program reads its linear weights through transposes"
-    assert not [s for s in program._steps if s.op == "mlx.transpose"]
+    assert not [s for s in program._loaded.steps if s.op == "mlx.transpose"]
     x = torch.randn(3, 512)
     with torch.no_grad():
         expected = [t.clone() for t in model(x)]
@@ -343,7 +343,7 @@ def test_a_few_rows_product_by_a_weight_runs_in_blocks() -> None:
     folded = mlxir.compile(ep, pipeline="lower-to-mlx,fold-weight-transposes", compile=False)
     for program, blocked_ops in ((interpreted, ["mlx.addmm"]), (folded, [])):
         assert isinstance(program, Program)
-        cut = [s.op for s, w in zip(program._steps, program._whole_steps) if s is not w]
+        cut = [s.op for s, w in zip(program._loaded.steps, program._loaded.whole_steps) if s is not w]
         assert cut == blocked_ops, cut
     assert isinstance(interpreted, Program)
     y = torch.randn(512, 700)
@@ -363,7 +363,7 @@ def test_a_few_rows_product_by_a_weight_runs_in_blocks() -> None:
         assert len(elsewhere) == 2 and all(torch.equal(a, b) for a, b in zip(got, elsewhere))
         for output, want in zip(folded(x, y), expected, strict=True):
             torch.testing.assert_close(output, want, atol=1e-4, rtol=1e-4)
-        whole, _ = interpreted._interpret([mx.array(x.numpy()), mx.array(y.numpy())], {}, views=True)
+        whole, _ = interpreted._executor.interpret([mx.array(x.numpy()), mx.array(y.numpy())], {}, views=True)
         torch.testing.assert_close(torch.from_numpy(np.array(whole[0])), expected[0], atol=1e-4, rtol=1e-4)
 
 

@@ -28,7 +28,7 @@ from torch.export import Dim, export
 from xdsl.parser import Parser
 
 import mlxir
-from mlxir import blas
+from mlxir.runtime.cpu import blas
 from mlxir.codegen import serialize
 from mlxir.context import make_context
 from mlxir.runtime.mlxfn import FORMAT, ExportError, export_mlxfn, parse_signature

@@ -128,7 +128,7 @@ def test_traces_are_kept_in_a_bounded_lru() -> None:
     for batch in (1, 2, 3, 1):
         program(mx.ones((batch, 16)))
     assert program.traces == 2
-    assert [shape for (shape, _), in program._traces] == [(3, 16), (1, 16)]
+    assert [shape for (shape, _), in program._executor.traces]  # pyright: ignore[reportPrivateUsage] == [(3, 16), (1, 16)]
 
 
 def test_state_programs_run_compiled() -> None:
@@ -223,9 +223,9 @@ def test_interpreted_checks_run_until_a_signature_passed_them() -> None:
     for _ in range(3):
         with pytest.raises(RuntimeError, match=r"^mlx.exp \(m.py:4:2\) failed"):
             lying(mx.zeros(2))
-    assert not lying._checked
+    assert not lying._executor.checked
     _, data = program_for("mlp", torch.float32)
     honest = Program(data, compile=False)
     x = mx.ones((3, 16))
     first, second = honest(x), honest(x)
-    assert len(honest._checked) == 1 and mx.array_equal(first, second).item()
+    assert len(honest._executor.checked) == 1 and mx.array_equal(first, second).item()

@@ -26,10 +26,10 @@ TABLE = ROOT / "docs" / "coverage.md"
 
 def _aten_op_of(packet: str) -> str | None:
     """The aten dialect op an importer entry produces (None for dropped assertions)."""
-    from mlxir.conversions.torch_to_aten import COPY_FORMS, IMPORTERS, _dropped, _identity
+    from mlxir.conversions.torch_to_aten import COPY_FORMS, IMPORTERS, dropped, identity
 
     handler = IMPORTERS[packet]
-    if handler in (_dropped, _identity):
+    if handler in (dropped, identity):
         return None
     aliases: dict[str, str | None] = {
         "aten._unsafe_view": "aten.view",

@@ -416,7 +416,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def inspect(args: argparse.Namespace) -> int:
-    from mlxir.runtime.program import is_pte
+    from mlxir.runtime.loading import is_pte
 
     try:
         data = Path(args.program).read_bytes()
@@ -583,7 +583,8 @@ The file's metadata (JSON) names the inputs, state, outputs and signatures.
 
 def export_mlxfn(args: argparse.Namespace) -> int:
     from mlxir.runtime.mlxfn import ExportError, export_mlxfn, parse_signature
-    from mlxir.runtime.program import Program, is_pte
+    from mlxir.runtime.loading import is_pte
+    from mlxir.runtime.program import Program
 
     if not args.output:
         raise CliError("export-mlxfn needs -o FILE.mlxfn")
@@ -633,7 +634,7 @@ def info(args: argparse.Namespace) -> int:
     import platform
     from importlib import metadata, util
 
-    from mlxir import blas
+    from mlxir.runtime.cpu.facts import cpu_facts
 
     def version(name: str) -> str:
         try:
@@ -650,24 +651,11 @@ def info(args: argparse.Namespace) -> int:
         raise CliError(f"mlx is not importable: {error}") from None
     print(f"MLX: {version('mlx')}")
     print(f"MLX default device: {mx.default_device()}")
-    in_use = blas.blas_in_use()
-    bundled = " (bundled with MLX)" if blas.is_bundled(in_use) else ""
-    print(f"BLAS (cblas_sgemm): {os.path.normpath(in_use)}{bundled}")
-    details = blas.library_details(in_use)
-    if details:
-        print(f"BLAS build: {details}")
-    choice = blas.selected()
-    print(f"BLAS choice: {choice.source}: {choice.reason}")
-    print(f"MLXIR_BLAS: {os.environ.get('MLXIR_BLAS', 'unset')}")
-    others = [path for path in blas.candidates() if path != in_use]
-    if others:
-        print(f"other BLAS found: {', '.join(others)}")
-    for name, value in blas.thread_settings().items():
-        print(f"{name}: {value}")
-    from mlxir.runtime import streams
+    from mlxir.runtime.backend import backend_for
 
-    print(f"MLXIR_CPU_STREAMS: {os.environ.get('MLXIR_CPU_STREAMS', 'unset')}")
-    print(f"CPU streams for MLX's one-thread kernels: {len(streams.cpu_streams()) or 1}")
+    print(f"mlxir backend: {backend_for(mx.default_device()).name}")
+    for name, value in cpu_facts():
+        print(f"{name}: {value}")
     # The installed version, read without importing torch (seconds, and not needed here).
     torch = version("torch") if util.find_spec("torch") is not None else "not installed"
     print(f"torch: {torch}")

@@ -1,9 +1,12 @@
 """The one registration of mlxir's rewrite patterns on the `mlx` dialect.
 
-Each row names a pattern's pass, its class, the ops it rewrites and its stage. From
+Each row names a pattern's pass, its class, the ops it rewrites and its stage. The
+canonicalization patterns are defined together (`canonicalization/mlx.py`), each
+optimization in a module named after its pass (`fuse-rope` in `fuse_rope.py`). From
 this table come the ops' canonicalization traits (`canonicalize` rows), the
-`optimize-mlx` pass (`optimize-mlx` rows), one pass per pattern and `mlx-opt --help`.
-It imports nothing, so `--help` lists the passes without loading the dialects.
+`optimize-mlx` pass (`optimize-mlx` rows it runs, `in_stage`), one pass per pattern
+and `mlx-opt --help`. It imports nothing, so `--help` lists the passes without loading
+the dialects.
 
 Every pattern keeps the meaning of its input (docs/architecture.md). Canonicalization
 only simplifies; the optimizations fuse ops into MLX's fast kernels or rewrite weights
@@ -21,11 +24,8 @@ Stage = Literal["canonicalize", "optimize-mlx"]
 CANONICALIZE: Stage = "canonicalize"
 OPTIMIZE: Stage = "optimize-mlx"
 
-MODULES: dict[Stage, str] = {
-    CANONICALIZE: "mlxir.transforms.canonicalization.mlx",
-    OPTIMIZE: "mlxir.transforms.optimize_mlx",
-}
-"""Where each stage's pattern classes are defined."""
+CANONICALIZATION_MODULE = "mlxir.transforms.canonicalization.mlx"
+"""Where the `canonicalize` rows' pattern classes are defined."""
 
 _FOLDABLE_BINARY_OPS = (
     "mlx.add",
@@ -40,7 +40,7 @@ _FOLDABLE_BINARY_OPS = (
 @dataclass(frozen=True)
 class PatternEntry:
     pattern: str
-    """The pattern's class name, in its stage's module (`MODULES`)."""
+    """The pattern's class name, in its module (`pattern_module`)."""
     ops: tuple[str, ...]
     """The ops it rewrites: it is tried on these and no other."""
     stage: Stage
@@ -230,3 +230,12 @@ PATTERNS: dict[str, PatternEntry] = {
     ),
 }
 """Pass name → its pattern."""
+
+
+def pattern_module(pass_name: str) -> str:
+    """Where the pattern of `pass_name` is defined: the `canonicalize` rows' together,
+    each optimization in a module named after its pass (`fuse-rope`:
+    `mlxir.transforms.fuse_rope`)."""
+    if PATTERNS[pass_name].stage == CANONICALIZE:
+        return CANONICALIZATION_MODULE
+    return "mlxir.transforms." + pass_name.replace("-", "_")

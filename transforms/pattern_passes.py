@@ -20,7 +20,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from mlxir.transforms.catalog import MODULES, OPTIMIZE, PATTERNS, Stage
+from mlxir.transforms.catalog import OPTIMIZE, PATTERNS, Stage, pattern_module
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,7 @@ def pattern_walk_caches() -> Iterator[None]:
 
 
 def pattern_class(pass_name: str) -> type[RewritePattern]:
-    entry = PATTERNS[pass_name]
-    return getattr(importlib.import_module(MODULES[entry.stage]), entry.pattern)
+    return getattr(importlib.import_module(pattern_module(pass_name)), PATTERNS[pass_name].pattern)
 
 
 @functools.cache
@@ -104,11 +103,15 @@ def pattern_pass(name: str) -> type[ModulePass]:
 
 @dataclass(frozen=True)
 class OptimizeMlxPass(ModulePass):
-    """The optimizations of mlx IR, each also a pass of its own: dims already known
-    reused (`fold-known-dims`, before the patterns, which then see one value per size,
-    and after, for the reshapes they leave), norms and rotary embeddings fused into
-    MLX's fast kernels, projections merged, grouped-query attention on un-repeated K/V,
-    weight transposes folded into the weights. Expects canonicalized IR."""
+    """The optimizations of mlx IR (the `optimize-mlx` stage of `lower-to-mlx`), each
+    also a pass of its own, in a module named after it (`transforms/fuse_rope.py`):
+    dims already known reused (`fold-known-dims`, before the patterns, which then see
+    one value per size, and after, for the reshapes they leave), norms and rotary
+    embeddings fused into MLX's fast kernels, projections merged, grouped-query
+    attention on un-repeated K/V, arithmetic on constant weights done at compile time.
+    Each keeps its input's values (a fused kernel within the float tolerance its
+    pattern states). `fold-weight-transposes` is not among them (`catalog.py` says
+    why). Expects canonicalized IR."""
 
     name = OPTIMIZE
 

@@ -351,7 +351,7 @@ def make_inputs(program: Any, seed: int) -> list[Any]:
     small values inside their recorded ranges, derived dims evaluated."""
     import mlx.core as mx
 
-    from mlxir.runtime.program import evaluate_size
+    from mlxir.runtime.inputs import evaluate_size
 
     rng = np.random.default_rng(seed)
     bindings: dict[str, int] = {}

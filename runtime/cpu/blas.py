@@ -274,11 +274,12 @@ def _hint_too_late(request: str | None) -> None:
 def _warn(message: str) -> None:
     """Warns at the line that imported mlxir, past mlxir's own frames. `warnings` skips
     importlib's frames itself, so they are passed over without being counted."""
-    internal = {__file__, os.path.join(os.path.dirname(__file__), "__init__.py")}
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    internal = {os.path.abspath(__file__), os.path.join(package, "__init__.py")}
     frame = sys._getframe(0)
     level = 1
     while frame is not None:
-        name = frame.f_code.co_filename
+        name = os.path.abspath(frame.f_code.co_filename)
         if "importlib" in name and "_bootstrap" in name:
             pass
         elif name in internal:

@@ -53,10 +53,7 @@ def configured_count() -> int:
 
 def cpu_streams() -> tuple[mx.Stream, ...]:
     """The CPU streams to spread one op over, the default CPU stream first; none
-    (nothing to spread) when there would be one, or MLX's default device is not the
-    CPU."""
-    if mx.default_device() != mx.cpu:
-        return ()
+    (nothing to spread) when there would be one."""
     count = configured_count()
     limit = _limit.get()
     if limit is not None:

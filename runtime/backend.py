@@ -1,0 +1,65 @@
+"""The device seam: what a device may choose about running a program, apart from what
+the program means.
+
+A program's meaning is the generic kernels (`runtime/kernels/`), which run on any MLX
+device. A `Backend` holds one device's choices: kernels it computes another way (the
+same values), products by a loaded weight it cuts differently, extra streams, and how
+to keep an export independent of this machine. `backend_for` picks the backend once,
+when a program loads, from MLX's default device then: the CPU gets `runtime/cpu/`,
+every other device (MLX's GPU backends, Metal and CUDA) the generic kernels alone, and
+imports no CPU code. A program runs correctly on either, whatever it was compiled for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import mlx.core as mx
+
+from mlxir.runtime.kernels import KERNELS, KernelFactory
+from mlxir.runtime.kernels.registry import Kernel
+
+
+class Backend:
+    """The generic backend: every op as `runtime/kernels/` computes it."""
+
+    name = "generic"
+
+    def kernel_factory(self, op: str) -> KernelFactory | None:
+        """The factory of `op`'s kernel on this device (None: no such kernel)."""
+        return KERNELS.get(op)
+
+    def product_by_weight(self, op: str, run: Kernel, weight_t: mx.array) -> Kernel:
+        """The kernel of a product `op` (`mlx.matmul`, `mlx.addmm`) whose weight operand
+        is `weight_t`, the transpose of a matrix the program loaded, given its generic
+        kernel `run`."""
+        return run
+
+    def spreads(self, op: str) -> bool:
+        """Whether `op`'s kernel may run on streams of the calling thread's own: then a
+        compiled trace of the program belongs to that thread."""
+        return False
+
+    def thread_token(self) -> int:
+        """A number naming the calling thread's streams, for a program whose kernels
+        spread (0: nothing is spread, any thread may run a trace)."""
+        return 0
+
+    @contextlib.contextmanager
+    def exporting(self) -> Iterator[None]:
+        """A block whose traces are written to a file (`runtime/mlxfn.py`): nothing in
+        them may depend on this machine's cores."""
+        yield
+
+
+GENERIC = Backend()
+
+
+def backend_for(device: mx.Device) -> Backend:
+    """The backend of programs loaded while `device` is MLX's default device."""
+    if device == mx.cpu:
+        from mlxir.runtime.cpu.backend import CPU
+
+        return CPU
+    return GENERIC

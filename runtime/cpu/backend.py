@@ -1,0 +1,51 @@
+"""The CPU backend: MLX's CPU device, with this machine's BLAS and cores.
+
+Its choices, each giving the values of the generic kernels:
+- `runtime/cpu/fast.py`: rope and attention composed in fewer graph nodes;
+- `runtime/cpu/products.py`: quantized products dequantized or spread over the CPU
+  streams, float products by a `linear` weight cut into blocks OpenBLAS computes
+  without packing;
+- `runtime/cpu/streams.py`: the extra CPU streams those spread over;
+- `runtime/cpu/blas.py`: which BLAS MLX's CPU matmuls call (chosen at import).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import mlx.core as mx
+
+from mlxir.runtime.backend import Backend
+from mlxir.runtime.cpu import fast, products, streams
+from mlxir.runtime.kernels import KernelFactory
+from mlxir.runtime.kernels.registry import Kernel
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+
+    def __init__(self) -> None:
+        self._kernels: dict[str, KernelFactory] = {**fast.KERNELS, **products.KERNELS}
+
+    def kernel_factory(self, op: str) -> KernelFactory | None:
+        return self._kernels.get(op) or super().kernel_factory(op)
+
+    def product_by_weight(self, op: str, run: Kernel, weight_t: mx.array) -> Kernel:
+        if op not in products.WEIGHT_PRODUCT_OPERAND or not products.is_cut_at_one_row(weight_t):
+            return run
+        return products.weight_blocked_product(op, run)
+
+    def spreads(self, op: str) -> bool:
+        return op in products.CPU_STREAM_OPS
+
+    def thread_token(self) -> int:
+        return streams.thread_token()
+
+    @contextlib.contextmanager
+    def exporting(self) -> Iterator[None]:
+        with streams.fewer_cpu_streams(1):
+            yield
+
+
+CPU = CpuBackend()

@@ -1,0 +1,276 @@
+"""Products as the CPU computes them best: the thresholds, measured on this kind of
+machine, at which MLX's CPU kernels and the BLAS behind them are faster another way,
+and the kernels that take that way. Every choice here gives the same values as the
+generic kernel (`runtime/kernels/linalg.py`), and the same bits where the blocks cut
+the outputs only (each output is the same dot product).
+
+- A quantized product of many rows runs as the float product with the dequantized
+  weight (`CPU_DEQUANTIZED_ROWS`); of a few rows, as blocks of the weight's rows on
+  the CPU streams (MLX's quantized CPU kernel uses one thread).
+- A float32 product of a few rows by a `linear` weight's `w.T` runs as blocks of the
+  weight's rows that fit OpenBLAS's small kernels, which do not pack the weight
+  (`weight_blocked_product`, `docs/blas.md`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import mlx.core as mx
+
+from mlxir.runtime.cpu.streams import cpu_streams
+from mlxir.runtime.kernels.linalg import quantized_matmul_options
+from mlxir.runtime.kernels.registry import Kernel, KernelFactory, Props, ResultDtypes
+
+CPU_DEQUANTIZED_ROWS = 8
+"""From this many rows of `x` on, MLX's CPU backend computes a quantized product faster
+as the float product with the dequantized weight: its quantized kernel's time grows
+with every row, a dequantization's does not (4 bits, groups of 64, one thread: at 8
+rows the two tie on a 32000 x 256 LM head, 84 against 76 ms, and on a 1408 x 256
+weight the dequantized product is 2.3 times faster, 3.4 against 1.5 ms; at 32 rows
+7.6 times, 13.2 against 1.7 ms). A decode step (one row) keeps the quantized kernel."""
+
+
+def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`mlx.quantized_matmul` (`runtime/kernels/linalg.py`) on the CPU: from
+    `CPU_DEQUANTIZED_ROWS` rows of `x` on, the same product as `x @ mx.dequantize(w)`
+    (a float GEMM: the same values, summed in BLAS's order). Below that, a transposed
+    weight's rows (the outputs) are cut into blocks computed concurrently on the CPU
+    streams (`runtime/cpu/streams.py`: MLX's quantized CPU kernel uses one thread),
+    whose results are the same bits as one product's."""
+    options = quantized_matmul_options(props)
+    transpose = options["transpose"]
+    dequantized = {k: v for k, v in options.items() if k != "transpose"}
+    bits, group_size = options["bits"], options["group_size"]
+    lean = options["mode"] == "affine" and bits in (2, 4, 8)
+    quantized_matmul = mx.quantized_matmul
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        x, w, scales = operands[0], operands[1], operands[2]
+        biases = operands[3] if len(operands) > 3 else None
+        if x.size >= CPU_DEQUANTIZED_ROWS * x.shape[-1] > 0:
+            if not (lean and biases is not None and w.ndim == 2):
+                matrix = mx.dequantize(w, scales, biases, dtype=x.dtype, **dequantized)
+                return (mx.matmul(x, matrix.T if transpose else matrix),)
+            if not transpose:  # chunks of W's rows would split the sum: one piece
+                return (mx.matmul(x, _affine_dequantize(w, scales, biases, bits, group_size, x.dtype)),)
+            return (_dequantized_product(x, w, scales, biases, bits, group_size),)
+        streams = cpu_streams() if transpose and w.ndim == 2 else ()
+        blocks = _row_blocks(w.shape[0], w.shape[0] * w.shape[1] * 32 // bits, len(streams))
+        if len(blocks) < 2:
+            return (quantized_matmul(x, w, scales, biases, **options),)
+        parts = [
+            quantized_matmul(
+                x, w[block], scales[block], None if biases is None else biases[block],
+                stream=stream, **options,
+            )
+            for block, stream in zip(blocks, streams)
+        ]
+        return (mx.concatenate(parts, axis=-1),)
+
+    return run
+
+
+
+CPU_STREAM_OPS = frozenset({"mlx.quantized_matmul"})
+"""The ops whose kernels may spread their work over the CPU streams (`_row_blocks`);
+the float products by a weight that `weight_blocked_product` spreads are found by the
+program at load."""
+
+CPU_STREAM_MIN_ELEMENTS = 1 << 17
+"""The fewest weight elements (unpacked) worth a CPU stream of their own: handing a
+block to another stream and waiting for it cost about 50 us here (2 cores, 4 bits,
+groups of 64, compiled, median of 300 timings: one row by 64 x 256 took 0.029 ms on
+one stream, 0.078 as two halves), and MLX's one-thread quantized kernel reads about a
+million elements a millisecond. In chains of 8 products, a 256 x 512 weight ran 4 %
+slower split (1.22 against 1.17 ms), 512 x 512 16 % faster (1.72 against 2.04)."""
+
+
+def _row_blocks(rows: int, elements: int, streams: int) -> list[slice]:
+    """Rows of a weight cut into as many near-equal blocks as there are `streams`, and
+    no more than give each `CPU_STREAM_MIN_ELEMENTS`; a single block means one op."""
+    return _even_slices(rows, max(1, min(streams, rows, elements // CPU_STREAM_MIN_ELEMENTS)))
+
+
+def _even_slices(total: int, count: int) -> list[slice]:
+    """`range(total)` as `count` consecutive slices whose lengths differ by at most 1."""
+    cuts = [total * k // count for k in range(count + 1)]
+    return [slice(start, stop) for start, stop in zip(cuts, cuts[1:])]
+
+
+CPU_SMALL_PRODUCT_OUTPUTS = 1200
+"""The most outputs (rows x columns) of one block of `weight_blocked_product`.
+OpenBLAS's SkylakeX/Cooperlake kernels (picked on AVX-512 machines, this one
+included: 0.3.21, `openblas_get_corename()` says Cooperlake) compute a product
+`x @ w.T` without packing its operands only when it has at most 1200 outputs, at
+most 10^6 multiply-adds and a depth of at least 32 (`sgemm_small_kernel_permit`);
+a bigger product packs the whole weight first, copying it once per call. One row by
+a 32000 x 512 weight, one thread, median of 21: 12.2 ms as one product, 5.7 in
+blocks of 1024 outputs; 3072 x 1024, 2.89 against 0.44 ms (`docs/blas.md`)."""
+
+CPU_SMALL_PRODUCT_MACS = 10**6
+"""The most multiply-adds (rows x columns x depth) of one block."""
+
+CPU_SMALL_PRODUCT_MIN_DEPTH = 32
+"""The shallowest product that OpenBLAS's small kernels take."""
+
+CPU_BLOCKED_PRODUCT_ROWS = 8
+"""From this many rows of `x` on, a product stays whole: the blocks shrink to 1200 /
+rows outputs, so the gain shrinks with every row and then turns into a loss (by a
+32000 x 512 weight, one thread, one stream, median of 11: 1 row 15.1 ms whole against
+7.7 in blocks, 4 rows 14.5 against 10.0, 8 rows 15.1 against 13.4, 32 rows 24.1
+against 32.8). Decode steps of up to 7 sequences are cut; prefills are not."""
+
+
+CPU_SPREAD_PRODUCT_MACS = 1 << 19
+"""Multiply-adds of a blocked product per CPU stream it spreads over: a smaller one runs
+its blocks on one stream. Waking another stream's thread and waiting for its event
+cost more than a small product saves: the small Llama's decode step (hidden 256, vocab
+512), whose only blocked product is the 1408 x 256 gate/up projection, took 2.0 to 3.3
+ms with its two blocks on two streams against 1.3 to 1.7 ms on one (medians of 32
+steps, 3 per process, 2 processes each); its LM head at vocab 32000 (8.2 million
+multiply-adds) was faster spread (3.7 to 5.6 ms against 4.8 to 6.7)."""
+
+
+def _output_blocks(rows: int, columns: int, depth: int) -> list[slice]:
+    """The product's output columns cut into the fewest near-equal blocks that each fit
+    OpenBLAS's small kernels (`CPU_SMALL_PRODUCT_OUTPUTS`, `CPU_SMALL_PRODUCT_MACS`).
+    It depends on the shape alone: the same outputs cut differently can differ in their
+    last bits (BLAS's kernels accumulate in lanes), so the blocks must not follow the
+    number of CPU streams."""
+    per_block = max(1, min(CPU_SMALL_PRODUCT_OUTPUTS // rows, CPU_SMALL_PRODUCT_MACS // (rows * depth)))
+    return _even_slices(columns, max(1, -(-columns // per_block)))
+
+
+def is_cut_at_one_row(weight_t: mx.array) -> bool:
+    """Whether `weight_blocked_product` cuts a product by `weight_t` (`w.T`) for one
+    row of `x`, the most it ever cuts: a float32 matrix of depth at least
+    `CPU_SMALL_PRODUCT_MIN_DEPTH` with more outputs than one block holds."""
+    if weight_t.dtype != mx.float32 or weight_t.ndim != 2:
+        return False
+    depth, columns = weight_t.shape
+    return depth >= CPU_SMALL_PRODUCT_MIN_DEPTH and len(_output_blocks(1, columns, depth)) > 1
+
+
+WEIGHT_PRODUCT_OPERAND = {"mlx.matmul": 1, "mlx.addmm": 2}
+"""Product ops, and the operand that is `w.T` when a `linear` layer made them: the
+program hands such steps to `weight_blocked_product`."""
+
+
+def weight_blocked_product(op: str, run: Kernel) -> Kernel:
+    """`run`, a product kernel of `op` whose weight operand is `w.T` for a
+    row-contiguous constant `w` (the program checks this at load), computed on the
+    CPU for fewer than `CPU_BLOCKED_PRODUCT_ROWS` rows of float32 `x` (a decode step)
+    as blocks of `w`'s rows (`_output_blocks`), spread over the CPU streams and
+    concatenated: MLX's CPU matmul always calls BLAS's `sgemm`, which packs a large
+    weight before it multiplies (`CPU_SMALL_PRODUCT_OUTPUTS`). Each block is a view
+    of `w` (a slice of `w`'s rows is still a row-contiguous matrix, so MLX passes it
+    to BLAS as a transposed operand, without a copy), and each output is the same
+    dot product whichever stream runs its block (each stream takes a run of
+    consecutive blocks). Anything else runs `run` whole."""
+    at = WEIGHT_PRODUCT_OPERAND[op]
+    # Per row count, the weight it was cut from and its blocks: evaluated views of its
+    # memory, so that a call (or a compiled trace) reads them as constants instead of
+    # slicing the weight again (a graph node per block and call).
+    cut: dict[int, tuple[mx.array, list[mx.array]]] = {}
+
+    def pieces(weight: mx.array, rows: int, blocks: list[slice]) -> list[mx.array]:
+        cut_from, views = cut.get(rows, (None, []))
+        if cut_from is not weight:
+            views = [weight[:, block] for block in blocks]
+            mx.eval(views)
+            cut[rows] = (weight, views)
+        return views
+
+    def blocked(operands: Sequence[Any]) -> Sequence[Any]:
+        x, weight = operands[at - 1], operands[at]
+        depth = x.shape[-1] if x.ndim else 0
+        if (
+            x.dtype != mx.float32
+            or weight.ndim != 2
+            or depth < CPU_SMALL_PRODUCT_MIN_DEPTH
+            or not 0 < x.size // depth < CPU_BLOCKED_PRODUCT_ROWS
+        ):
+            return run(operands)
+        rows, columns = x.size // depth, weight.shape[1]
+        blocks = _output_blocks(rows, columns, depth)
+        if len(blocks) < 2:
+            return run(operands)
+        spread = max(1, rows * columns * depth // CPU_SPREAD_PRODUCT_MACS)
+        streams = cpu_streams()[: min(len(blocks), spread)] or (mx.default_stream(mx.cpu),)
+        bias = operands[0]  # addmm's c (unused for matmul)
+        cut_bias = at == 2 and bias.ndim > 0 and bias.shape[-1] == columns > 1
+        # Rows as one matrix: one reshape in and out, where MLX would flatten and
+        # unflatten around each block's product (the same products).
+        flat = x if x.ndim == 2 or (cut_bias and bias.ndim > 1) else x.reshape(rows, depth)
+        parts = []
+        for index, (block, piece) in enumerate(zip(blocks, pieces(weight, rows, blocks))):
+            sliced = list(operands)
+            sliced[at - 1], sliced[at] = flat, piece
+            if cut_bias:
+                sliced[0] = bias[..., block]  # addmm's c, unless broadcast
+            with mx.stream(streams[index * len(streams) // len(blocks)]):
+                parts.append(run(sliced)[0])
+        product = mx.concatenate(parts, axis=-1)
+        return (product if flat is x else product.reshape(*x.shape[:-1], columns),)
+
+    return blocked
+
+
+CPU_DEQUANTIZED_CHUNK = 1 << 19
+"""Bytes of dequantized weight (about) that `_dequantized_product` holds at a time."""
+
+
+def _affine_dequantize(
+    w: mx.array, scales: mx.array, biases: mx.array, bits: int, group_size: int, dtype: Any
+) -> mx.array:
+    """`mx.dequantize(w, scales, biases, dtype=dtype)` of a `[rows, packed]` affine
+    matrix with 2, 4 or 8 bits, the same values (`q * scale + bias` in the scales'
+    dtype, then `dtype`) with less memory on the CPU: MLX's CPU dequantization is
+    composed of 32/bits shifts of the whole packed matrix and their uint32
+    concatenation (as big as the float result) before the float ops; here the codes
+    are unpacked as bytes (`uint8`, a quarter of the float result)."""
+    rows = w.shape[0]
+    packed = w.view(mx.uint8)  # little-endian: code j of a word is in byte j * bits // 8
+    if bits == 8:
+        codes = packed
+    else:
+        mask = (1 << bits) - 1
+        codes = mx.stack(
+            [packed & mask if s == 0 else (packed >> s) & mask if s + bits < 8 else packed >> s
+             for s in range(0, 8, bits)],
+            axis=-1,
+        )
+    codes = codes.reshape(rows, scales.shape[-1], group_size).astype(scales.dtype)
+    matrix = (codes * scales[..., None] + biases[..., None]).reshape(rows, -1)
+    return matrix if matrix.dtype == dtype else matrix.astype(dtype)
+
+
+def _dequantized_product(
+    x: mx.array, w: mx.array, scales: mx.array, biases: mx.array, bits: int, group_size: int
+) -> mx.array:
+    """`x @ dequantize(w).T` with W dequantized a block of rows (outputs) at a time,
+    `CPU_DEQUANTIZED_CHUNK` bytes, each block made to wait (`mx.depends`) for the
+    previous block's product: MLX's breadth-first schedule would otherwise dequantize
+    many blocks, and the weights of the layers after, before their products, and the
+    whole float weight lives at once. Each output is the same dot product over the
+    whole input dim as with the whole matrix (the blocks split the outputs only)."""
+    rows = w.shape[0]
+    width = w.shape[1] * 32 // bits
+    step = max(64, CPU_DEQUANTIZED_CHUNK // max(1, width * x.dtype.size) // 64 * 64)
+    if step >= rows:
+        return mx.matmul(x, _affine_dequantize(w, scales, biases, bits, group_size, x.dtype).T)
+    parts: list[mx.array] = []
+    after = x
+    for start in range(0, rows, step):
+        block = slice(start, min(start + step, rows))
+        (codes,) = mx.depends([w[block]], [after])
+        matrix = _affine_dequantize(codes, scales[block], biases[block], bits, group_size, x.dtype)
+        after = mx.matmul(x, matrix.T)
+        parts.append(after)
+    return mx.concatenate(parts, axis=-1)
+
+
+KERNELS: dict[str, KernelFactory] = {"mlx.quantized_matmul": _quantized_matmul}
+"""The CPU's product kernels, in place of the generic ones."""

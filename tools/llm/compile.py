@@ -1,0 +1,274 @@
+"""Compile and cache: `compile_llm` (export, import, lower, serialize, load) and
+`CompiledLLM`, the step program with what the generate loop needs to drive it; and
+`load`, which compiles a `save_pretrained` folder once into the on-disk program cache
+(`default_cache_dir`, keyed by `cache_key`) and reads the cached program, or a compiled
+`.mlxfb`, back."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mlxir.tools.llm.export import (
+    STEP_SIGNATURE,
+    CacheKind,
+    ExportedLLM,
+    _load_hf_model,
+    export_llm,
+)
+
+if TYPE_CHECKING:
+    import mlx.core as mx
+
+    from mlxir.runtime.program import CompileMode, Program
+    from mlxir.tools.tokenizer import TextTokenizer
+    from mlxir.transforms.quantize import Quantize
+
+
+@dataclass
+class CompiledLLM:
+    """A compiled step program and what `generate` needs to drive it. `from_program`
+    rebuilds it from a loaded `.mlxfb` (everything is in the program's signature)."""
+
+    program: Program
+    with_mask: bool
+    kv_shapes: tuple[tuple[int, int], ...]  # (heads, head_dim) per cache tensor
+    kv_dtype: str
+    timings: dict[str, float] = field(default_factory=dict)
+    quantized: str | None = None
+    """What `compile_llm(..., quantize=...)` quantized, in one line."""
+    cache: CacheKind = "growing"
+
+    @classmethod
+    def from_program(cls, program: Program) -> CompiledLLM:
+        names = [spec.name for spec in program.inputs]
+        if not names or names[0] != "input_ids":
+            raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
+        with_mask = len(names) > 1 and names[1] == "attention_mask"
+        if with_mask and names[2:3] != ["position_offset"]:
+            raise ValueError(
+                f"this LLM step program takes {names[2:3]} where mlxir now passes "
+                "position_offset: it was compiled by an older mlxir; compile it again"
+            )
+        fixed = with_mask and names[3:4] == ["past_length"]
+        kv = program.inputs[(4 if fixed else 3) if with_mask else 1 :]
+        if not kv or len(kv) % 2:
+            raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
+        shapes = []
+        for spec in kv:
+            heads, head_dim = spec.shape[1], spec.shape[3]
+            if len(spec.shape) != 4 or heads is None or head_dim is None:
+                raise ValueError(f"cache input '{spec.name}' is not [batch, heads, past, head_dim]")
+            shapes.append((heads, head_dim))
+        return cls(program, with_mask, tuple(shapes), kv[0].dtype, cache="fixed" if fixed else "growing")
+
+    @property
+    def max_capacity(self) -> int | None:
+        """The most slots the program's fixed cache may have (None: no bound)."""
+        spec = self.program.inputs[1]
+        symbol = spec.dims[1] if len(spec.dims) > 1 else ""
+        _, upper = self.program.info.symbol_ranges.get(symbol, (0, -1))
+        return upper if upper >= 0 else None
+
+    def empty_cache(self, batch: int, capacity: int = 0) -> list[mx.array]:
+        """The cache before the first token: no slots (growing), or `capacity` zeroed
+        slots (fixed)."""
+        import mlx.core as mx
+
+        from mlxir.runtime.dtypes import mx_dtype
+
+        dtype = mx_dtype(self.kv_dtype)
+        return [mx.zeros((batch, h, capacity, d), dtype=dtype) for h, d in self.kv_shapes]
+
+    def step(
+        self,
+        input_ids: mx.array,
+        kv: Sequence[mx.array],
+        attention_mask: mx.array | None = None,
+        position_offset: mx.array | None = None,
+        past_length: mx.array | None = None,
+        *,
+        evaluate: bool = True,
+    ) -> tuple[mx.array, list[mx.array]]:
+        """One call: logits and the grown (or written) cache, all `mx.array`s.
+        `position_offset[b]` is the position of row b's first new token (see the package
+        docstring); a fixed cache also takes `past_length`, the slots already written
+        (0-d int64), and its `attention_mask` covers every slot. `evaluate=False`
+        returns them lazy (`Program.call_flat`)."""
+        if self.cache == "fixed":
+            if attention_mask is None or position_offset is None or past_length is None:
+                raise ValueError("this program takes attention_mask, position_offset and past_length")
+            outputs = self.program.call_flat(
+                input_ids, attention_mask, position_offset, past_length, *kv, evaluate=evaluate
+            )
+        elif self.with_mask:
+            if attention_mask is None or position_offset is None:
+                raise ValueError("this program takes attention_mask and position_offset")
+            outputs = self.program.call_flat(
+                input_ids, attention_mask, position_offset, *kv, evaluate=evaluate
+            )
+        else:
+            outputs = self.program.call_flat(input_ids, *kv, evaluate=evaluate)
+        return outputs[0], list(outputs[1:])
+
+
+def compile_llm(
+    model_or_exported: Any,
+    *,
+    pipeline: str | None = None,
+    quantize: Quantize | None = None,
+    compile: CompileMode = "auto",
+    **export_options: Any,
+) -> CompiledLLM:
+    """Exports (unless given an `ExportedLLM`), imports, lowers, quantizes the matmul
+    weights if asked (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serializes and
+    loads; `timings` holds the seconds of each stage."""
+    from mlxir import compiled_parts
+    from mlxir.progress import progress_shown, report
+    from mlxir.runtime.program import Program
+
+    seconds: dict[str, float] = {}
+    with progress_shown():  # one line from the export to the last weight written
+        if isinstance(model_or_exported, ExportedLLM):
+            exported = model_or_exported
+        else:
+            report("torch.export")
+            exported = export_llm(model_or_exported, **export_options)
+        parts, quantized = compiled_parts(exported.ep, pipeline, quantize=quantize, seconds=seconds)
+    start = time.perf_counter()
+    program = Program(parts, verify=False, compile=compile)  # serialize verified it
+    loaded = time.perf_counter() - start
+    compiled = CompiledLLM.from_program(program)
+    compiled.quantized = quantized
+    compiled.timings = {"export": exported.export_s, **seconds, "load": loaded}
+    return compiled
+
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+"""Files of a `save_pretrained` folder whose bytes are weights (they key the cache)."""
+
+
+def default_cache_dir() -> Path:
+    """`$MLXIR_CACHE`, else `$XDG_CACHE_HOME/mlxir`, else `~/.cache/mlxir`."""
+    if os.environ.get("MLXIR_CACHE"):
+        return Path(os.environ["MLXIR_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mlxir"
+
+
+def cache_key(folder: str | Path, **options: Any) -> str:
+    """A hash of the folder's config and weights (their bytes), of mlxir's version and
+    of the compile `options`: a program compiled with the same key is the same."""
+    import hashlib  # here, not at the top: it maps OpenSSL (4 MB resident), which a run never needs
+    from importlib.metadata import PackageNotFoundError, version
+
+    from mlxir.codegen import SCHEMA_VERSION
+
+    folder = Path(folder)
+    try:
+        mlxir_version = version("mlxir")
+    except PackageNotFoundError:
+        mlxir_version = "unknown"
+    digest = hashlib.sha256()
+    digest.update(
+        f"mlxir {mlxir_version} schema {SCHEMA_VERSION} step {STEP_SIGNATURE} "
+        f"{sorted(options.items())}".encode()
+    )
+    files = sorted(
+        p for p in folder.iterdir()
+        if p.is_file() and (p.name == "config.json" or p.suffix in WEIGHT_SUFFIXES or p.name.endswith(".index.json"))
+    )
+    if not any(p.name == "config.json" for p in files):
+        raise FileNotFoundError(f"'{folder}' has no config.json: not a save_pretrained folder")
+    for path in files:
+        digest.update(path.name.encode() + b"\0")
+        digest.update(_file_digest(path))
+    return digest.hexdigest()[:32]
+
+
+def _file_digest(path: Path) -> bytes:
+    import hashlib
+
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").digest()
+
+
+def _notify(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def load(
+    model: str | Path,
+    *,
+    tokenizer: str | Path | None = None,
+    use_cache: bool = True,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[str], None] | None = _notify,
+    quantize: Quantize | None = None,
+) -> tuple[CompiledLLM, TextTokenizer]:
+    """The compiled step program and the tokenizer of `model`: a folder written by
+    `save_pretrained` (config, weights and tokenizer), or a compiled `.mlxfb` with
+    `tokenizer` the folder of its tokenizer.
+
+    A folder is compiled on first use (export, import, lower, serialize: tens of
+    seconds for a real model, reported through `progress`) and the program cached under
+    `cache_dir` (`default_cache_dir()`), keyed by `cache_key`, so the next load only
+    reads the program; `use_cache=False` compiles every time and writes nothing. The
+    program takes no attention mask (one unpadded prompt) and keeps the last
+    position's logits. `quantize` quantizes its matmul weights (a folder only; part of
+    the cache key)."""
+    from mlxir.runtime.program import Program
+    from mlxir.runtime.program import load as load_program
+    from mlxir.tools.tokenizer import load_tokenizer
+
+    path = Path(model)
+    if path.is_file():
+        if quantize is not None:
+            raise ValueError(f"'{path}' is already compiled: quantization applies when compiling a folder")
+        if tokenizer is None:
+            raise ValueError(f"'{path}' is a compiled program: give the folder of its tokenizer")
+        program = load_program(path)
+        if not isinstance(program, Program):
+            raise ValueError(f"'{path}' is an ExecuTorch program, not an mlxir LLM step program")
+        return CompiledLLM.from_program(program), load_tokenizer(tokenizer)
+    if not path.is_dir():
+        raise FileNotFoundError(f"'{path}': no such folder or program")
+    text_tokenizer = load_tokenizer(tokenizer or path)
+    options = {"attention_mask": False, "logits": "last"}
+    scheme = {"quantize": quantize.key()} if quantize is not None else {}
+    key = cache_key(path, **options, **scheme)
+    cached = Path(cache_dir or default_cache_dir()) / "llm" / f"{key}.mlxfb"
+    if quantize is not None and quantize.skip is not None and use_cache:
+        raise ValueError("a quantization with a skip predicate cannot be cached: pass use_cache=False")
+    if use_cache and cached.exists():
+        program = load_program(cached)
+        assert isinstance(program, Program)
+        return CompiledLLM.from_program(program), text_tokenizer
+
+    say = progress or (lambda _: None)
+    say(f"compiling {path} (the first run; the program is cached for the next ones)")
+    start = time.perf_counter()
+    hf_model = _load_hf_model(path)
+    say(f"  loaded the model with transformers in {time.perf_counter() - start:.1f} s")
+    exported = export_llm(hf_model, **options)  # type: ignore[arg-type]
+    say(f"  torch.export: {exported.export_s:.1f} s")
+    compiled = compile_llm(exported, quantize=quantize)
+    timings = compiled.timings
+    say(
+        "  import {import:.1f} s, lower {lower:.1f} s, serialize {serialize:.1f} s, "
+        "load {load:.2f} s".format(**timings)
+    )
+    if compiled.quantized:
+        say(f"  {compiled.quantized}")
+    if use_cache:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.partial")
+        compiled.program.save(partial)
+        partial.replace(cached)  # atomic: a concurrent run never reads half a program
+        say(f"  cached as {cached}")
+    return compiled, text_tokenizer
