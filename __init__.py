@@ -36,13 +36,13 @@ if TYPE_CHECKING:
 
     from mlxir.codegen import ProgramParts, deserialize, serialize, serialize_parts
     from mlxir.codegen.errors import ProgramError
-    from mlxir.interop.executorch import PteProgram
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.conversions.torch_to_aten.program import Decomposition
+    from mlxir.dialects.weights import weights_of
+    from mlxir.interop.executorch import PteProgram
     from mlxir.runtime.program import CompileMode, InputError, Program
     from mlxir.transforms.quantize import Quantize
-    from mlxir.weights import weights_of
 
 __all__ = [
     "InputError",
@@ -113,9 +113,9 @@ def compiled_parts(
     from mlxir.codegen import serialize_parts
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
-    from mlxir.progress import progress_shown
+    from mlxir.dialects.weights import release_weights
+    from mlxir.support.progress import progress_shown
     from mlxir.transforms.quantize import quantize_weights
-    from mlxir.weights import release_weights
 
     times = [time.perf_counter()]
     with progress_shown():
@@ -177,7 +177,7 @@ _LAZY = {
     "serialize": "mlxir.codegen",
     "serialize_parts": "mlxir.codegen",
     "deserialize": "mlxir.codegen",
-    "weights_of": "mlxir.weights",
+    "weights_of": "mlxir.dialects.weights",
     "Quantize": "mlxir.transforms.quantize",
 }
 

@@ -7,7 +7,7 @@ The module repeats a decoder-layer-shaped block (norm, projections, attention, M
 with dynamic sequence length, so it exercises the mixed static/dynamic size lists
 and the verifiers of the ops real models use. Prints the median of `--runs` runs per
 stage and the ops per second. `mlx-opt` parses with the garbage collector paused
-(`gc_pause.py`); the parse is timed both ways. A benchmark, not a test: nothing here asserts a time.
+(`support/gc_pause.py`); the parse is timed both ways. A benchmark, not a test: nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
-from mlxir.context import make_context
 from mlxir.dialects import aten
 from mlxir.dialects.common import int_array
-from mlxir.gc_pause import gc_paused
+from mlxir.dialects.context import make_context
+from mlxir.support.gc_pause import gc_paused
 
 HIDDEN = 64
 HEADS = 4

@@ -22,13 +22,14 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
 from mlxir.dialects.common import DYNAMIC
+from mlxir.support import dtypes
 
 TEMPORARY, INPUT, CONSTANT, STATE = "temporary", "input", "constant", "state"
 
@@ -64,6 +65,7 @@ class Allocation:
 def slot_type(type_: Attribute, what: str) -> SlotType:
     """The slot type of an IR type; raises for types a program cannot hold."""
     if isinstance(type_, TensorType):
+        type_ = cast(TensorType[Attribute], type_)  # isinstance leaves its type parameter unknown
         dtype = dtypes.of_ir(type_.get_element_type())
         if dtype is None or dtype.name not in dtypes.TENSOR_DTYPES:
             raise ProgramError(
@@ -73,6 +75,7 @@ def slot_type(type_: Attribute, what: str) -> SlotType:
         shape = tuple(-1 if d == DYNAMIC else d for d in type_.get_shape())
         return SlotType(dtype, shape, False)
     if isinstance(type_, IndexType | IntegerType):
+        type_ = cast(IndexType | IntegerType, type_)  # isinstance leaves IntegerType's unknown
         dtype = dtypes.of_ir(type_)
         if dtype is not None and dtype.name in dtypes.SCALAR_DTYPES:
             return SlotType(dtype, (), True)

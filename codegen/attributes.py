@@ -26,7 +26,7 @@ read, so decoding imports no NumPy; the runtime's kernels get the same values as
 Decoding imports neither NumPy nor the FlatBuffers library (whose builder imports
 NumPy): the encoders import the generated bindings when they write.
 
-These are the values `mlxir.runtime.props.python_props` gives for the same op, so
+These are the values `mlxir.evaluator.props.python_props` gives for the same op, so
 kernels read an op the same way from IR and from a program.
 
 A new op needs no entry; a new kind of attribute falls back to `TextValue` until it
@@ -40,19 +40,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from math import prod
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, cast
 
-from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.fb.layout import UNIONS
 from mlxir.codegen.flatbuffer import Table
+from mlxir.support import dtypes
 
 # xDSL, NumPy and FlatBuffers' builder are imported where an attribute is written or
 # rebuilt, never on the runtime's path (decoding), so loading a program imports none.
 if TYPE_CHECKING:
     import mlx.core as mx
     import numpy as np
-    from flatbuffers.builder import Builder
     from xdsl.context import Context
     from xdsl.ir import Attribute
 
@@ -80,10 +79,34 @@ class AttrRecord:
     """The element type of an int, float, array or dense value ("int64", "float32"...)."""
 
 
+class FlatBuilder(Protocol):
+    """The methods of `flatbuffers.builder.Builder` that encoding calls, typed (the
+    FlatBuffers library has no annotations)."""
+
+    def CreateSharedString(self, s: str, /) -> int: ...
+    def CreateNumpyVector(self, x: np.ndarray, /) -> int: ...
+    def StartVector(self, elemSize: int, numElems: int, alignment: int, /) -> int: ...
+    def PrependUOffsetTRelative(self, off: int, /) -> None: ...
+    def EndVector(self) -> int: ...
+    def FinishSizePrefixed(self, rootTable: int, file_identifier: bytes, /) -> int: ...
+    def Output(self) -> bytearray: ...
+
+
+class TableBuilder(Protocol):
+    """A module flatc generated for a table (`codegen/fb/<Table>.py`), typed (its
+    functions have no annotations): `Start`, one `Add<Field>(builder, value)` per
+    field, the value an offset or a scalar, and `End`, which gives the table's offset.
+    A module is cast to it (`cast(TableBuilder, module)`)."""
+
+    def Start(self, builder: FlatBuilder, /) -> None: ...
+    def End(self, builder: FlatBuilder, /) -> int: ...
+    def __getattr__(self, name: str) -> Callable[[FlatBuilder, float], None]: ...
+
+
 class Writer:
     """What encoding needs besides the builder: shared strings and the payload segment."""
 
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: FlatBuilder):
         self.builder = builder
         self.segment: list[bytes | memoryview] = []
         """The payload segment, in chunks (`codegen/parts.py`)."""
@@ -193,7 +216,7 @@ class Payload:
 
             native = np.frombuffer(data, dtype=f"<u{size}").astype(f"=u{size}")
             bits = mx.array(native, dtype=getattr(mx, f"uint{8 * size}"))
-        return bits.view(target).reshape(self.shape)
+        return bits.view(target).reshape(self.shape)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
 
 
 _BOOL_CHECK_CHUNK = 1 << 20
@@ -290,8 +313,10 @@ def _encode_int(w: Writer, attr: Attribute) -> int | None:
 
     from mlxir.codegen.fb import IntValue
 
+    IntValue = cast(TableBuilder, IntValue)
     if not isinstance(attr, IntegerAttr):
         return None
+    attr = cast(IntegerAttr, attr)  # isinstance leaves its type parameter unknown
     dtype = dtypes.of_ir(attr.type)
     value = attr.value.data
     if dtype is None or not INT64_MIN <= value <= INT64_MAX:
@@ -317,8 +342,10 @@ def _encode_float(w: Writer, attr: Attribute) -> int | None:
 
     from mlxir.codegen.fb import FloatValue
 
+    FloatValue = cast(TableBuilder, FloatValue)
     if not isinstance(attr, FloatAttr):
         return None
+    attr = cast(FloatAttr, attr)  # isinstance leaves its type parameter unknown
     dtype = dtypes.of_ir(attr.type)
     if dtype is None:
         return None
@@ -343,6 +370,7 @@ def _encode_string(w: Writer, attr: Attribute) -> int | None:
 
     from mlxir.codegen.fb import StringValue
 
+    StringValue = cast(TableBuilder, StringValue)
     if not isinstance(attr, StringAttr):
         return None
     text = w.string(attr.data)
@@ -361,6 +389,7 @@ def _encode_unit(w: Writer, attr: Attribute) -> int | None:
 
     from mlxir.codegen.fb import UnitValue
 
+    UnitValue = cast(TableBuilder, UnitValue)
     if not isinstance(attr, UnitAttr):
         return None
     UnitValue.Start(w.builder)
@@ -386,6 +415,7 @@ def _rebuild_unit(record: AttrRecord, ctx: Context) -> Attribute:
 def _encode_text(w: Writer, attr: Attribute) -> int | None:
     from mlxir.codegen.fb import TextValue
 
+    TextValue = cast(TableBuilder, TextValue)
     text = w.string(str(attr))
     TextValue.Start(w.builder)
     TextValue.AddText(w.builder, text)
@@ -402,11 +432,11 @@ def _decode_text(t: Table, segment: memoryview) -> AttrRecord:
 
 
 @cache
-def _text_context() -> Context:
+def text_context() -> Context:
     from xdsl.context import Context
 
-    from mlxir import xdsl_fixes
-    from mlxir.context import register_dialects
+    from mlxir.dialects.context import register_dialects
+    from mlxir.support import xdsl_fixes
 
     xdsl_fixes.apply()  # an unterminated string must not take hours to reject
     ctx = Context()
@@ -420,7 +450,7 @@ def parse_attribute(text: str) -> Attribute:
     from xdsl.parser import Parser
 
     try:
-        parser = Parser(_text_context(), text, "<attribute>")
+        parser = Parser(text_context(), text, "<attribute>")
         attr = parser.parse_attribute()
         if parser.pos != len(text):
             raise ProgramError(f"attribute '{text[:80]}' has trailing characters")
@@ -440,10 +470,14 @@ def _encode_int_array(w: Writer, attr: Attribute) -> int | None:
 
     from mlxir.codegen.fb import IntArray
 
-    if not isinstance(attr, DenseArrayBase) or not isinstance(attr.elt_type, IntegerType):
+    IntArray = cast(TableBuilder, IntArray)
+    if not isinstance(attr, DenseArrayBase):
+        return None
+    attr = cast(DenseArrayBase, attr)  # isinstance leaves its type parameter unknown
+    if not isinstance(attr.elt_type, IntegerType):
         return None
     dtype = dtypes.of_ir(attr.elt_type)
-    values = [int(v) for v in attr.get_values()]
+    values = [int(v) for v in cast(DenseArrayBase[IntegerType], attr).get_values()]
     if dtype is None or any(not INT64_MIN <= v <= INT64_MAX for v in values):
         return None
     vector = w.longs(values)
@@ -460,16 +494,20 @@ def _decode_int_array(t: Table, segment: memoryview) -> AttrRecord:
 
 
 def _encode_float_array(w: Writer, attr: Attribute) -> int | None:
-    from xdsl.dialects.builtin import DenseArrayBase, IntegerType
+    from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, IntegerType
 
     from mlxir.codegen.fb import FloatArray
 
-    if not isinstance(attr, DenseArrayBase) or isinstance(attr.elt_type, IntegerType):
+    FloatArray = cast(TableBuilder, FloatArray)
+    if not isinstance(attr, DenseArrayBase):
+        return None
+    attr = cast(DenseArrayBase, attr)  # isinstance leaves its type parameter unknown
+    if isinstance(attr.elt_type, IntegerType):
         return None
     dtype = dtypes.of_ir(attr.elt_type)
     if dtype is None:
         return None
-    vector = w.doubles([float(v) for v in attr.get_values()])
+    vector = w.doubles([float(v) for v in cast(DenseArrayBase[AnyFloat], attr).get_values()])
     FloatArray.Start(w.builder)
     FloatArray.AddValues(w.builder, vector)
     FloatArray.AddType(w.builder, dtype.code)
@@ -497,6 +535,7 @@ def _encode_symbol(w: Writer, attr: Attribute) -> int | None:
 
     from mlxir.codegen.fb import SymbolValue
 
+    SymbolValue = cast(TableBuilder, SymbolValue)
     if not isinstance(attr, SymbolRefAttr):
         return None
     root = w.string(attr.root_reference.data)
@@ -527,9 +566,13 @@ def _encode_dense(w: Writer, attr: Attribute) -> int | None:
     from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 
     from mlxir.codegen.fb import DenseValue
-    from mlxir.weights import dense_data
+    from mlxir.dialects.weights import dense_data
 
-    if not isinstance(attr, DenseIntOrFPElementsAttr) or not isinstance(attr.type, TensorType):
+    DenseValue = cast(TableBuilder, DenseValue)
+    if not isinstance(attr, DenseIntOrFPElementsAttr):
+        return None
+    attr = cast(DenseIntOrFPElementsAttr, attr)  # isinstance leaves its type parameter unknown
+    if not isinstance(attr.type, TensorType):
         return None
     dtype = dtypes.of_ir(attr.get_element_type())
     shape = attr.get_shape()
@@ -556,7 +599,7 @@ def _decode_dense(t: Table, segment: memoryview) -> AttrRecord:
 
 
 def _rebuild_dense(record: AttrRecord, ctx: Context) -> Attribute:
-    from mlxir.weights import dense_attr
+    from mlxir.dialects.weights import dense_attr
 
     dtype = dtypes.BY_NAME[record.dtype or ""]
     array = record.value.numpy()
@@ -594,6 +637,7 @@ def encode_named(w: Writer, name: str, attr: Attribute) -> int:
     from mlxir.codegen.fb import NamedAttr
     from mlxir.codegen.fb.AttrValue import AttrValue
 
+    NamedAttr = cast(TableBuilder, NamedAttr)
     for codec in CODECS:
         value = codec.encode(w, attr)
         if value is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -19,15 +19,15 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 
-from mlxir import dtypes
 from mlxir.codegen.attributes import rebuild
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.ops import INPUT_DIMS_ATTR, SYMBOL_RANGES_ATTR
-from mlxir.codegen.program import ProgramInfo, SlotInfo, read_program
+from mlxir.codegen.program import GlobalInfo, ProgramInfo, SlotInfo, read_program
 from mlxir.codegen.signature import SIGNATURE_ATTR
 from mlxir.dialects.common import DYNAMIC, int_array
 from mlxir.dialects.mlx import GlobalOp, LoadStateOp, WeightOp
-from mlxir.weights import dense_attr
+from mlxir.dialects.weights import dense_attr
+from mlxir.support import dtypes
 
 
 def deserialize(data: bytes | bytearray | memoryview | Any, ctx: Context | None = None) -> ModuleOp:
@@ -36,7 +36,7 @@ def deserialize(data: bytes | bytearray | memoryview | Any, ctx: Context | None 
     Raises `ProgramError` when `data` is not a valid program or does not form valid IR."""
     info = read_program(data)
     if ctx is None:
-        from mlxir.context import register_dialects
+        from mlxir.dialects.context import register_dialects
 
         ctx = Context()
         register_dialects(ctx)
@@ -57,9 +57,9 @@ def module_of(info: ProgramInfo, ctx: Context | None = None) -> ModuleOp:
     when it is no valid IR: an op's verifier fails (types that lie, a property out of
     its range), which `read_program`, checking structure only, lets through."""
     if ctx is None:
-        from mlxir.codegen.attributes import _text_context
+        from mlxir.codegen.attributes import text_context
 
-        ctx = _text_context()  # shared and cached: dialects are registered once
+        ctx = text_context()  # shared and cached: dialects are registered once
     try:
         module = _build(info, ctx)
         module.verify()
@@ -90,12 +90,12 @@ def _set_name(value: SSAValue, name: str | None) -> None:
 def _build(info: ProgramInfo, ctx: Context) -> ModuleOp:
     module = ModuleOp([])
     top = module.body.block
-    global_by_slot = {}
+    global_by_slot: dict[int, GlobalInfo] = {}
     for g in info.globals:
         slot = info.slots[g.slot]
         type_ = ir_type(slot)
         assert isinstance(type_, TensorType)
-        top.add_op(GlobalOp(g.name, type_, g.kind))
+        top.add_op(GlobalOp(g.name, cast(TensorType[Attribute], type_), g.kind))
         global_by_slot[g.slot] = g
 
     block = Block(arg_types=[ir_type(info.slots[s]) for s in info.inputs])

@@ -56,9 +56,13 @@ class Schema:
     namespace: str = ""
     file_identifier: str = ""
     root_type: str = ""
-    enums: dict[str, tuple[str, dict[str, int]]] = field(default_factory=dict)
-    unions: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    tables: dict[str, dict[str, tuple[int, str, object, bool]]] = field(default_factory=dict)
+    enums: dict[str, tuple[str, dict[str, int]]] = field(
+        default_factory=dict[str, tuple[str, dict[str, int]]]
+    )
+    unions: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    tables: dict[str, dict[str, tuple[int, str, object, bool]]] = field(
+        default_factory=dict[str, dict[str, tuple[int, str, object, bool]]]
+    )
     """table -> field -> (vtable slot, type, default, required). A union field takes
     two slots: `<name>_type` (ubyte) at slot - 1 and the value at slot."""
 

@@ -34,7 +34,8 @@ class ProgramParts:
     """Each chunk's offset in the segment."""
 
     def __post_init__(self) -> None:
-        starts, position = [], 0
+        starts: list[int] = []
+        position = 0
         for chunk in self.chunks:
             starts.append(position)
             position += len(chunk)
@@ -91,7 +92,7 @@ class ProgramParts:
         parts (`read_at`)."""
         buffer = mmap.mmap(-1, len(self))  # a program is never empty
         buffer[: len(self.head)] = self.head
-        missing = []
+        missing: list[tuple[int, int]] = []
         base = len(self.head)
         for index, (chunk, start) in enumerate(zip(self.chunks, self._starts, strict=True)):
             if isinstance(chunk, memoryview) and index in self.global_chunks:

@@ -35,7 +35,6 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from mlxir import dtypes
 from mlxir.codegen.attributes import (
     PAYLOAD_ALIGNMENT,
     AttrRecord,
@@ -56,6 +55,7 @@ from mlxir.codegen.ops import (
     program_op_rule,
 )
 from mlxir.codegen.signature import Signature
+from mlxir.support import dtypes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -268,7 +268,7 @@ def _read(data: Any) -> ProgramInfo:
         raise ProgramError(
             f"truncated program: the FlatBuffer needs {fb_end} bytes, the file has {size}"
         )
-    buf, program = root(mv[:fb_end], "Program", 4, "program")
+    _buf, program = root(mv[:fb_end], "Program", 4, "program")
     version = program.int("version")
     if version != SCHEMA_VERSION:
         raise ProgramError(
@@ -347,7 +347,7 @@ class _Reader:
     # -- tables ------------------------------------------------------------------
 
     def _slots(self) -> tuple[SlotInfo, ...]:
-        slots = []
+        slots: list[SlotInfo] = []
         for i, t in enumerate(self.program.tables("slots")):
             what = f"slot {i}"
             kind = SLOT_KINDS[t.int("kind")]

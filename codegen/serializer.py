@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict, TypeGuard, cast
 
-from flatbuffers.builder import Builder
+from flatbuffers.builder import Builder  # pyright: ignore[reportMissingTypeStubs] (flatbuffers ships no type stubs)
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -19,24 +19,22 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from mlxir import dtypes
 from mlxir.codegen.allocation import CONSTANT, STATE, SlotSpec, allocate, slot_type
 from mlxir.codegen.attributes import (
     PAYLOAD_ALIGNMENT,
+    TableBuilder,
     Writer,
     encode_dict,
 )
 from mlxir.codegen.errors import ProgramError
-from mlxir.codegen.fb import (
-    Global,
-    InputDims,
-    Instruction,
-    Location,
-    Program,
-    Slot,
-    StateEntry,
-    SymbolRange,
-)
+from mlxir.codegen.fb import Global as _Global
+from mlxir.codegen.fb import InputDims as _InputDims
+from mlxir.codegen.fb import Instruction as _Instruction
+from mlxir.codegen.fb import Location as _Location
+from mlxir.codegen.fb import Program as _Program
+from mlxir.codegen.fb import Slot as _Slot
+from mlxir.codegen.fb import StateEntry as _StateEntry
+from mlxir.codegen.fb import SymbolRange as _SymbolRange
 from mlxir.codegen.fb.GlobalKind import GlobalKind
 from mlxir.codegen.fb.SlotKind import SlotKind
 from mlxir.codegen.ops import (
@@ -53,10 +51,21 @@ from mlxir.codegen.parts import ProgramParts
 from mlxir.codegen.signature import SIGNATURE_ATTR, Signature
 from mlxir.codegen.verification import program_key, record_verified
 from mlxir.dialects.mlx import GlobalOp
-from mlxir.gc_pause import without_gc
-from mlxir.locations import file_line_col, source_location
-from mlxir.progress import report
-from mlxir.weights import WeightError, checked_array, dense_data, element_bytes
+from mlxir.dialects.weights import WeightError, checked_array, dense_data, element_bytes
+from mlxir.support import dtypes
+from mlxir.support.gc_pause import without_gc
+from mlxir.support.locations import file_line_col, source_location
+from mlxir.support.progress import report
+
+# The generated table modules have no annotations: typed through `TableBuilder`.
+Global = cast(TableBuilder, _Global)
+InputDims = cast(TableBuilder, _InputDims)
+Instruction = cast(TableBuilder, _Instruction)
+Location = cast(TableBuilder, _Location)
+Program = cast(TableBuilder, _Program)
+Slot = cast(TableBuilder, _Slot)
+StateEntry = cast(TableBuilder, _StateEntry)
+SymbolRange = cast(TableBuilder, _SymbolRange)
 
 Payload = Any
 """A `torch.Tensor` or `numpy.ndarray` (a bfloat16 global also takes `uint16` raw bits)."""
@@ -130,6 +139,22 @@ def serialize_parts(
     return data
 
 
+class _ProgramFields(TypedDict):
+    """The offsets of a `Program`'s fields, written before the table."""
+
+    name: int
+    slots: int
+    op_names: int
+    instructions: int
+    inputs: int
+    outputs: int
+    globals: int
+    state: int
+    symbol_ranges: int
+    input_dims: int
+    signature: int | None
+
+
 class _Serializer:
     def __init__(self, globals_: list[GlobalOp], func: FuncOp, payloads: Mapping[str, Payload]):
         self.globals = globals_
@@ -187,14 +212,14 @@ class _Serializer:
         alloc = allocate(global_slots, arguments, body, list(terminator.operands), global_reads)
 
         # Payloads first: the segment is laid out in global order.
-        global_records = []
+        global_records: list[tuple[str, str, int, int, int]] = []
         for done, g in enumerate(self.globals):
             report("serialize: weights", done, len(self.globals))
             global_records.append(self._global_payload(g, global_index[g.sym_name.data]))
 
         op_names = sorted({op.name for op in body})
         op_index = {name: i for i, name in enumerate(op_names)}
-        instructions = []
+        instructions: list[int] = []
         for i, op in enumerate(body):
             instructions.append(
                 self._instruction(
@@ -207,7 +232,7 @@ class _Serializer:
             )
 
         slots = [self._slot(spec) for spec in alloc.slots]
-        globals_vec = []
+        globals_vec: list[int] = []
         for name, kind, slot, offset, length in global_records:
             name_off = w.string(name)
             Global.Start(b)
@@ -217,7 +242,7 @@ class _Serializer:
             Global.AddOffset(b, offset)
             Global.AddLength(b, length)
             globals_vec.append(Global.End(b))
-        state_vec = []
+        state_vec: list[int] = []
         for name, kind, slot, _, _ in global_records:
             if kind != "state":
                 continue
@@ -230,7 +255,7 @@ class _Serializer:
         input_dims = self._input_dims(len(block.args))
         signature = self._signature(len(block.args), len(terminator.operands))
 
-        fields = {
+        fields: _ProgramFields = {
             "name": w.string(func.sym_name.data),
             "slots": w.offsets(slots),
             "op_names": w.strings(op_names),
@@ -358,7 +383,7 @@ class _Serializer:
             return []
         if not isinstance(attr, DictionaryAttr):
             raise ProgramError(f"{SYMBOL_RANGES_ATTR} must be a dictionary, got {attr}")
-        out = []
+        out: list[int] = []
         for symbol in sorted(attr.data):
             bounds = attr.data[symbol]
             values = bounds.get_values() if isinstance(bounds, DenseArrayBase) else ()
@@ -389,21 +414,24 @@ class _Serializer:
         attr = self.func.attributes.get(INPUT_DIMS_ATTR)
         if attr is None:
             return []
-        if not isinstance(attr, ArrayAttr) or len(attr.data) != num_inputs:
+        if not _is_array(attr) or len(attr.data) != num_inputs:
             raise ProgramError(
                 f"{INPUT_DIMS_ATTR} must be an array with one entry per input ({num_inputs})"
             )
-        out = []
+        out: list[int] = []
         for i, dims in enumerate(attr.data):
-            if not isinstance(dims, ArrayAttr) or not all(
-                isinstance(d, StringAttr) for d in dims.data
-            ):
+            if not _is_array(dims) or not all(isinstance(d, StringAttr) for d in dims.data):
                 raise ProgramError(f"{INPUT_DIMS_ATTR}[{i}] must be an array of strings")
-            vec = self.writer.strings([d.data for d in dims.data])  # type: ignore[union-attr]
+            vec = self.writer.strings([cast(StringAttr, d).data for d in dims.data])
             InputDims.Start(self.b)
             InputDims.AddDims(self.b, vec)
             out.append(InputDims.End(self.b))
         return out
+
+
+def _is_array(attr: Attribute) -> TypeGuard[ArrayAttr[Attribute]]:
+    """`isinstance(attr, ArrayAttr)`, typed (isinstance narrows to `ArrayAttr[Unknown]`)."""
+    return isinstance(attr, ArrayAttr)
 
 
 def _where(op: Operation) -> str:

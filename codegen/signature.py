@@ -34,7 +34,7 @@ import keyword
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, cast
 
 from mlxir.codegen.errors import ProgramError
 
@@ -123,7 +123,7 @@ class Tree:
             raise ProgramError(f"{where}: nested deeper than {MAX_DEPTH}")
         if data == LEAF:
             return Tree("leaf")
-        if not isinstance(data, dict) or data.get("kind") not in _FIELDS:
+        if not _is_object(data) or data.get("kind") not in _FIELDS:
             raise ProgramError(f"{where}: expected \"*\" or a node with a known kind, got {_short(data)}")
         kind: TreeKind = data["kind"]
         unknown = sorted(set(data) - _FIELDS[kind] - {"kind"})
@@ -132,7 +132,7 @@ class Tree:
         if kind == "constant":
             return Tree(kind, value=_constant(data.get("value"), where))
         raw_children = data.get("children", [])
-        if not isinstance(raw_children, list):
+        if not _is_array(raw_children):
             raise ProgramError(f"{where}: children must be a list")
         children = tuple(
             Tree.from_data(child, f"{where}.children[{i}]", depth + 1)
@@ -227,7 +227,7 @@ class Signature:
     def from_data(data: Any, num_inputs: int, num_outputs: int) -> Signature:
         """Validates `data` against a program with these input and output counts."""
         where = "signature"
-        if not isinstance(data, dict) or not {"inputs", "outputs"} <= set(data):
+        if not _is_object(data) or not {"inputs", "outputs"} <= set(data):
             raise ProgramError(f"{where}: expected inputs and outputs")
         unknown = sorted(set(data) - {"inputs", "outputs", "arg_names", "mutated"})
         if unknown:
@@ -243,7 +243,7 @@ class Signature:
         ):
             raise ProgramError(f"{where}.inputs must be a tuple of the args tuple and the kwargs dict")
         arg_names = data.get("arg_names", [])
-        if not isinstance(arg_names, list) or not all(
+        if not _is_array(arg_names) or not all(
             isinstance(n, str) and n.isidentifier() and len(n) <= MAX_NAME for n in arg_names
         ) or len(set(arg_names)) != len(arg_names):
             raise ProgramError(f"{where}.arg_names must be distinct identifiers")
@@ -294,12 +294,12 @@ def _mutated(data: Any, first: int, num_outputs: int, num_inputs: int) -> tuple[
     """`signature.mutated`: [output, input] pairs, the outputs in order after the
     output tree's `first` leaves, each input written once."""
     where = "signature.mutated"
-    if not isinstance(data, list):
+    if not _is_array(data):
         raise ProgramError(f"{where} must be a list of [output, input] pairs")
     pairs: list[tuple[int, int]] = []
     for k, pair in enumerate(data):
         if (
-            not isinstance(pair, list)
+            not _is_array(pair)
             or len(pair) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
         ):
@@ -311,6 +311,16 @@ def _mutated(data: Any, first: int, num_outputs: int, num_inputs: int) -> tuple[
             raise ProgramError(f"{where}[{k}]: input {input_} is not a distinct input of {num_inputs}")
         pairs.append((output, input_))
     return tuple(pairs)
+
+
+def _is_object(data: Any) -> TypeGuard[dict[str, Any]]:
+    """`isinstance(data, dict)`, typed: a JSON object, whose keys are strings."""
+    return isinstance(data, dict)
+
+
+def _is_array(data: Any) -> TypeGuard[list[Any]]:
+    """`isinstance(data, list)`, typed: a JSON array."""
+    return isinstance(data, list)
 
 
 def _short(data: Any) -> str:
@@ -331,7 +341,7 @@ def _constant(value: Any, where: str) -> Constant:
 
 
 def _keys(keys: Any, where: str) -> tuple[Key, ...]:
-    if not isinstance(keys, list):
+    if not _is_array(keys):
         raise ProgramError(f"{where}: keys must be a list")
     for key in keys:
         if isinstance(key, bool) or not isinstance(key, str | int):
@@ -364,9 +374,9 @@ def _attr_of(data: Any) -> Attribute:
         StringAttr,
     )
 
-    if isinstance(data, dict):
+    if _is_object(data):
         return DictionaryAttr({k: _attr_of(v) for k, v in data.items()})
-    if isinstance(data, list):
+    if _is_array(data):
         return ArrayAttr([_attr_of(v) for v in data])
     if isinstance(data, str):
         return StringAttr(data)
@@ -394,10 +404,12 @@ def _data_of(attr: Attribute, where: str, depth: int) -> Any:
     if isinstance(attr, DictionaryAttr):
         return {k: _data_of(v, f"{where}.{k}", depth + 1) for k, v in attr.data.items()}
     if isinstance(attr, ArrayAttr):
-        return [_data_of(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(attr.data)]
+        entries = cast("ArrayAttr[Attribute]", attr).data  # isinstance leaves the entry type unknown
+        return [_data_of(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(entries)]
     if isinstance(attr, StringAttr):
         return attr.data
     if isinstance(attr, IntegerAttr):
+        attr = cast(IntegerAttr, attr)  # isinstance leaves its type parameter unknown
         value = attr.value.data
         return bool(value) if attr.type == IntegerType(1) else value
     if isinstance(attr, FloatAttr):

@@ -47,8 +47,8 @@ VERIFIER_SOURCES = (
     "codegen/attributes.py",
     "codegen/op_rules.py",
     "codegen/ops.py",
-    "dtypes.py",
-    "xdsl_fixes.py",
+    "support/dtypes.py",
+    "support/xdsl_fixes.py",
 )
 """What decides a verdict, relative to the package: mlxir's side of the verifier."""
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import operator
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
-import torch
+from torch._ops import OpOverload
 from torch.fx import Node
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -41,24 +41,24 @@ from xdsl.utils.exceptions import DiagnosticException, PassFailedException, Veri
 from mlxir.conversions.torch_to_aten import (
     ImportError_,
     ImportState,
-    _dropped,
-    _handler_for,
-    _target_name,
-    _type_of_node,
-    _unsupported_because,
     decomposition_table,
+    dropped,
+    handler_for,
+    target_name,
     torch_overload,
+    type_of_node,
+    unsupported_because,
 )
 
 
 @cache
-def _decomposed_overloads() -> frozenset[torch._ops.OpOverload]:
-    return frozenset(op for op in decomposition_table() if isinstance(op, torch._ops.OpOverload))
+def _decomposed_overloads() -> frozenset[OpOverload]:
+    return frozenset(cast(OpOverload, op) for op in decomposition_table() if isinstance(op, OpOverload))
 
 
 @cache
 def _context() -> Context:
-    from mlxir.context import make_context
+    from mlxir.dialects.context import make_context
 
     return make_context()
 
@@ -70,16 +70,16 @@ def why_unsupported(node: Node) -> str | None:
     if node.target is operator.getitem:
         source = node.args[0]
         return why_unsupported(source) if isinstance(source, Node) else "getitem of a non-node"
-    because = _unsupported_because(node)
+    because = unsupported_because(node)
     if because is not None:
         return because[1]
-    handler = _handler_for(node)
+    handler = handler_for(node)
     if handler is None:
         overload = torch_overload(node.target)
         if overload is not None and overload in _decomposed_overloads():
             return None
-        return f"mlxir has no importer for {_target_name(node)}"
-    if handler is _dropped:
+        return f"mlxir has no importer for {target_name(node)}"
+    if handler is dropped:
         return None
     return _compile_alone(node)
 
@@ -88,14 +88,14 @@ def _compile_alone(node: Node) -> str | None:
     """Imports and lowers `node` by itself; the first error met, or None."""
     operands = list(node.all_input_nodes)
     try:
-        types = [_type_of_node(operand) for operand in operands]
+        types = [type_of_node(operand) for operand in operands]
     except (ImportError_, KeyError) as error:
         return f"an operand has no tensor or integer type recorded by the export ({error})"
     body = Block(arg_types=types)
     state = ImportState(Builder(InsertPoint.at_end(body)))
     for operand, arg in zip(operands, body.args):
         state.values[operand] = arg
-    handler = _handler_for(node)
+    handler = handler_for(node)
     assert handler is not None
     try:
         result = handler(state, node)

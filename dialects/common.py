@@ -48,7 +48,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.hints import isa
 
-from mlxir import xdsl_fixes
+from mlxir.support import xdsl_fixes
 
 xdsl_fixes.apply()
 
@@ -100,7 +100,7 @@ def rank_of(value: SSAValue) -> int:
 def dtype_of(value: SSAValue) -> Attribute:
     value_type = value.type
     if isinstance(value_type, TensorType):
-        return value_type.get_element_type()
+        return cast(TensorType[Attribute], value_type).get_element_type()
     return value_type
 
 
@@ -132,12 +132,12 @@ def is_complex(dtype: Attribute) -> bool:
 
 
 def is_bool(dtype: Attribute) -> bool:
-    return isinstance(dtype, IntegerType) and dtype.width.data == 1
+    return isinstance(dtype, IntegerType) and cast(IntegerType, dtype).width.data == 1
 
 
 def is_integer(dtype: Attribute) -> bool:
     """Integers proper: not bool, not index."""
-    return isinstance(dtype, IntegerType) and dtype.width.data > 1
+    return isinstance(dtype, IntegerType) and cast(IntegerType, dtype).width.data > 1
 
 
 def is_integer_or_bool(dtype: Attribute) -> bool:

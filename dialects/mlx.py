@@ -182,15 +182,16 @@ def verify_elementwise_kind(
                     raise VerifyException(f"operands and result must be i1, got {dtype}")
 
 
+CANONICALIZATION_PATTERNS: dict[str, tuple[RewritePattern, ...]] = {}
+"""Op name → its canonicalization patterns: filled by `transforms/canonicalize.py` when
+it is imported (the patterns are transforms; the dialect names none of them)."""
+
+
 class MlxCanonicalization(HasCanonicalizationPatternsTrait):
-    """Attaches an op's canonicalization patterns, registered by op name in
-    `transforms/catalog.py`."""
+    """Attaches an op's canonicalization patterns (`CANONICALIZATION_PATTERNS`)."""
 
     def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
-        from mlxir.transforms.catalog import CANONICALIZE
-        from mlxir.transforms.pattern_passes import patterns_by_op
-
-        return patterns_by_op(CANONICALIZE).get(op.name, ())
+        return CANONICALIZATION_PATTERNS.get(op.name, ())
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -328,8 +329,8 @@ def _element_bits(dtype: Attribute) -> int | None:
         return dtype.bitwidth
     if isinstance(dtype, ComplexType):
         return 64  # complex<f32>, MLX's one complex type
-    if isinstance(dtype, IntegerType) and dtype.width.data > 1:
-        return dtype.width.data
+    if isinstance(dtype, IntegerType) and (bits := cast(IntegerType, dtype).width.data) > 1:
+        return bits
     return None
 
 
@@ -2337,7 +2338,7 @@ class ConstantOp(MlxirOp):
         if not isinstance(value, DenseIntOrFPElementsAttr):
             # Point at the attribute, not at the token after it.
             parser.raise_error("expected a dense<...> : tensor<...> literal", start, parser.pos)
-        op = cls(value)
+        op = cls(cast(DenseIntOrFPElementsAttr, value))
         op.attributes |= attributes
         return op
 

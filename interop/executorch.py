@@ -46,8 +46,8 @@ from torch.export import ExportedProgram
 from torch.fx import Node
 
 from mlxir.codegen.errors import ProgramError
-from mlxir.quiet import quiet_torchao_import
 from mlxir.runtime.loading import is_pte
+from mlxir.support.quiet import quiet_torchao_import
 
 try:
     with quiet_torchao_import():  # executorch.exir imports torchao

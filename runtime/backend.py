@@ -1,7 +1,7 @@
 """The device seam: what a device may choose about running a program, apart from what
 the program means.
 
-A program's meaning is the generic kernels (`runtime/kernels/`), which run on any MLX
+A program's meaning is the generic kernels (`evaluator/`), which run on any MLX
 device. A `Backend` holds one device's choices: kernels it computes another way (the
 same values), products by a loaded weight it cuts differently, extra streams, and how
 to keep an export independent of this machine. `backend_for` picks the backend once,
@@ -17,12 +17,12 @@ from collections.abc import Iterator
 
 import mlx.core as mx
 
-from mlxir.runtime.kernels import KERNELS, KernelFactory
-from mlxir.runtime.kernels.registry import Kernel
+from mlxir.evaluator import KERNELS, KernelFactory
+from mlxir.evaluator.registry import Kernel
 
 
 class Backend:
-    """The generic backend: every op as `runtime/kernels/` computes it."""
+    """The generic backend: every op as `evaluator/` computes it."""
 
     name = "generic"
 

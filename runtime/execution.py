@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeAlias
 
 import mlx.core as mx
 
-from mlxir.runtime.kernels import RANDOM_OPS, SYNC_OPS
+from mlxir.evaluator import RANDOM_OPS, SYNC_OPS
 from mlxir.runtime.loading import LoadedProgram, mismatch
 
 CompileMode: TypeAlias = Literal["auto"] | bool

@@ -13,7 +13,7 @@ from typing import Any
 import mlx.core as mx
 
 from mlxir.codegen.errors import ProgramError
-from mlxir.runtime.dtypes import is_numpy_array, is_numpy_integer, mx_dtype, to_mx
+from mlxir.evaluator.arrays import is_numpy_array, is_numpy_integer, mx_dtype, to_mx
 from mlxir.runtime.signature import InputError
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

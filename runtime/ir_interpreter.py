@@ -27,14 +27,14 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 
 from mlxir.dialects import mlx as mlx_dialect
-from mlxir.runtime.dtypes import element_type_to_mx, to_mx
-from mlxir.runtime.kernels import KERNELS, Kernel
-from mlxir.runtime.props import dense_to_numpy, python_props
+from mlxir.evaluator import KERNELS, Kernel
+from mlxir.evaluator.arrays import element_type_to_mx, to_mx
+from mlxir.evaluator.props import dense_to_numpy, python_props
 
 
 def parse_module(text: str) -> ModuleOp:
     """Parses (and verifies) IR text with every dialect `mlx-opt` knows."""
-    from mlxir.context import make_context
+    from mlxir.dialects.context import make_context
 
     module = Parser(make_context(), text).parse_module()
     module.verify()

@@ -26,10 +26,10 @@ from mlxir.codegen.errors import BackendError, ProgramError
 from mlxir.codegen.parts import ProgramParts
 from mlxir.codegen.program import ProgramInfo, read_program
 from mlxir.codegen.verification import is_verified, key_of, record_verified
+from mlxir.evaluator import Kernel
+from mlxir.evaluator.arrays import mx_dtype
 from mlxir.runtime.backend import Backend
-from mlxir.runtime.dtypes import mx_dtype
 from mlxir.runtime.inputs import INT64_MAX, INT64_MIN
-from mlxir.runtime.kernels import Kernel
 from mlxir.runtime.payloads import bind_payloads
 
 MAX_DIM = 2**31 - 1

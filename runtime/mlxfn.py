@@ -46,7 +46,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from mlxir.runtime.dtypes import mx_dtype
+from mlxir.evaluator.arrays import mx_dtype
 from mlxir.runtime.program import InputError, Program
 
 __all__ = ["FORMAT", "ExportError", "declared_signature", "export_mlxfn", "parse_signature"]

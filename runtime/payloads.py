@@ -36,9 +36,9 @@ from functools import cache
 
 import mlx.core as mx
 
-from mlxir import dtypes
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.program import ProgramInfo
+from mlxir.support import dtypes
 
 ReadAt = Callable[[memoryview, int], int]
 """Fills the view from the segment at an offset; returns how many bytes it filled."""

@@ -61,7 +61,7 @@ serialized by a lock (the register file and the state are per program), so concu
 calls give the results of some serial order; use one `Program` per thread (`load` the
 same bytes again) for calls that run in parallel.
 
-Out-of-range gather/scatter indices are clamped into bounds (`runtime/kernels.py`).
+Out-of-range gather/scatter indices are clamped into bounds (`kernels.py`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from typing import Any
 import mlx.core as mx
 
 from mlxir.codegen.signature import Signature, Tree
-from mlxir.runtime.dtypes import to_numpy, to_torch
+from mlxir.evaluator.arrays import to_numpy, to_torch
 
 
 class InputError(ValueError):

@@ -24,7 +24,8 @@ from xdsl.parser import Parser
 
 import mlxir
 from mlxir.codegen import serialize
-from mlxir.context import PASSES, make_context
+from mlxir.conversions.registry import PASSES
+from mlxir.dialects.context import make_context
 from mlxir.runtime.program import Program
 from mlxir.transforms.canonicalization.mlx import is_lossless
 

@@ -10,7 +10,7 @@ import inspect
 
 from xdsl.pattern_rewriter import RewritePattern
 
-from mlxir.context import PASSES
+from mlxir.conversions.registry import PASSES
 from mlxir.dialects import mlx
 from mlxir.transforms.catalog import CANONICALIZE, OPTIMIZE, PATTERNS, pattern_module
 from mlxir.transforms.pattern_passes import patterns_by_op

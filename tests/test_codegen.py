@@ -27,10 +27,10 @@ from mlxir.codegen import (
 )
 from mlxir.codegen import generate as fb_generate
 from mlxir.codegen.ops import program_op_classes
-from mlxir.context import make_context
+from mlxir.dialects.context import make_context
 from mlxir.dialects.mlx import GlobalOp
+from mlxir.dialects.weights import dense_of, weights_of
 from mlxir.tools.mlx_opt import run
-from mlxir.weights import dense_of, weights_of
 
 ROOT = Path(__file__).resolve().parents[1]
 FILECHECK_MLX = ROOT / "tests" / "filecheck" / "mlx"
@@ -326,7 +326,7 @@ def cse(module: ModuleOp) -> ModuleOp:
 
 
 def _np_dtype(g: GlobalOp) -> np.dtype:
-    from mlxir import dtypes
+    from mlxir.support import dtypes
 
     dtype = dtypes.of_ir(g.type.get_element_type())  # type: ignore[union-attr]
     assert dtype is not None
@@ -424,7 +424,7 @@ def test_instructions_and_props(info: ProgramInfo) -> None:
 def test_props_are_what_the_runtime_reads_from_ir() -> None:
     """Each instruction's props equal `runtime.props.python_props` of its op, so kernels
     read an op the same way from IR and from a program."""
-    python_props = pytest.importorskip("mlxir.runtime.props").python_props
+    python_props = pytest.importorskip("mlxir.evaluator.props").python_props
     texts = [MODEL] + [p.read_text() for p in sorted(FILECHECK_MLX.glob("roundtrip_*.mlir"))]
     for text in texts:
         module = parse(text)
@@ -859,8 +859,8 @@ def test_mlx_opt_pipes_programs(tmp_path: Path, program: bytes) -> None:
 def test_dtype_codes_are_the_schemas() -> None:
     """The core dtype table (`mlxir/dtypes.py`) repeats the schema's `DType` codes
     without importing the bindings: each must be the generated enum's."""
-    from mlxir import dtypes
     from mlxir.codegen.fb.DType import DType as FbDType
+    from mlxir.support import dtypes
 
     schema = {name: value for name, value in vars(FbDType).items() if not name.startswith("_")}
     by_name = {name.lower(): value for name, value in schema.items() if name != "Invalid"}
@@ -879,6 +879,6 @@ def test_the_op_rules_table_is_current() -> None:
 
 def test_the_runtime_spells_dynamic_as_xdsl_does() -> None:
     from mlxir.dialects.common import DYNAMIC
-    from mlxir.runtime.kernels import DYNAMIC as RUNTIME_DYNAMIC
+    from mlxir.evaluator import DYNAMIC as RUNTIME_DYNAMIC
 
     assert RUNTIME_DYNAMIC == DYNAMIC

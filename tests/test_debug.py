@@ -1,4 +1,4 @@
-"""Where a program stops matching PyTorch (`mlxir debug`, `mlxir.debug`).
+"""Where a program stops matching PyTorch (`mlxir debug`, `mlxir.debug.divergence`).
 
 First divergence (`compare`): every node's compiled value against eager PyTorch's; a
 miscompile (here a pass made to break `mlx.add`, registered for the test) shows first
@@ -29,10 +29,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from mlxir.context import PASSES, PassEntry
-from mlxir.debug import bisect_passes, compare, pipeline_passes, write_repro
+from mlxir.conversions.registry import PASSES, PassEntry
+from mlxir.debug.divergence import bisect_passes, compare, pipeline_passes, write_repro
 from mlxir.dialects import mlx
-from mlxir.locations import nodes_of, result_locations
+from mlxir.support.locations import nodes_of, result_locations
 from mlxir.tools.mlxir_cli import main_with
 
 

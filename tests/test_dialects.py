@@ -23,9 +23,9 @@ from xdsl.ir import Attribute, Block, Region
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from mlxir.context import make_context
 from mlxir.dialects import aten, mlx
 from mlxir.dialects.common import broadcast_shapes, normalize_axis
+from mlxir.dialects.context import make_context
 
 FILECHECK = Path(__file__).parent / "filecheck"
 

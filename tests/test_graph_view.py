@@ -34,10 +34,11 @@ from xdsl.pattern_rewriter import (
 )
 
 from mlxir.codegen import serialize
-from mlxir.context import PASSES, PassEntry, make_context
 from mlxir.conversions.aten_to_mlx import lower
-from mlxir.debug import compare
+from mlxir.conversions.registry import PASSES, PassEntry
+from mlxir.debug.divergence import compare
 from mlxir.dialects import mlx
+from mlxir.dialects.context import make_context
 from mlxir.interop.model_explorer import (
     FIRST_DIVERGENCE_COLOR,
     WITHIN_COLOR,

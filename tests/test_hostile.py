@@ -26,7 +26,7 @@ from xdsl.parser import Parser
 
 import mlxir
 from mlxir.codegen import serialize
-from mlxir.context import make_context
+from mlxir.dialects.context import make_context
 from mlxir.runtime.inputs import evaluate_size, parse_size
 from mlxir.runtime.program import Program
 

@@ -19,8 +19,8 @@ from mlxir.conversions.torch_to_aten import (
     import_program,
 )
 from mlxir.dialects import mlx
-from mlxir.locations import node_of, source_location
-from mlxir.weights import weights_of
+from mlxir.dialects.weights import weights_of
+from mlxir.support.locations import node_of, source_location
 
 
 def forward_of(module: ModuleOp) -> func.FuncOp:

@@ -1,48 +1,97 @@
-"""The layering of docs/architecture.md: the libraries never import the tools, and the
-core modules import no library at module level (only lazily, inside a function)."""
+"""The layering of docs/architecture.md: each top-level part imports only the parts
+below it in the order that page draws (imports inside functions count), the generic
+kernels know no device, and loading a program imports neither xDSL nor NumPy."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LIBRARIES = ("dialects", "conversions", "transforms", "codegen", "runtime", "interop")
-CORE = ("context.py", "dtypes.py", "weights.py", "xdsl_fixes.py", "quiet.py")
+SKIPPED = {".venv", ".git", ".typecheck", "tests", "benchmarks", "build"}
 
 
-def _imports(path: Path, top_level_only: bool) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(), str(path))
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
-    found = []
-    for node in nodes:
-        if isinstance(node, ast.ImportFrom) and node.module:
-            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+def _layers() -> list[str]:
+    """The parts, top first, as the fenced block under `## Layers` in
+    docs/architecture.md lists them (one per line, a comment after `#`)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("\n## Layers\n", 1)[1]
+    block = re.search(r"```\n(.*?)```", section, re.S)
+    assert block is not None, "docs/architecture.md: no fenced block under ## Layers"
+    return [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.split("#")[0].strip()]
+
+
+def _imported(path: Path) -> list[tuple[int, str]]:
+    """Every `mlxir.…` module that `path` imports, anywhere in it, with its line."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "mlxir":
+                found += [(node.lineno, f"mlxir.{alias.name}") for alias in node.names]
+            else:
+                found += [(node.lineno, node.module)]
         elif isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
-    return found
+    return [(line, name) for line, name in found if name.startswith("mlxir.")]
 
 
-def test_libraries_never_import_the_tools() -> None:
+def _sources() -> list[Path]:
+    return [
+        path
+        for path in sorted(ROOT.rglob("*.py"))
+        if not SKIPPED.intersection(path.relative_to(ROOT).parts) and path.parent != ROOT
+    ]
+
+
+def test_the_layers_name_every_part() -> None:
+    parts = {path.relative_to(ROOT).parts[0] for path in _sources()}
+    assert sorted(parts) == sorted(_layers())
+
+
+def test_the_root_holds_only_the_public_api() -> None:
+    assert sorted(p.name for p in ROOT.glob("*.py")) == ["__init__.py"]
+
+
+def test_each_part_imports_only_the_parts_below_it() -> None:
+    layers = _layers()
+    rank = {part: len(layers) - position for position, part in enumerate(layers)}
+    offending = []
+    for path in _sources():
+        part = path.relative_to(ROOT).parts[0]
+        for line, name in _imported(path):
+            other = name.split(".")[1]
+            if other in rank and rank[other] > rank[part]:
+                offending.append(f"{path.relative_to(ROOT)}:{line}: {part} imports {name} ({other} is above it)")
+    assert not offending, "\n".join(offending)
+
+
+def test_no_part_but_the_runtime_reaches_the_cpu_backend() -> None:
+    """The device seam: the generic kernels, the compiler and the program loader name no
+    CPU choice; the backend is picked in `runtime/backend.py`. `mlxir info` reports the
+    CPU's facts, and `import mlxir` arms its BLAS before MLX loads."""
+    allowed = {"runtime/backend.py", "tools/mlxir_cli.py", "__init__.py", "benchmarks"}
     offending = [
         f"{path.relative_to(ROOT)}:{line}: {name}"
-        for folder in LIBRARIES
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        for line, name in _imports(path, top_level_only=False)
-        if name.startswith("mlxir.tools")
+        for path in [*_sources(), ROOT / "__init__.py"]
+        if not str(path.relative_to(ROOT)).startswith("runtime/cpu/")
+        and str(path.relative_to(ROOT)) not in allowed
+        for line, name in _imported(path)
+        if name.startswith("mlxir.runtime.cpu")
     ]
     assert not offending, "\n".join(offending)
 
 
-def test_core_modules_import_no_library_at_module_level() -> None:
-    libraries = tuple(f"mlxir.{folder}" for folder in (*LIBRARIES, "tools"))
+def test_the_generic_kernels_never_ask_for_the_device() -> None:
+    """What an op means does not depend on the device: no kernel asks MLX which device is
+    the default (a backend is chosen once, at load)."""
     offending = [
-        f"{name}:{line}: {imported}"
-        for name in CORE
-        for line, imported in _imports(ROOT / name, top_level_only=True)
-        if imported.startswith(libraries)
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "evaluator").rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if "default_device" in line
     ]
-    assert not offending, "\n".join(offending)
+    assert not offending, offending
 
 
 def test_the_runtime_imports_no_xdsl() -> None:
@@ -53,7 +102,7 @@ def test_the_runtime_imports_no_xdsl() -> None:
     import sys
 
     script = (
-        "import sys, mlxir.runtime.program, mlxir.runtime.kernels, mlxir.runtime.payloads\n"
+        "import sys, mlxir.runtime.program, mlxir.evaluator, mlxir.runtime.payloads\n"
         "print(sorted(m for m in sys.modules if m == 'xdsl' or m.startswith(('xdsl.', 'mlxir.dialects.mlx'))))"
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

@@ -21,12 +21,12 @@ from torch import nn
 from torch.export import export
 
 import mlxir
-from mlxir import dtypes
 from mlxir.codegen import serialize
 from mlxir.codegen.program import read_program
 from mlxir.codegen.verification import cache_dir, is_verified, key_of
-from mlxir.context import make_context
+from mlxir.dialects.context import make_context
 from mlxir.runtime.program import Program
+from mlxir.support import dtypes
 
 
 @pytest.fixture(scope="module")
@@ -393,7 +393,7 @@ def test_a_float64_weight_loads_from_parts_around_mlxs_loader() -> None:
 
     from mlxir.codegen import serialize_parts
     from mlxir.dialects.mlx import GlobalOp
-    from mlxir.weights import dense_of
+    from mlxir.dialects.weights import dense_of
 
     text = """
 mlx.global @d "parameter" : tensor<256x1024xf64>

@@ -28,9 +28,9 @@ from torch.export import Dim, export
 from xdsl.parser import Parser
 
 import mlxir
-from mlxir.runtime.cpu import blas
 from mlxir.codegen import serialize
-from mlxir.context import make_context
+from mlxir.dialects.context import make_context
+from mlxir.runtime.cpu import blas
 from mlxir.runtime.mlxfn import FORMAT, ExportError, export_mlxfn, parse_signature
 from mlxir.runtime.program import InputError, Program
 from mlxir.tools.mlxir_cli import main_with

@@ -24,7 +24,7 @@ from xdsl.parser import Parser
 
 import mlxir
 from mlxir.codegen import serialize
-from mlxir.context import make_context
+from mlxir.dialects.context import make_context
 from mlxir.runtime.program import Program
 
 TOLERANCE = {torch.float32: 1e-4, torch.float16: 2e-2, torch.bfloat16: 6e-2}

@@ -20,9 +20,9 @@ from torch import nn
 from torch.export import Dim, export
 
 from mlxir.codegen import serialize
-from mlxir.context import make_context
 from mlxir.conversions.aten_to_mlx import lower
 from mlxir.conversions.torch_to_aten import import_program
+from mlxir.dialects.context import make_context
 from mlxir.runtime.program import Program
 from mlxir.tools.mlx_opt import run as mlx_opt
 

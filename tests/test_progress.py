@@ -9,7 +9,7 @@ import torch
 from torch.export import export
 
 import mlxir
-from mlxir.progress import progress_shown, report
+from mlxir.support.progress import progress_shown, report
 
 
 class Terminal(io.StringIO):

@@ -242,7 +242,7 @@ def test_signature_round_trips_through_ir_text(tmp_path: Path) -> None:
     assert serialize(module) == data
     from xdsl.parser import Parser
 
-    from mlxir.context import make_context
+    from mlxir.dialects.context import make_context
 
     # Printed IR carries no locations, so compare what the text keeps: the signature.
     reparsed = Parser(make_context(), str(module)).parse_module()

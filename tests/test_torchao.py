@@ -23,7 +23,7 @@ from torch.export import Dim, export
 
 import mlxir
 from mlxir.conversions.aten_to_mlx.quantization import TorchaoSchemeWarning
-from mlxir.quiet import quiet_torchao_import
+from mlxir.support.quiet import quiet_torchao_import
 
 with quiet_torchao_import():
     from torchao.quantization import IntxWeightOnlyConfig, MappingType, quantize_

@@ -2,7 +2,7 @@
 unchanged, and a module prints with its weights and parses back the same.
 
 The reference for the printed form is xDSL's own printer: mlxir's faster printing of
-large dense values (`xdsl_fixes.py`) must print exactly what xDSL prints.
+large dense values (`support/xdsl_fixes.py`) must print exactly what xDSL prints.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from mlxir import dtypes, xdsl_fixes
-from mlxir.context import make_context
+from mlxir.dialects.context import make_context
 from mlxir.dialects.mlx import GlobalOp
-from mlxir.weights import WeightError, array_of, dense_of, weights_of
+from mlxir.dialects.weights import WeightError, array_of, dense_of, weights_of
+from mlxir.support import dtypes, xdsl_fixes
 
 TORCH_DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int8, torch.uint8, torch.bool]
 
@@ -100,7 +100,7 @@ def test_a_large_weight_is_held_by_reference_and_reads_as_a_copy_would() -> None
     """A value of `SHARED_FROM` bytes or more shares the tensor's memory (no copy at
     import), is read back read-only, and prints, compares and serializes as the
     `bytes`-held value of the same contents."""
-    from mlxir import weights
+    from mlxir.dialects import weights
 
     tensor = _tensor(torch.float32, (512, 1024), 7)
     assert tensor.numel() * 4 >= weights.SHARED_FROM
@@ -129,7 +129,7 @@ def test_shared_weights_compile_to_the_same_program_as_copied_ones(monkeypatch: 
     the same program, byte for byte, as with every weight copied, and that program
     matches eager PyTorch at a batch other than the exported one (f32: atol 1e-4)."""
     import mlxir
-    from mlxir import weights
+    from mlxir.dialects import weights
 
     class Projections(torch.nn.Module):
         def __init__(self) -> None:

@@ -111,7 +111,7 @@ LLAMA_CONFIG: dict[str, int] = {
 
 def build_llama(seed: int = 0) -> nn.Module:
     """A small transformers Llama (random weights from `seed`, SDPA attention)."""
-    from mlxir.quiet import quiet_torchao_import
+    from mlxir.support.quiet import quiet_torchao_import
 
     with quiet_torchao_import():  # transformers' model classes import torchao
         from transformers import LlamaConfig, LlamaForCausalLM

@@ -37,10 +37,11 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedExc
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from mlxir import xdsl_fixes
-from mlxir.context import PASSES, register_dialects, registered_passes
-from mlxir.gc_pause import gc_paused
-from mlxir.locations import file_line_col
+from mlxir.conversions.registry import PASSES, registered_passes
+from mlxir.dialects.context import register_dialects
+from mlxir.support import xdsl_fixes
+from mlxir.support.gc_pause import gc_paused
+from mlxir.support.locations import file_line_col
 
 xdsl_fixes.apply()
 
@@ -188,7 +189,7 @@ class MlxOptMain(xDSLOptMain):
         import torch
 
         from mlxir.conversions.torch_to_aten import import_program
-        from mlxir.quiet import quiet_torch_export_logs
+        from mlxir.support.quiet import quiet_torch_export_logs
 
         try:
             with quiet_torch_export_logs():
@@ -332,13 +333,6 @@ def run(args: Sequence[str] | None = None) -> int:
 
 def main() -> None:
     sys.exit(run())
-
-
-def make_context() -> Context:
-    """A context with every dialect `mlx-opt` knows, for library users and tests."""
-    ctx = Context()
-    register_dialects(ctx)
-    return ctx
 
 
 PassFactory = Callable[[], type[ModulePass]]

@@ -62,7 +62,7 @@ def _load_exported(path: Path) -> Any:
 
     if not path.exists():
         raise CliError(f"cannot open '{path}': no such file")
-    from mlxir.quiet import quiet_torch_export_logs
+    from mlxir.support.quiet import quiet_torch_export_logs
 
     try:
         with quiet_torch_export_logs():
@@ -84,8 +84,9 @@ def demo(args: argparse.Namespace) -> int:
 
     import mlxir
     from mlxir.codegen import serialize
-    from mlxir.context import PASSES, make_context
     from mlxir.conversions.aten_to_mlx import DEFAULT_PIPELINE
+    from mlxir.conversions.registry import PASSES
+    from mlxir.dialects.context import make_context
     from mlxir.tools import demo_model, llm
 
     config = demo_model.LLAMA_CONFIG
@@ -210,7 +211,7 @@ class StageTimer:
 
 
 def compile_(args: argparse.Namespace) -> int:
-    from mlxir.progress import progress_shown
+    from mlxir.support.progress import progress_shown
 
     timer = StageTimer()
     try:
@@ -324,7 +325,7 @@ def debug(args: argparse.Namespace) -> int:
     import numpy as np
     import torch
 
-    from mlxir.debug import bisect_passes, compare, diff_excerpt, write_repro
+    from mlxir.debug.divergence import bisect_passes, compare, diff_excerpt, write_repro
 
     if args.bisect and args.overlay:
         raise CliError("--overlay needs per-node errors, which --bisect does not compute")
@@ -539,7 +540,7 @@ def _describe_program(title: str, program: Any, indent: str) -> None:
             f"{sym} in [{lo}, {hi if hi >= 0 else 'inf'}]" for sym, (lo, hi) in info.symbol_ranges.items()
         )
         lines.append(f"dynamic dims: {ranges}")
-    from mlxir.runtime.kernels import SYNC_OPS
+    from mlxir.evaluator import SYNC_OPS
 
     for instruction in (i for i in info.instructions if i.op in SYNC_OPS):
         where = f" ({instruction.location})" if instruction.location else ""
@@ -582,8 +583,8 @@ The file's metadata (JSON) names the inputs, state, outputs and signatures.
 
 
 def export_mlxfn(args: argparse.Namespace) -> int:
-    from mlxir.runtime.mlxfn import ExportError, export_mlxfn, parse_signature
     from mlxir.runtime.loading import is_pte
+    from mlxir.runtime.mlxfn import ExportError, export_mlxfn, parse_signature
     from mlxir.runtime.program import Program
 
     if not args.output:
@@ -713,7 +714,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "made by your passes) instead of compiling; globals without a value are bound "
                               "from the .pt2 compiled with --pipeline")
     debug_parser.add_argument("--atol", type=float,
-                              help="absolute tolerance for every float dtype (default: by dtype, docs in debug.py)")
+                              help="absolute tolerance for every float dtype (default: by dtype, docs in debug/divergence.py)")
     debug_parser.add_argument("--rtol", type=float, help="relative tolerance for every float dtype")
     debug_parser.add_argument("--overlay", metavar="FILE",
                               help="write each node's error as Model Explorer node data (JSON)")

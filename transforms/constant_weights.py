@@ -16,10 +16,10 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mlxir import dtypes
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, rank_of
-from mlxir.weights import array_of, dense_attr
+from mlxir.dialects.weights import array_of, dense_attr
+from mlxir.support import dtypes
 
 if TYPE_CHECKING:
     import mlx.core as mx
@@ -193,9 +193,9 @@ def evaluate(op: Operation, operands: list[mx.array]) -> list[mx.array]:
     would."""
     import mlx.core as mx
 
-    from mlxir.runtime.dtypes import element_type_to_mx
-    from mlxir.runtime.kernels import KERNELS
-    from mlxir.runtime.props import python_props
+    from mlxir.evaluator import KERNELS
+    from mlxir.evaluator.arrays import element_type_to_mx
+    from mlxir.evaluator.props import python_props
 
     result_dtypes = [element_type_to_mx(dtype_of(r)) for r in op.results]
     run = KERNELS[op.name](python_props(op), result_dtypes)

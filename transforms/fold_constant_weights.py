@@ -10,9 +10,9 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from mlxir import dtypes
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, shape_of
+from mlxir.support import dtypes
 from mlxir.transforms.constant_weights import (
     add_global,
     array_of_constant,

@@ -11,11 +11,11 @@ from xdsl.ir import Attribute
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from mlxir import dtypes
 from mlxir.dialects import mlx
 from mlxir.dialects.common import ints
+from mlxir.dialects.weights import array_of, dense_attr
+from mlxir.support import dtypes
 from mlxir.transforms.constant_weights import new_read, reads_of, weight_global
-from mlxir.weights import array_of, dense_attr
 
 
 class FoldWeightTranspose(RewritePattern):

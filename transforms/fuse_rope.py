@@ -17,14 +17,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from mlxir import dtypes
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, is_float, mixed_values, rank_of, shape_of
+from mlxir.dialects.weights import array_of
+from mlxir.support import dtypes
 from mlxir.transforms.canonicalization.mlx import _constant_tensor, arange_length
 from mlxir.transforms.constant_weights import add_global, weight_global
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.transforms.matching import op_named, strip_upcast
-from mlxir.weights import array_of
 
 
 def _constant_array(value: SSAValue) -> np.ndarray | None:

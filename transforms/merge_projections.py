@@ -13,7 +13,8 @@ from xdsl.rewriter import InsertPoint
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, int_array, shape_of
-from mlxir.locations import fused
+from mlxir.dialects.weights import array_of, concatenated_columns
+from mlxir.support.locations import fused
 from mlxir.transforms.constant_weights import (
     Matrix,
     add_global,
@@ -22,7 +23,6 @@ from mlxir.transforms.constant_weights import (
     weight_matrix,
 )
 from mlxir.transforms.matching import bias_add_of, bias_vector
-from mlxir.weights import array_of, concatenated_columns
 
 
 def _projection(op: Operation) -> tuple[SSAValue, Matrix, SSAValue | None] | None:

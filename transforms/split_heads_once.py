@@ -13,7 +13,7 @@ from xdsl.rewriter import InsertPoint
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, int_array, ints, mixed_values, rank_of, shape_of
-from mlxir.locations import fused, result_locations
+from mlxir.support.locations import fused, result_locations
 
 
 def _heads(value: SSAValue) -> tuple[mlx.ReshapeOp, mlx.TransposeOp] | None:

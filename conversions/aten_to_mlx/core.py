@@ -26,7 +26,6 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from mlxir import dtypes
 from mlxir.dialects import aten, mlx
 from mlxir.dialects.common import (
     DYNAMIC,
@@ -39,6 +38,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
+from mlxir.support import dtypes
 
 Size = SSAValue | int
 """A dimension size: a literal or a runtime `index` value."""
@@ -104,7 +104,7 @@ class Emitter:
     """Collects the ops that replace one aten op, stamping each with its location."""
 
     location: LocationAttr
-    ops: list[Operation] = field(default_factory=list)
+    ops: list[Operation] = field(default_factory=list[Operation])
 
     def emit(self, op: Operation) -> SSAValue:
         op.location = self.location

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, f32, f64, i1, i32
@@ -54,7 +54,7 @@ def _matmul_typed(e: Emitter, a: SSAValue, b: SSAValue, result_type: Attribute) 
 
 def dtype_of_type(t: Attribute) -> Attribute:
     assert isinstance(t, TensorType)
-    return t.get_element_type()
+    return cast(TensorType[Attribute], t).get_element_type()
 
 
 class LowerAddmm(AtenLowering):

@@ -31,9 +31,9 @@ from mlxir.conversions.aten_to_mlx import (
     shape,
 )
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, LoweringError
-from mlxir.gc_pause import without_gc
-from mlxir.locations import describe, source_location
-from mlxir.progress import report
+from mlxir.support.gc_pause import without_gc
+from mlxir.support.locations import describe, source_location
+from mlxir.support.progress import report
 from mlxir.transforms.pattern_passes import OpDispatch, by_op
 
 FAMILIES = (elementwise, reduction, shape, indexing, linalg, nn, creation, quantization, complex_numbers)
@@ -121,7 +121,7 @@ class LowerToMlxPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xdsl.passes import PassPipeline
 
-        from mlxir.context import registered_passes
+        from mlxir.conversions.registry import registered_passes
 
         passes = PassPipeline.parse_spec(registered_passes(), DEFAULT_PIPELINE).passes
         for done, module_pass in enumerate(passes):
@@ -136,7 +136,8 @@ def lower(module: ModuleOp, pipeline: str | None = None, *, verify: bool = True)
     a compile verifies once)."""
     from xdsl.passes import PassPipeline
 
-    from mlxir.context import make_context, registered_passes
+    from mlxir.conversions.registry import registered_passes
+    from mlxir.dialects.context import make_context
 
     def show(_: ModulePass | None, __: ModuleOp, next_pass: ModulePass | None) -> None:
         if next_pass is not None:

@@ -37,7 +37,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
-from mlxir import dtypes
 from mlxir.conversions.aten_to_mlx.core import (
     TORCH_DTYPES,
     AtenLowering,
@@ -48,7 +47,8 @@ from mlxir.conversions.aten_to_mlx.core import (
 from mlxir.dialects import aten, mlx
 from mlxir.dialects.aten import blocked_shapes
 from mlxir.dialects.common import DYNAMIC, dtype_of, ints, is_float, is_integer, shape_of
-from mlxir.locations import source_location
+from mlxir.support import dtypes
+from mlxir.support.locations import source_location
 from mlxir.transforms.constant_weights import (
     add_global,
     array_of_constant,
@@ -100,7 +100,7 @@ def _payload(values: np.ndarray, dtype: Attribute) -> np.ndarray:
 
     if dtype == BFloat16Type():
         rounded = mx.array(values.astype(np.float32)).astype(mx.bfloat16)
-        return np.array(rounded.view(mx.uint16))
+        return cast(np.ndarray, np.array(rounded.view(mx.uint16)))
     found = dtypes.of_ir(dtype)
     assert found is not None and found.numpy is not None
     return values.astype(found.numpy)

@@ -14,27 +14,27 @@ from mlxir.conversions.torch_to_aten.core import (
     ImportState,
     UnsupportedDtypeError,
     UnsupportedOpsError,
-    _target_name,
-    _type_of_node,
     arguments_of,
     describe_location,
     element_type,
     location_of,
     packet_name,
+    target_name,
     tensor_type_of,
     torch_overload,
+    type_of_node,
 )
 from mlxir.conversions.torch_to_aten.decompositions import NATIVE_OPS, decomposition_table
 from mlxir.conversions.torch_to_aten.program import (
     IMPORTERS,
     UNSUPPORTED_BECAUSE,
-    _handler_for,
-    _unsupported_because,
+    handler_for,
     import_program,
     signature_of,
+    unsupported_because,
 )
-from mlxir.conversions.torch_to_aten.shape import COPY_FORMS, _identity
-from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_IMPORTERS, _dropped
+from mlxir.conversions.torch_to_aten.shape import COPY_FORMS, identity
+from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_IMPORTERS, dropped
 
 __all__ = [
     "COPY_FORMS",
@@ -49,20 +49,20 @@ __all__ = [
     "ImportState",
     "UnsupportedDtypeError",
     "UnsupportedOpsError",
-    "_dropped",
-    "_handler_for",
-    "_identity",
-    "_target_name",
-    "_type_of_node",
-    "_unsupported_because",
     "arguments_of",
     "decomposition_table",
     "describe_location",
+    "dropped",
     "element_type",
+    "handler_for",
+    "identity",
     "import_program",
     "location_of",
     "packet_name",
     "signature_of",
+    "target_name",
     "tensor_type_of",
     "torch_overload",
+    "type_of_node",
+    "unsupported_because",
 ]

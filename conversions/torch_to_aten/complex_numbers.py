@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import torch
+from torch._ops import OpOverload
 from torch.fx import Node
 from xdsl.ir import Operation
 
 from mlxir.conversions.torch_to_aten.core import (
     Handler,
     ImportState,
-    _type_of_node,
     arguments_of,
     i64_attr,
     props,
+    type_of_node,
     unit_attr,
 )
 from mlxir.dialects import aten
@@ -38,7 +39,7 @@ def _fft(op_cls: type[aten.FftOp], flag: str | None) -> Handler:
         args = arguments_of(node)
         return op_cls.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties=props(
                 dims=int_array(args["dim"]),
                 normalization=i64_attr(args["normalization"]),
@@ -51,7 +52,7 @@ def _fft(op_cls: type[aten.FftOp], flag: str | None) -> Handler:
 
 def _view(op_cls: type[aten.ComplexViewOp]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
-        return op_cls(state.value(arguments_of(node)["self"]), _type_of_node(node))
+        return op_cls(state.value(arguments_of(node)["self"]), type_of_node(node))
 
     return handle
 
@@ -66,7 +67,7 @@ COMPLEX_IMPORTERS: dict[str, Handler] = {
 
 
 def _complex(real: torch.Tensor, imag: torch.Tensor) -> torch.Tensor:
-    return torch.view_as_complex(torch.stack(torch.broadcast_tensors(real, imag), -1))
+    return torch.view_as_complex(torch.stack(cast(tuple[torch.Tensor, ...], torch.broadcast_tensors(real, imag)), -1))  # pyright: ignore[reportUnknownMemberType] (torch.functional's broadcast_tensors is unannotated)
 
 
 def _polar(abs: torch.Tensor, angle: torch.Tensor) -> torch.Tensor:
@@ -92,7 +93,7 @@ def _angle(x: torch.Tensor) -> torch.Tensor:
     return torch.where(torch.isnan(value), value, torch.where(value < 0, math.pi, 0.0).to(value.dtype))
 
 
-COMPLEX_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
+COMPLEX_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
     _A.complex.default: _complex,
     _A.polar.default: _polar,
     _A.abs.default: _abs,

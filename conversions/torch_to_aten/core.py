@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import torch
+from torch._ops import OpOverload
 from torch.fx import Node
 from xdsl.builder import Builder
 from xdsl.dialects import arith
@@ -30,7 +31,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from mlxir import dtypes
+from mlxir.support import dtypes
 
 # ---------------------------------------------------------------------------
 # Errors
@@ -124,7 +125,7 @@ def element_type(dtype: torch.dtype) -> Attribute:
 def static_dim(dim: int | torch.SymInt) -> int:
     if isinstance(dim, int):
         return dim
-    as_int = dim.node.maybe_as_int()
+    as_int = cast(int | None, dim.node.maybe_as_int())  # pyright: ignore[reportUnknownMemberType] (torch's SymNode is untyped)
     return as_int if as_int is not None else DYNAMIC_INDEX
 
 
@@ -134,10 +135,10 @@ def tensor_type_of(value: torch.Tensor) -> TensorType[Attribute]:
 
 def element_type_of(tensor_type: Attribute) -> Attribute:
     assert isinstance(tensor_type, TensorType)
-    return tensor_type.get_element_type()
+    return cast(TensorType[Attribute], tensor_type).get_element_type()
 
 
-def _type_of_node(node: Node) -> Attribute:
+def type_of_node(node: Node) -> Attribute:
     val = node.meta["val"]
     if isinstance(val, torch.Tensor):
         return tensor_type_of(val)
@@ -154,7 +155,7 @@ def result_types(node: Node) -> list[Attribute]:
 def first_value(node: Node) -> torch.Tensor:
     """The node's tensor, or its first one for a node with several results."""
     val = node.meta["val"]
-    return val[0] if isinstance(val, tuple | list) else val
+    return cast(torch.Tensor, val[0]) if isinstance(val, tuple | list) else val
 
 
 def has_several_results(node: Node) -> bool:
@@ -166,21 +167,26 @@ def has_several_results(node: Node) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def torch_overload(target: Any) -> torch._ops.OpOverload | None:
+def torch_overload(target: Any) -> OpOverload | None:
     """The torch operator overload a graph node calls: the target itself, or the one an
     ExecuTorch Edge op (`EdgeOpOverload`, which wraps it as `_op`) stands for."""
-    if isinstance(target, torch._ops.OpOverload):
-        return target
+    if isinstance(target, OpOverload):
+        return cast(OpOverload, target)
     wrapped = getattr(target, "_op", None)
-    return wrapped if isinstance(wrapped, torch._ops.OpOverload) else None
+    return cast(OpOverload, wrapped) if isinstance(wrapped, OpOverload) else None
 
 
-def packet_name(overload: torch._ops.OpOverload) -> str:
+def packet_name(overload: OpOverload) -> str:
     """`aten.add` for `aten::add.Tensor`: the key of `IMPORTERS`."""
-    return overload.overloadpacket._qualified_op_name.replace("::", ".")
+    return overload.overloadpacket._qualified_op_name.replace("::", ".")  # pyright: ignore[reportPrivateUsage] (torch's private API: the packet's `ns::name`)
 
 
-def _target_name(node: Node) -> str:
+def schema_of(overload: OpOverload) -> torch.FunctionSchema:
+    """The overload's schema: its arguments, their defaults, its results' aliasing."""
+    return overload._schema  # pyright: ignore[reportPrivateUsage] (torch's private API: an overload's schema has no public accessor)
+
+
+def target_name(node: Node) -> str:
     target = node.target
     overload = torch_overload(target)
     if overload is not None:
@@ -210,7 +216,7 @@ def describe_location(node: Node) -> str:
 
 def refuse(node: Node, what: str) -> ImportError_:
     """The error for a node this importer cannot express: where, which op, and why."""
-    return ImportError_(f"{describe_location(node)}: {_target_name(node)} {what}")
+    return ImportError_(f"{describe_location(node)}: {target_name(node)} {what}")
 
 
 # ---------------------------------------------------------------------------
@@ -260,7 +266,7 @@ def arguments_of(node: Node) -> Arguments:
     binds to a signature: positional arguments in order, then keywords, then defaults."""
     overload = torch_overload(node.target)
     assert overload is not None, f"{node.name} does not call a torch operator"
-    schema = overload._schema
+    schema = schema_of(overload)
     positional, keywords = tuple(node.args), dict(node.kwargs)
     values: dict[str, Any] = {}
     defaults: dict[str, Any] = {}
@@ -301,7 +307,9 @@ def positional_args(node: Node, count: int) -> tuple[Any, ...]:
 @dataclass
 class ImportState:
     builder: Builder
-    values: dict[Node, SSAValue | list[SSAValue | None]] = field(default_factory=dict)
+    values: dict[Node, SSAValue | list[SSAValue | None]] = field(
+        default_factory=dict[Node, SSAValue | list[SSAValue | None]]
+    )
     """Each imported node's value; a node with several results has a list, None where
     a result mlxir does not compute (an error when something reads it)."""
     location: LocationAttr | None = None

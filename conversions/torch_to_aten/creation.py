@@ -13,9 +13,9 @@ from xdsl.irdl import IRDLOperation
 from mlxir.conversions.torch_to_aten.core import (
     Handler,
     ImportState,
-    _type_of_node,
     arguments_of,
     refuse,
+    type_of_node,
 )
 from mlxir.dialects import aten
 from mlxir.dialects.common import index_operands, int_array
@@ -30,7 +30,7 @@ def _filled(op_cls: type[IRDLOperation], *, with_fill_value: bool) -> Handler:
         fill: list[SSAValue] = [state.value(args["fill_value"])] if with_fill_value else []
         return op_cls.build(
             operands=[*fill, dynamic],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties={"static_sizes": int_array(static)},
         )
 
@@ -40,7 +40,7 @@ def _filled(op_cls: type[IRDLOperation], *, with_fill_value: bool) -> Handler:
 def _filled_like(op_cls: type[IRDLOperation]) -> Handler:
     def handle(state: ImportState, node: Node) -> Operation:
         return op_cls.build(
-            operands=[state.value(arguments_of(node)["self"])], result_types=[_type_of_node(node)]
+            operands=[state.value(arguments_of(node)["self"])], result_types=[type_of_node(node)]
         )
 
     return handle
@@ -50,13 +50,13 @@ def _full_like(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.FullLikeOp.build(
         operands=[state.value(args["fill_value"]), state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
     )
 
 
 def _scalar_tensor(state: ImportState, node: Node) -> Operation:
     return aten.ScalarTensorOp.build(
-        operands=[state.value(arguments_of(node)["s"])], result_types=[_type_of_node(node)]
+        operands=[state.value(arguments_of(node)["s"])], result_types=[type_of_node(node)]
     )
 
 
@@ -65,7 +65,7 @@ def _arange(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     bounds = [args.get("start", 0), args["end"], args.get("step", 1)]
     return aten.ArangeOp.build(
-        operands=[state.value(b) for b in bounds], result_types=[_type_of_node(node)]
+        operands=[state.value(b) for b in bounds], result_types=[type_of_node(node)]
     )
 
 
@@ -78,7 +78,7 @@ def _refuse_generator(node: Node, args: Any) -> None:
 def _parameters(node: Node, args: Any, names: Sequence[str], defaults: Sequence[float]) -> DenseArrayBase:
     """A sampler's parameters, which must be numbers the export fixed."""
     _refuse_generator(node, args)
-    values = []
+    values: list[float] = []
     for name, default in zip(names, defaults):
         value = args.get(name, default)
         if value is None:
@@ -101,7 +101,7 @@ def _random(distribution: str, names: Sequence[str], defaults: Sequence[float]) 
         static, dynamic = index_operands(state.sizes(args["size"]))
         return aten.RandomOp.build(
             operands=[dynamic],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties={
                 "distribution": StringAttr(distribution),
                 "parameters": parameters,
@@ -120,7 +120,7 @@ def _random_like(distribution: str, names: Sequence[str], defaults: Sequence[flo
         args = arguments_of(node)
         return aten.RandomLikeOp.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties={
                 "distribution": StringAttr(distribution),
                 "parameters": _parameters(node, args, names, defaults),
@@ -153,9 +153,9 @@ def _normal(state: ImportState, node: Node) -> Operation:
     if "size" in args:
         return _NORMAL_OF_NUMBERS(state, node)
     _refuse_generator(node, args)
-    result_type = _type_of_node(node)
+    result_type = type_of_node(node)
     mean, std = args["mean"], args["std"]
-    shaped = next((t for t in (mean, std) if isinstance(t, Node) and _same_shape(_type_of_node(t), result_type)), None)
+    shaped = next((t for t in (mean, std) if isinstance(t, Node) and _same_shape(type_of_node(t), result_type)), None)
     if shaped is None:
         raise refuse(node, "with mean and std broadcasting to a third shape is not supported")
     standard = state.insert(

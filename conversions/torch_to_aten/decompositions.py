@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch._ops import OpOverload
 
 _A = torch.ops.aten
 
-NATIVE_OPS: tuple[torch._ops.OpOverload, ...] = (
+NATIVE_OPS: tuple[OpOverload, ...] = (
     _A.scaled_dot_product_attention.default,
     _A.linear.default,
     _A.layer_norm.default,
@@ -121,7 +122,7 @@ EXTRA_DECOMPOSED_OPS: tuple[str, ...] = (
 (into ops it lowers natively): activations, padding modes, upsampling."""
 
 
-def kept_torchao_ops() -> tuple[torch._ops.OpOverload, ...]:
+def kept_torchao_ops() -> tuple[OpOverload, ...]:
     """torchao's ops mlxir imports whole, once torchao has registered them (a program
     can hold them only then): `dequantize_affine`, which mlxir turns into MLX's
     quantized kernels instead of dequantizing each weight at every call."""
@@ -132,14 +133,14 @@ def kept_torchao_ops() -> tuple[torch._ops.OpOverload, ...]:
 
 
 def decomposition_table() -> dict[Any, Callable[..., Any]]:
-    from torch._decomp import get_decompositions
+    from torch._decomp import get_decompositions  # pyright: ignore[reportUnknownVariableType] (torch types the table's values as a bare Callable)
 
-    table = dict(torch.export.default_decompositions())
+    table: dict[Any, Callable[..., Any]] = dict(torch.export.default_decompositions())
     for op in (*NATIVE_OPS, *kept_torchao_ops()):
         table.pop(op, None)
     extra = [
         getattr(getattr(torch.ops.aten, name.split(".")[0]), name.split(".")[1])
         for name in EXTRA_DECOMPOSED_OPS
     ]
-    table.update(get_decompositions(extra))
+    table.update(get_decompositions(extra))  # pyright: ignore[reportUnknownArgumentType] (torch types the table's values as a bare Callable)
     return table

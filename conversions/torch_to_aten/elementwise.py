@@ -11,7 +11,6 @@ from xdsl.irdl import IRDLOperation
 from mlxir.conversions.torch_to_aten.core import (
     Handler,
     ImportState,
-    _type_of_node,
     arguments_of,
     element_type,
     f64_attr,
@@ -19,6 +18,7 @@ from mlxir.conversions.torch_to_aten.core import (
     props,
     refuse,
     static_dim,
+    type_of_node,
 )
 from mlxir.dialects import aten
 from mlxir.dialects.common import index_operands, int_array
@@ -33,7 +33,7 @@ def _unary(op_cls: type[IRDLOperation]) -> Handler:
         unmodelled = args.unmodelled("self", *LAYOUT_ARGUMENTS)
         if unmodelled:  # a parameter this table does not model: never drop it
             raise refuse(node, f"with arguments {unmodelled} is not supported")
-        return op_cls.build(operands=[state.value(args["self"])], result_types=[_type_of_node(node)])
+        return op_cls.build(operands=[state.value(args["self"])], result_types=[type_of_node(node)])
 
     return handle
 
@@ -44,7 +44,7 @@ def _round(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     round_cls = aten.UNARY_OP_CLASSES["round"]
     decimals = int(args.get("decimals", 0))  # `round.default` rounds to an integer
-    source, result_type = state.value(args["self"]), _type_of_node(node)
+    source, result_type = state.value(args["self"]), type_of_node(node)
     if decimals == 0:
         return round_cls.build(operands=[source], result_types=[result_type])
     mul, div = aten.BINARY_OP_CLASSES["mul"], aten.BINARY_OP_CLASSES["div"]
@@ -64,7 +64,7 @@ def _binary(op_cls: type[IRDLOperation], other: str = "other") -> Handler:
         alpha, rounding_mode = args.get("alpha", 1), args.get("rounding_mode")
         return op_cls.build(
             operands=[state.value(args["self"]), state.value(args[other])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties=props(
                 alpha=f64_attr(alpha) if alpha != 1 else None,
                 rounding_mode=StringAttr(rounding_mode) if rounding_mode is not None else None,
@@ -79,7 +79,7 @@ def _gelu(state: ImportState, node: Node) -> Operation:
     approximate = args["approximate"]
     return aten.GeluOp.build(
         operands=[state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(approximate=StringAttr(approximate) if approximate != "none" else None),
     )
 
@@ -88,7 +88,7 @@ def _where(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.WhereOp.build(
         operands=[state.value(args[name]) for name in ("condition", "self", "other")],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
     )
 
 
@@ -96,7 +96,7 @@ def _masked_fill(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.MaskedFillOp.build(
         operands=[state.value(args[name]) for name in ("self", "mask", "value")],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
     )
 
 
@@ -108,7 +108,7 @@ def _clamp(state: ImportState, node: Node) -> Operation:
             state.optional_value(args["min"]),
             state.optional_value(args["max"]),
         ],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
     )
 
 
@@ -120,12 +120,12 @@ def _hardtanh(state: ImportState, node: Node) -> Operation:
             [state.value(args["min_val"])],
             [state.value(args["max_val"])],
         ],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
     )
 
 
 def _to_copy(state: ImportState, node: Node) -> Operation:
-    return aten.ToCopyOp(state.value(arguments_of(node)["self"]), _type_of_node(node))
+    return aten.ToCopyOp(state.value(arguments_of(node)["self"]), type_of_node(node))
 
 
 def _cast(state: ImportState, node: Node) -> Operation | SSAValue:
@@ -161,7 +161,7 @@ def _copy(state: ImportState, node: Node) -> Operation | SSAValue:
     static, dynamic = index_operands(sizes)
     return aten.ExpandOp.build(
         operands=[value, dynamic],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"static_sizes": int_array(static)},
     )
 
@@ -174,7 +174,7 @@ def _triangle(op_cls: type[IRDLOperation]) -> Handler:
         diagonal = args["diagonal"]
         return op_cls.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties=props(diagonal=i64_attr(diagonal) if diagonal else None),
         )
 

@@ -3,7 +3,8 @@ dim, slice writes, and embedding lookups."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import torch
 from torch.fx import Node
@@ -15,7 +16,6 @@ from mlxir.conversions.torch_to_aten.core import (
     Handler,
     ImportError_,
     ImportState,
-    _type_of_node,
     arguments_of,
     describe_location,
     element_type,
@@ -24,6 +24,7 @@ from mlxir.conversions.torch_to_aten.core import (
     refuse,
     result_types,
     static_dim,
+    type_of_node,
     unit_attr,
 )
 from mlxir.conversions.torch_to_aten.shape import range_operands
@@ -80,20 +81,20 @@ def _index(state: ImportState, node: Node) -> Operation:
     positions, values = _index_tensors(state, args["indices"])
     return aten.IndexOp.build(
         operands=[state.value(args["self"]), values],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"indexed_dims": int_array(positions)},
     )
 
 
 def _nonzero(state: ImportState, node: Node) -> Operation:
-    return aten.NonzeroOp.build(operands=[state.value(arguments_of(node)["self"])], result_types=[_type_of_node(node)])
+    return aten.NonzeroOp.build(operands=[state.value(arguments_of(node)["self"])], result_types=[type_of_node(node)])
 
 
 def _masked_select(state: ImportState, node: Node) -> Operation:
     """`self[mask]` after broadcasting both (a 0-d pair as `[1]`): a 1-D result."""
     args = arguments_of(node)
     operands = (args["self"], args["mask"])
-    shape = list(torch.broadcast_shapes(*(o.meta["val"].shape for o in operands))) or [1]
+    shape = list(cast(Sequence[int | torch.SymInt], torch.broadcast_shapes(*(o.meta["val"].shape for o in operands)))) or [1]  # pyright: ignore[reportUnknownMemberType] (torch.functional's broadcast_shapes is unannotated)
     sizes: list[SSAValue | int] = []
     for axis, size in enumerate(shape):
         if isinstance(size, int):
@@ -108,7 +109,7 @@ def _masked_select(state: ImportState, node: Node) -> Operation:
                 break
         else:
             raise ImportError_(f"{describe_location(node)}: cannot find the broadcast size {size} in an operand")
-    expanded = []
+    expanded: list[SSAValue] = []
     for operand in operands:
         value = state.value(operand)
         if list(operand.meta["val"].shape) != shape:
@@ -121,7 +122,7 @@ def _masked_select(state: ImportState, node: Node) -> Operation:
     columns = _nonzero_columns(state, expanded[1])
     return aten.IndexOp.build(
         operands=[expanded[0], columns],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"indexed_dims": int_array(list(range(len(columns))))},
     )
 
@@ -155,7 +156,7 @@ def _repeat_interleave(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     if "self" in args:
         raise refuse(node, "is expected decomposed into repeat_interleave.Tensor and index_select")
-    return aten.RepeatInterleaveOp.build(operands=[state.value(args["repeats"])], result_types=[_type_of_node(node)])
+    return aten.RepeatInterleaveOp.build(operands=[state.value(args["repeats"])], result_types=[type_of_node(node)])
 
 
 def _local_scalar_dense(state: ImportState, node: Node) -> SSAValue:
@@ -178,7 +179,7 @@ def _index_put(state: ImportState, node: Node) -> Operation:
     positions, values = _index_tensors(state, args["indices"])
     return aten.IndexPutOp.build(
         operands=[state.value(args["self"]), values, state.value(args["values"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(indexed_dims=int_array(positions), accumulate=unit_attr(args["accumulate"])),
     )
 
@@ -190,7 +191,7 @@ def _along_dim_with(op_cls: type[IRDLOperation], *operands: str) -> Handler:
         args = arguments_of(node)
         return op_cls.build(
             operands=[state.value(args[name]) for name in operands],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties={"dim": i64_attr(args["dim"])},
         )
 
@@ -206,7 +207,7 @@ def _scatter(state: ImportState, node: Node) -> Operation:
     source = args["src"] if "src" in args else args["value"]
     return aten.ScatterOp.build(
         operands=[state.value(args["self"]), state.value(args["index"]), state.value(source)],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(dim=i64_attr(args["dim"]), reduce=StringAttr(reduce) if reduce else None),
     )
 
@@ -218,7 +219,7 @@ def _scatter_reduce(state: ImportState, node: Node) -> Operation:
     reduce, include_self = args.get("reduce", "sum"), args.get("include_self", True)
     return aten.ScatterReduceOp.build(
         operands=[state.value(args[name]) for name in ("self", "index", "src")],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             dim=i64_attr(args["dim"]), reduce=StringAttr(reduce), include_self=unit_attr(include_self)
         ),
@@ -230,7 +231,7 @@ def _slice_scatter(state: ImportState, node: Node) -> Operation:
     static, dynamic = range_operands(state, args["start"], args["end"], args["step"])
     return aten.SliceScatterOp.build(
         operands=[state.value(args["self"]), state.value(args["src"]), dynamic],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"dim": i64_attr(args["dim"]), "static_bounds": int_array(static)},
     )
 
@@ -239,7 +240,7 @@ def _embedding(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.EmbeddingOp.build(
         operands=[state.value(args["weight"]), state.value(args["indices"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
     )
 
 

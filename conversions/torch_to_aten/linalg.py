@@ -17,7 +17,6 @@ from mlxir.conversions.torch_to_aten.core import (
     Handler,
     ImportError_,
     ImportState,
-    _type_of_node,
     arguments_of,
     describe_location,
     f64_attr,
@@ -30,6 +29,7 @@ from mlxir.conversions.torch_to_aten.core import (
     result_types,
     tensor_type_of,
     torch_overload,
+    type_of_node,
     unit_attr,
 )
 from mlxir.conversions.torch_to_aten.nn import max_pool_indices
@@ -44,7 +44,7 @@ def _product(op_cls: type[IRDLOperation], other: str) -> Handler:
         args = arguments_of(node)
         return op_cls.build(
             operands=[state.value(args["self"]), state.value(args[other])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
         )
 
     return handle
@@ -55,7 +55,7 @@ def _addmm(state: ImportState, node: Node) -> Operation:
     beta, alpha = args["beta"], args["alpha"]
     return aten.AddmmOp.build(
         operands=[state.value(args[name]) for name in ("self", "mat1", "mat2")],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             beta=f64_attr(beta) if beta != 1 else None, alpha=f64_attr(alpha) if alpha != 1 else None
         ),
@@ -69,7 +69,7 @@ def _linear(state: ImportState, node: Node) -> Operation:
         state.value(args["weight"]),
         state.optional_value(args["bias"]),
     ]
-    return aten.LinearOp.build(operands=operands, result_types=[_type_of_node(node)])
+    return aten.LinearOp.build(operands=operands, result_types=[type_of_node(node)])
 
 
 def _convolution(state: ImportState, node: Node) -> Operation:
@@ -81,7 +81,7 @@ def _convolution(state: ImportState, node: Node) -> Operation:
             state.value(args["weight"]),
             state.optional_value(args["bias"]),
         ],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             stride=int_array(args["stride"]),
             padding=int_array(args["padding"]),
@@ -93,7 +93,7 @@ def _convolution(state: ImportState, node: Node) -> Operation:
     )
 
 
-def _window(values: Any, default: Sequence[int], n: int) -> list[int]:
+def _window(values: int | Sequence[int] | None, default: Sequence[int], n: int) -> list[int]:
     """A pooling list argument: an int stands for `n` equal entries; empty is `default`
     (`stride=[]` is the kernel size)."""
     if values is None or (isinstance(values, list | tuple) and not values):
@@ -138,7 +138,7 @@ def _avg_pool(op_cls: type[IRDLOperation], n: int) -> Handler:
         divisor = args["divisor_override"]
         return op_cls.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties=props(
                 kernel_size=int_array(kernel),
                 stride=int_array(_window(args["stride"], kernel, n)),
@@ -231,7 +231,7 @@ def _linalg_solve_triangular(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.LinalgSolveTriangularOp.build(
         operands=[state.value(args["self"]), state.value(args["B"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             upper=unit_attr(args["upper"]),
             right=unit_attr(not args["left"]),
@@ -245,7 +245,7 @@ def _cholesky_inverse(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.CholeskyInverseOp.build(
         operands=[state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(upper=unit_attr(args["upper"])),
     )
 
@@ -365,7 +365,7 @@ def _linalg_pinv(state: ImportState, node: Node) -> Operation:
         atol, rtol = _tolerance(node, args["atol"], "atol"), _tolerance(node, args["rtol"], "rtol")
     return aten.LinalgPinvOp.build(
         operands=[state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             atol=f64_attr(atol) if atol is not None else None,
             rtol=f64_attr(rtol) if rtol is not None else None,

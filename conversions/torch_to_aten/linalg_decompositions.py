@@ -13,10 +13,11 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch._dispatch.python import enable_python_dispatcher
+from torch._ops import OpOverload
 
 _A = torch.ops.aten
 
@@ -25,7 +26,7 @@ _ACTIVE = threading.local()
 """The ops whose decomposition this thread is tracing now (`_traceable`)."""
 
 
-def _traceable(op: torch._ops.OpOverload, decomposition: Callable[..., Any]) -> Callable[..., Any]:
+def _traceable(op: OpOverload, decomposition: Callable[..., Any]) -> Callable[..., Any]:
     """`decomposition` of `op`, traced under torch's Python dispatcher, as torch.export
     traces: without it the meta kernels of the linalg ops expand symbolic batch dims
     through C++ kernels that take concrete sizes only, and a dynamic batch fails to
@@ -35,7 +36,7 @@ def _traceable(op: torch._ops.OpOverload, decomposition: Callable[..., Any]) -> 
 
     @functools.wraps(decomposition)
     def traced(*args: Any, **kwargs: Any) -> Any:
-        active: set[torch._ops.OpOverload] = getattr(_ACTIVE, "ops", set())
+        active: set[OpOverload] = getattr(_ACTIVE, "ops", set())
         if op in active:
             return NotImplemented
         _ACTIVE.ops = active | {op}
@@ -61,7 +62,7 @@ def _fail_where_nonzero(info: torch.Tensor, *results: torch.Tensor) -> list[torc
     the factorization succeeded and fails the run elsewhere. Each result is multiplied
     by that 1 (exact, for every value), so that the check lives as long as any result
     is read."""
-    ok = torch.linalg.inv((info == 0).to(results[0].dtype)[..., None, None])
+    ok = cast(torch.Tensor, torch.linalg.inv((info == 0).to(results[0].dtype)[..., None, None]))  # pyright: ignore[reportUnknownMemberType] (torch.linalg's functions are untyped: _add_docstr)
     return [r * ok.reshape(*info.shape, *[1] * (r.dim() - info.dim())).to(r.dtype) for r in results]
 
 
@@ -141,7 +142,7 @@ def _linalg_lu_factor(a: torch.Tensor, pivot: bool = True) -> Any:
 def _broadcast_batch(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The matrices `a` and `b` with their batch dims broadcast together (mlxir's
     solves take equal batch dims only)."""
-    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = cast(torch.Size, torch.broadcast_shapes(a.shape[:-2], b.shape[:-2]))  # pyright: ignore[reportUnknownMemberType] (torch.functional's broadcast_shapes is unannotated)
     return a.expand(*batch, *a.shape[-2:]), b.expand(*batch, *b.shape[-2:])
 
 
@@ -157,7 +158,7 @@ def _linalg_lu_solve(
     lu, b = _broadcast_batch(lu, b)
     pivots = pivots.expand(*lu.shape[:-2], pivots.shape[-1])
     perm = _permutation(pivots, n)
-    solve = torch.linalg.solve_triangular
+    solve = cast(Callable[..., torch.Tensor], torch.linalg.solve_triangular)  # pyright: ignore[reportUnknownMemberType] (torch.linalg's functions are untyped: _add_docstr)
     if left and not adjoint:  # X = U^-1 L^-1 P^T B
         y = solve(lu, _rows(b, perm), upper=False, unitriangular=True)
         return solve(lu, y, upper=True)
@@ -186,14 +187,17 @@ def _triangular_solve(
     """`torch.triangular_solve(B, A)` (solution, A's copy): X with `op(A) X = B`, op(A)
     = A^T with `transpose` (whose triangle is then the other one)."""
     a, b = _broadcast_batch(a, b)
-    x = torch.linalg.solve_triangular(a.mT if transpose else a, b, upper=upper != transpose, unitriangular=unitriangular)
+    x = cast(
+        torch.Tensor,
+        torch.linalg.solve_triangular(a.mT if transpose else a, b, upper=upper != transpose, unitriangular=unitriangular),  # pyright: ignore[reportUnknownMemberType] (torch.linalg's functions are untyped: _add_docstr)
+    )
     return x, a.clone()
 
 
 def _cholesky_solve(b: torch.Tensor, factor: torch.Tensor, upper: bool = False) -> torch.Tensor:
     """`torch.cholesky_solve(B, L)`: X with `L L^T X = B` (`U^T U X = B` with `upper`)."""
     factor, b = _broadcast_batch(factor, b)
-    solve = torch.linalg.solve_triangular
+    solve = cast(Callable[..., torch.Tensor], torch.linalg.solve_triangular)  # pyright: ignore[reportUnknownMemberType] (torch.linalg's functions are untyped: _add_docstr)
     if upper:
         return solve(factor, solve(factor.mT, b, upper=False), upper=True)
     return solve(factor.mT, solve(factor, b, upper=False), upper=True)
@@ -286,7 +290,7 @@ def _linalg_householder_product(a: torch.Tensor, tau: torch.Tensor) -> torch.Ten
     return result
 
 
-LINALG_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
+LINALG_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
     op: _traceable(op, decomposition)
     for op, decomposition in (
         (_A.lu_unpack.default, _lu_unpack),

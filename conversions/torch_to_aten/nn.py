@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from torch.fx import Node
 from xdsl.dialects.builtin import TensorType
@@ -16,7 +17,6 @@ from mlxir.conversions.torch_to_aten.core import (
     Handler,
     ImportError_,
     ImportState,
-    _type_of_node,
     arguments_of,
     describe_location,
     element_type_of,
@@ -29,6 +29,7 @@ from mlxir.conversions.torch_to_aten.core import (
     result_types,
     static_dim,
     tensor_type_of,
+    type_of_node,
     unit_attr,
 )
 from mlxir.conversions.torch_to_aten.reduction import along_dim
@@ -87,7 +88,7 @@ def _rms_norm(state: ImportState, node: Node) -> Operation:
     eps = args["eps"]
     return aten.RmsNormOp.build(
         operands=[state.value(args["input"]), state.optional_value(args["weight"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             normalized_shape=int_array(args["normalized_shape"]),
             eps=f64_attr(eps) if eps is not None else None,
@@ -130,7 +131,7 @@ def _empty(state: ImportState, result_type: Attribute) -> SSAValue:
     """A tensor of no elements (its type says `[0]`): a result ATen leaves empty."""
     assert isinstance(result_type, TensorType)
     return state.insert(
-        aten.ZerosOp.build(operands=[[]], result_types=[result_type], properties={"static_sizes": int_array(result_type.get_shape())})
+        aten.ZerosOp.build(operands=[[]], result_types=[cast(TensorType[Attribute], result_type)], properties={"static_sizes": int_array(result_type.get_shape())})
     ).results[0]
 
 
@@ -176,7 +177,7 @@ def _training_batch_norm(
             properties=props(dims=int_array(dims), keepdim=unit_attr(False), correction=f64_attr(1)),
         )
     ).results[0]
-    updated = []
+    updated: list[SSAValue] = []
     for running, batch, running_type in (
         (running_mean, mean, running_mean_type),
         (running_var, unbiased, running_var_type),
@@ -217,7 +218,7 @@ def _batch_norm_batch_stats(state: ImportState, node: Node) -> list[SSAValue]:
     return [out, mean, invstd]
 
 
-def _pool_window(values: Any, default: list[int], n: int) -> list[int]:
+def _pool_window(values: int | Sequence[int] | None, default: list[int], n: int) -> list[int]:
     """A pooling list argument: an int is `n` equal entries, empty is `default`."""
     if values is None or (isinstance(values, list | tuple) and not values):
         return default
@@ -238,6 +239,7 @@ def max_pool_indices(state: ImportState, node: Node, n: int) -> SSAValue:
     x = args["self"].meta["val"]
     indices_type = result_types(node)[1]
     assert isinstance(indices_type, TensorType)
+    indices_type = cast(TensorType[Attribute], indices_type)
     sizes = [static_dim(d) for d in x.shape[x.dim() - n :]]
     outs = list(indices_type.get_shape()[-n:])
     if any(d == DYNAMIC_INDEX for d in [*sizes, *outs]):
@@ -258,7 +260,7 @@ def max_pool_indices(state: ImportState, node: Node, n: int) -> SSAValue:
                 properties={"pad": int_array(pad), "value": f64_attr(-math.inf)},
             )
         ).results[0]
-    windows = []
+    windows: list[SSAValue] = []
     for offsets in itertools.product(*(range(k) for k in kernel)):
         window, shape = source, [*lead, *padded_sizes]
         for i, offset in enumerate(offsets):
@@ -340,7 +342,7 @@ def _group_norm(state: ImportState, node: Node) -> Operation | list[SSAValue]:
         per_group = static_dim(math.prod(x.shape[1:]) // groups)
         grouped_type = TensorType(element_type_of(source.type), [*shape, per_group])
         grouped = state.insert(aten.ReshapeOp(source, [*state.sizes([args["N"]]), groups, -1], grouped_type))
-        mean, _, rstd = _statistics(state, grouped.results[0], [2], False, mean_type, rstd_type, args["eps"])
+        mean, _, rstd = _statistics(state, grouped.results[0], [2], False, cast(Attribute, mean_type), rstd_type, args["eps"])
         return [state.insert(op).results[0], mean, rstd]
     return op
 
@@ -360,14 +362,14 @@ def _instance_norm(state: ImportState, node: Node) -> Operation:
             state.value(args["running_mean"]),
             state.value(args["running_var"]),
             eps,
-            _type_of_node(node),
+            type_of_node(node),
         )
     channels = x.meta["val"].shape[1]
     if not isinstance(channels, int):
         raise ImportError_(f"{describe_location(node)}: instance_norm needs a static channel count")
     return aten.GroupNormOp.build(
         operands=[state.value(x), state.optional_value(weight), state.optional_value(bias)],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"num_groups": i64_attr(channels), "eps": f64_attr(eps)},
     )
 
@@ -380,7 +382,7 @@ def _sdpa(state: ImportState, node: Node) -> Operation:
             *(state.value(args[name]) for name in ("query", "key", "value")),
             state.optional_value(args["attn_mask"]),
         ],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             dropout_p=f64_attr(dropout) if dropout else None,
             is_causal=unit_attr(args["is_causal"]),
@@ -415,7 +417,7 @@ def _dequantize_affine(state: ImportState, node: Node) -> Operation:
         bounds.append(value)
     return aten.DequantizeAffineOp.build(
         operands=[state.value(args["input"]), state.value(args["scale"]), state.optional_value(args["zero_point"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             block_size=int_array(block_size),
             quant_min=i64_attr(bounds[0]),

@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from torch._ops import OpOverload
 
 _A = torch.ops.aten
 
@@ -370,7 +371,7 @@ def _histogramdd_edges(
     # Per dim of the last axis, as `histogram`'s: over `range`'s pair for it, or the
     # data's own range; one value widened by a half each way.
     points = self.reshape(-1, self.shape[-1])
-    edges = []
+    edges: list[torch.Tensor] = []
     for d, count in enumerate(bins):
         low: torch.Tensor | float
         high: torch.Tensor | float
@@ -723,10 +724,10 @@ def _linear_cross_entropy_chunked_no_reduction(
     )
 
 
-def _linear_cross_entropy_ops() -> dict[torch._ops.OpOverload, Callable[..., Any]]:
+def _linear_cross_entropy_ops() -> dict[OpOverload, Callable[..., Any]]:
     """torch's chunked linear-cross-entropy custom ops (registered by importing their
     module, which a program holding them has done)."""
-    import torch.nn.modules.linear_cross_entropy  # noqa: F401  (registers torch.ops.torch_nn)
+    import torch.nn.modules.linear_cross_entropy  # noqa: F401  # pyright: ignore[reportUnusedImport] (imported to register torch.ops.torch_nn)
 
     ops = torch.ops.torch_nn
     return {
@@ -735,7 +736,7 @@ def _linear_cross_entropy_ops() -> dict[torch._ops.OpOverload, Callable[..., Any
     }
 
 
-NN_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
+NN_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
     _A.adaptive_max_pool2d.default: _adaptive_max_pool,
     _A.adaptive_max_pool3d.default: _adaptive_max_pool,
     _A._adaptive_avg_pool3d.default: _adaptive_avg_pool,

@@ -29,15 +29,19 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import torch
+from torch._C import DispatchKey
+from torch._ops import HigherOrderOperator, OpOverload
 from torch.fx import Graph, Node
 from torch.fx.node import map_arg
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
+from mlxir.conversions.torch_to_aten.bessel_functions import BESSEL_FUNCTIONS
+from mlxir.conversions.torch_to_aten.chebyshev_polynomials import CHEBYSHEV_POLYNOMIALS
 from mlxir.conversions.torch_to_aten.complex_numbers import COMPLEX_DECOMPOSITIONS
-from mlxir.conversions.torch_to_aten.core import describe_location, torch_overload
+from mlxir.conversions.torch_to_aten.core import describe_location, schema_of, torch_overload
 from mlxir.conversions.torch_to_aten.decompositions import (
     NATIVE_OPS,
     decomposition_table,
@@ -49,7 +53,7 @@ from mlxir.conversions.torch_to_aten.special_functions import SPECIAL_FUNCTIONS,
 
 _A = torch.ops.aten
 
-RAW_EXPORT_OPS: frozenset[torch._ops.OpOverload] = frozenset(
+RAW_EXPORT_OPS: frozenset[OpOverload] = frozenset(
     {
         _A.arange.default,
         _A.arange.start,
@@ -74,7 +78,7 @@ they are: casts (`to`, `type_as` as `_to_copy`), layout no-ops (`contiguous`,
 `detach_` of a fresh constant), views, inference `dropout`, `arange` without a start,
 the bool operators. Every LLM family's test compiles both ways and compares."""
 
-_INPLACE_NO_OP: frozenset[torch._ops.OpOverload] = frozenset({_A.detach_.default})
+_INPLACE_NO_OP: frozenset[OpOverload] = frozenset({_A.detach_.default})
 """In-place ops that change no value (`detach_` only drops autograd history)."""
 
 
@@ -165,7 +169,8 @@ def _nonzero_static(self: torch.Tensor, *, size: int, fill_value: int = -1) -> t
     slot = torch.where(flat & (count <= size), count - 1, size)
     positions = torch.zeros(size + 1, dtype=torch.int64).scatter(0, slot, torch.arange(flat.numel()))[:size]
     found = torch.arange(size) < flat.sum()
-    coordinates, stride = [], 1
+    coordinates: list[torch.Tensor] = []
+    stride = 1
     for extent in reversed(self.shape):
         coordinates.append(torch.where(found, (positions // stride) % extent, fill_value))
         stride *= extent
@@ -184,7 +189,7 @@ def _addbmm(
     products = torch.bmm(batch1.to(wide), batch2.to(wide)).sum(0)
     scaled = (products if alpha == 1 else products * alpha).to(batch1.dtype)
     if beta == 0:
-        return scaled.expand(torch.broadcast_shapes(self.shape, scaled.shape)).clone()
+        return scaled.expand(cast(torch.Size, torch.broadcast_shapes(self.shape, scaled.shape))).clone()  # pyright: ignore[reportUnknownMemberType] (torch.functional's broadcast_shapes is unannotated)
     return (self if beta == 1 else self * beta) + scaled
 
 
@@ -197,7 +202,7 @@ def _strided_positions(
     program does not hold: refused."""
     base = 0 if storage_offset is None else storage_offset - self.storage_offset()
     last = base + sum((extent - 1) * step for extent, step in zip(size, stride))
-    numel = self.numel()
+    numel = cast(int | torch.SymInt, self.numel())  # a SymInt under a fake mode with symbolic sizes
     if not self.is_contiguous() or not isinstance(numel, int) or base < 0 or (0 not in size and last >= numel):
         raise NodeDecompositionFailed(
             "as_strided reads memory outside its contiguous input's own elements, which the program does not hold"
@@ -228,7 +233,7 @@ def _as_strided_scatter(
     return flat.reshape(self.shape)
 
 
-MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
+MLXIR_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
     _A.batch_norm.default: lambda *args: _batch_norm(*args)[0],
     _A.native_batch_norm.default: _batch_norm,
     _A.polygamma.default: _polygamma,
@@ -242,13 +247,16 @@ MLXIR_DECOMPOSITIONS: dict[torch._ops.OpOverload, Callable[..., Any]] = {
     _A.as_strided_copy.default: _as_strided,
     _A.as_strided_scatter.default: _as_strided_scatter,
     **SPECIAL_FUNCTIONS,
+    **BESSEL_FUNCTIONS,
+    **CHEBYSHEV_POLYNOMIALS,
     **NN_DECOMPOSITIONS,
     **LINALG_DECOMPOSITIONS,
     **COMPLEX_DECOMPOSITIONS,
 }
 """mlxir's own decompositions, where torch's differ from what its re-trace gives (the
 `_native_batch_norm_legit*` ops mlxir imports), or torch has none (the special
-functions of `special_functions.py`)."""
+functions of `special_functions.py`, `bessel_functions.py` and
+`chebyshev_polynomials.py`)."""
 
 
 class NodeDecompositionFailed(Exception):
@@ -259,7 +267,7 @@ class NodeDecompositionFailed(Exception):
 SOURCE_NODE = "mlxir_source_node"
 """Meta key of a node of the copied graph: the name of the exported graph's node whose
 value it holds. The copy's names differ from the exported graph's (a decomposition's
-nodes take names first), and locations and `mlxir.debug` name the exported nodes."""
+nodes take names first), and locations and `mlxir.debug.divergence` name the exported nodes."""
 
 PART_OF = "mlxir_part_of"
 """Meta key of a decomposition's node other than its result: the exported node it
@@ -303,7 +311,7 @@ def whole_program_because(graph: Graph) -> str | None:
         if node.op != "call_function":
             continue
         target = node.target
-        if isinstance(target, torch._ops.HigherOrderOperator):
+        if isinstance(target, HigherOrderOperator):
             return f"it holds the higher-order op {target.name()} ({describe_location(node)})"
         overload = torch_overload(target)
         if overload is None:
@@ -313,7 +321,7 @@ def whole_program_because(graph: Graph) -> str | None:
             return f"it calls {name} ({describe_location(node)})"
         if overload.namespace == "export":  # e.g. unwrapping torchao's tensor subclasses
             return f"it calls {overload} ({describe_location(node)}), which torch's re-trace removes"
-        if overload._schema.is_mutable and overload not in _INPLACE_NO_OP:
+        if schema_of(overload).is_mutable and overload not in _INPLACE_NO_OP:
             return f"it mutates tensors in place ({overload} at {describe_location(node)})"
     return None
 
@@ -334,15 +342,15 @@ def _nested_table() -> dict[Any, Callable[..., Any]]:
     }
 
 
-_SELF_CALLING: frozenset[torch._ops.OpOverload] = frozenset({_A.polygamma.default, _A.abs.default})
+_SELF_CALLING: frozenset[OpOverload] = frozenset({_A.polygamma.default, _A.abs.default})
 
 
 @cache
-def _is_composite(overload: torch._ops.OpOverload) -> bool:
-    return overload.has_kernel_for_dispatch_key(torch._C.DispatchKey.CompositeImplicitAutograd)
+def _is_composite(overload: OpOverload) -> bool:
+    return overload.has_kernel_for_dispatch_key(DispatchKey.CompositeImplicitAutograd)
 
 
-def torch_keeps(overload: torch._ops.OpOverload) -> bool:
+def torch_keeps(overload: OpOverload) -> bool:
     """Whether `run_decompositions(decomposition_table())` keeps `overload` whole."""
     if overload in NATIVE_OPS or overload in kept_torchao_ops():
         return True
@@ -437,7 +445,7 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
         args, kwargs = arguments(values)
         result = decomposition(*args, **kwargs)
         # a plain tuple: make_fx would record building a `torch.return_types` structseq
-        return tuple(result) if isinstance(result, tuple) else result
+        return tuple(cast(tuple[Any, ...], result)) if isinstance(result, tuple) else result
 
     values = [i.meta["val"] for i in inputs]
     try:
@@ -492,28 +500,28 @@ def _is_fresh(node: Node) -> bool:
     tensor, whose writes would show through (circular padding copies into slices)."""
     overload = torch_overload(node.target) if node.op == "call_function" else None
     return overload is not None and not any(
-        result.alias_info is not None for result in overload._schema.returns
+        result.alias_info is not None for result in schema_of(overload).returns
     )
 
 
-def _functional_form(overload: torch._ops.OpOverload) -> torch._ops.OpOverload | None:
+def _functional_form(overload: OpOverload) -> OpOverload | None:
     """`transpose.int` for `transpose_.default`: the overload of the op without the
     trailing underscore that takes the same arguments."""
-    name = overload._schema.name.split("::")[-1]
+    name = schema_of(overload).name.split("::")[-1]
     packet = getattr(_A, name.removesuffix("_"), None) if name.endswith("_") else None
     if packet is None:
         return None
-    names = [argument.name for argument in overload._schema.arguments]
+    names = [argument.name for argument in schema_of(overload).arguments]
     for overload_name in packet.overloads():
         candidate = getattr(packet, overload_name)
-        if [argument.name for argument in candidate._schema.arguments] == names:
+        if [argument.name for argument in schema_of(candidate).arguments] == names:
             return candidate
     return None
 
 
 def _mutates(node: Node) -> bool:
     overload = torch_overload(node.target) if node.op == "call_function" else None
-    return overload is not None and overload._schema.is_mutable
+    return overload is not None and schema_of(overload).is_mutable
 
 
 def _splice(copy: Graph, node: Node, traced: torch.fx.GraphModule, env: dict[Node, Any]) -> Any:

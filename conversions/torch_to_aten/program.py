@@ -34,7 +34,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import torch
 from torch.export import ExportedProgram
@@ -64,15 +64,15 @@ from mlxir.conversions.torch_to_aten.core import (
     ImportError_,
     ImportState,
     UnsupportedOpsError,
-    _target_name,
-    _type_of_node,
     describe_location,
     location_of,
     packet_name,
     positional_args,
     static_dim,
+    target_name,
     tensor_type_of,
     torch_overload,
+    type_of_node,
 )
 from mlxir.conversions.torch_to_aten.creation import CREATION_IMPORTERS
 from mlxir.conversions.torch_to_aten.decompositions import decomposition_table
@@ -90,10 +90,10 @@ from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS
 from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_ATEN_IMPORTERS, SYMBOLIC_IMPORTERS
 from mlxir.dialects import mlx
 from mlxir.dialects.common import int_array
-from mlxir.gc_pause import without_gc
-from mlxir.locations import node_location
-from mlxir.progress import report
-from mlxir.weights import dense_of
+from mlxir.dialects.weights import dense_of
+from mlxir.support.gc_pause import without_gc
+from mlxir.support.locations import node_location
+from mlxir.support.progress import report
 
 
 def merged(*tables: dict[str, Handler]) -> dict[str, Handler]:
@@ -122,7 +122,7 @@ IMPORTERS: dict[str, Handler] = merged(
 share a handler: operand types tell them apart in the IR."""
 
 
-def _handler_for(node: Node) -> Handler | None:
+def handler_for(node: Node) -> Handler | None:
     target = node.target
     if target is operator.getitem:
         return _getitem
@@ -156,7 +156,7 @@ UNSUPPORTED_BECAUSE: dict[str, str] = {
 """ATen packets mlxir cannot support, and why (the error says it)."""
 
 
-def _unsupported_because(node: Node) -> tuple[str, str] | None:
+def unsupported_because(node: Node) -> tuple[str, str] | None:
     """(what, why) for a node mlxir cannot support by design, whatever its handler."""
     target = torch_overload(node.target)
     if target is None:
@@ -175,7 +175,7 @@ def _imports_as_it_is(node: Node) -> bool:
     """Whether `node` has an importer for the values it has: an op on complex64 values
     outside `COMPLEX_PACKETS` (`abs`, `angle`) is decomposed instead where mlxir has a
     decomposition for it (`COMPLEX_DECOMPOSITIONS`)."""
-    if _handler_for(node) is None:
+    if handler_for(node) is None:
         return False
     target = torch_overload(node.target)
     if target is None or packet_name(target) in COMPLEX_PACKETS:
@@ -188,7 +188,7 @@ def _values_of(node: Node) -> list[Any]:
     values: list[Any] = []
     for source in (*node.all_input_nodes, node):
         value = source.meta.get("val")
-        values.extend(value if isinstance(value, list | tuple) else (value,))
+        values.extend(cast(Sequence[Any], value) if isinstance(value, list | tuple) else (value,))
     return values
 
 
@@ -198,12 +198,12 @@ def _check_supported(graph_nodes: Sequence[Node]) -> None:
     for node in graph_nodes:
         if node.op != "call_function" or _unused_result(node):
             continue
-        because = _unsupported_because(node)
+        because = unsupported_because(node)
         if because is not None:
             unsupported.setdefault(because[0], []).append(describe_location(node))
             reasons[because[0]] = because[1]
-        elif _handler_for(node) is None:
-            unsupported.setdefault(_target_name(node), []).append(describe_location(node))
+        elif handler_for(node) is None:
+            unsupported.setdefault(target_name(node), []).append(describe_location(node))
     if unsupported:
         raise UnsupportedOpsError(unsupported, reasons)
 
@@ -240,9 +240,9 @@ def import_program(
     """Imports an ExportedProgram as an `aten`-level module with `@forward`. When torch
     decomposed the whole program, the module's `mlxir.decomposed_by_torch` says why.
     `decompose=False` is `"none"`, `True` is `"nodes"`. `observed`, when given, gets
-    each graph node's name → the value that holds its (single) result (`mlxir.debug`).
+    each graph node's name → the value that holds its (single) result (`mlxir.debug.divergence`).
     Weights of 1 MiB or more are read in place from `ep`'s tensors, not copied
-    (`mlxir.weights`): change those tensors after importing and the module changes."""
+    (`mlxir.dialects.weights`): change those tensors after importing and the module changes."""
     ep, graph, because = graph_to_import(ep, decompose)
     nodes = list(graph.nodes)
     _check_supported(nodes)
@@ -265,12 +265,12 @@ def import_program(
         n for n in nodes if n.op == "placeholder" and input_specs[n.name].kind is InputKind.USER_INPUT
     ]
     constants = {
-        n.name: input_specs[n.name].arg.value  # type: ignore[union-attr]
+        n.name: cast(ConstantArgument, input_specs[n.name].arg).value
         for n in user_placeholders
         if isinstance(input_specs[n.name].arg, ConstantArgument) and not n.users
     }
     user_inputs = [n for n in user_placeholders if n.name not in constants]
-    arg_types = [_type_of_node(n) for n in user_inputs]
+    arg_types = [type_of_node(n) for n in user_inputs]
     body = Block(arg_types=arg_types)
     state = ImportState(Builder(InsertPoint.at_end(body)))
     for node, arg in zip(user_inputs, body.args):
@@ -326,7 +326,7 @@ def import_program(
         if _unused_result(node):
             continue
         if node.op == "call_function":
-            handler = _handler_for(node)
+            handler = handler_for(node)
             assert handler is not None
             state.location = node_location(exported_name(node), location_of(node))
             result = handler(state, node)
@@ -408,11 +408,11 @@ def graph_to_import(
 
 
 def _decompose_whole_program(ep: ExportedProgram) -> ExportedProgram:
-    from mlxir.quiet import quiet_leafspec_deprecation
+    from mlxir.support.quiet import quiet_leafspec_deprecation
 
     try:
         with quiet_leafspec_deprecation():  # torch's own deepcopy of its LeafSpecs
-            return ep.run_decompositions(decomposition_table())
+            return ep.run_decompositions(decomposition_table())  # pyright: ignore[reportUnknownMemberType] (torch types the table's values as a bare Callable)
     except Exception as error:  # torch re-traces the program: any failure is torch's
         raise ImportError_(
             f"torch.export's run_decompositions failed on this program "
@@ -487,12 +487,12 @@ def _tree_of(spec: Any, leaves: Iterator[Any]) -> Tree:
     if kind in (dict, collections.OrderedDict):
         name = "OrderedDict" if kind is collections.OrderedDict else ""
         return Tree("dict", children, tuple(context), name)
-    if isinstance(context, type) and issubclass(context, tuple) and hasattr(context, "_fields"):
-        fields: tuple[str, ...] = getattr(context, "_fields")  # noqa: B009 (a namedtuple class)
+    if isinstance(context, type) and issubclass(context, tuple) and hasattr(cast(type[tuple[Any, ...]], context), "_fields"):
+        fields: tuple[str, ...] = getattr(cast(type[tuple[Any, ...]], context), "_fields")  # noqa: B009 (a namedtuple class)
         return Tree("namedtuple", children, fields, context.__name__)
     keys = (
-        tuple(context)
-        if isinstance(context, list | tuple) and all(isinstance(k, str) for k in context)
+        tuple(cast(Sequence[str], context))
+        if isinstance(context, list | tuple) and all(isinstance(k, str) for k in cast(Sequence[object], context))
         else ()
     )
     return Tree("custom", children, keys, f"{kind.__module__}.{kind.__qualname__}")
@@ -533,7 +533,7 @@ def _symbol_name(dim: int | torch.SymInt) -> str:
 def _shape_attributes(ep: ExportedProgram, user_inputs: Sequence[Node]) -> dict[str, Attribute]:
     """The export's dynamic dims and their ranges, for the runtime's input checks."""
     ranges: dict[str, Attribute] = {}
-    for symbol, value_range in ep.range_constraints.items():
+    for symbol, value_range in cast(dict[Any, Any], ep.range_constraints).items():  # pyright: ignore[reportUnknownMemberType] (torch annotates it with a bare ValueRanges)
         ranges[str(symbol)] = int_array([_bound(value_range.lower, 0), _bound(value_range.upper, -1)])
     dims: list[Attribute] = []
     for node in user_inputs:

@@ -11,13 +11,13 @@ from mlxir.conversions.torch_to_aten.core import (
     Arguments,
     Handler,
     ImportState,
-    _type_of_node,
     arguments_of,
     f64_attr,
     i64_attr,
     props,
     result_types,
     static_int,
+    type_of_node,
     unit_attr,
 )
 from mlxir.dialects import aten
@@ -39,7 +39,7 @@ def _reduction(name: str) -> Handler:
         dims = _dims(args.get("dim"))  # `sum.default` has no `dim`: it reduces everything
         return op_cls.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties=props(
                 dims=int_array(dims) if dims else None,
                 keepdim=unit_attr(args.get("keepdim", False)),
@@ -69,7 +69,7 @@ def _variance(op_cls: type[IRDLOperation]) -> Handler:
         args = arguments_of(node)
         return op_cls.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties=_variance_properties(args),
         )
 
@@ -102,7 +102,7 @@ def _arg_reduction(op_cls: type[IRDLOperation]) -> Handler:
         dim = args["dim"]
         return op_cls.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties=props(
                 dim=i64_attr(dim) if dim is not None else None,
                 keepdim=unit_attr(args["keepdim"]),
@@ -125,10 +125,10 @@ def _extremum(name: str) -> Handler:
         source = state.value(args["self"])
         if "other" in args:
             return binary_cls.build(
-                operands=[source, state.value(args["other"])], result_types=[_type_of_node(node)]
+                operands=[source, state.value(args["other"])], result_types=[type_of_node(node)]
             )
         if "dim" not in args:
-            return reduce_cls.build(operands=[source], result_types=[_type_of_node(node)])
+            return reduce_cls.build(operands=[source], result_types=[type_of_node(node)])
         dim, keepdim = args["dim"], unit_attr(args["keepdim"])
         values_type, indices_type = result_types(node)
         values = state.insert(
@@ -157,7 +157,7 @@ def along_dim(op_cls: type[IRDLOperation]) -> Handler:
         args = arguments_of(node)
         return op_cls.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties={"dim": i64_attr(args["dim"])},
         )
 
@@ -210,7 +210,7 @@ def _median(op_cls: type[aten.MedianLikeOp]) -> Handler:
         indices); `nanmedian` alike."""
         args = arguments_of(node)
         if "dim" not in args:
-            return op_cls.build(operands=[state.value(args["self"])], result_types=[[_type_of_node(node)]])
+            return op_cls.build(operands=[state.value(args["self"])], result_types=[[type_of_node(node)]])
         return state.inserted_results(
             op_cls.build(
                 operands=[state.value(args["self"])],

@@ -13,7 +13,6 @@ from xdsl.irdl import IRDLOperation
 from mlxir.conversions.torch_to_aten.core import (
     Handler,
     ImportState,
-    _type_of_node,
     arguments_of,
     element_type_of,
     f64_attr,
@@ -22,12 +21,13 @@ from mlxir.conversions.torch_to_aten.core import (
     refuse,
     result_types,
     static_dim,
+    type_of_node,
 )
 from mlxir.dialects import aten
 from mlxir.dialects.common import index_operands, int_array, rank_of
 
 
-def _identity(state: ImportState, node: Node) -> SSAValue:
+def identity(state: ImportState, node: Node) -> SSAValue:
     return state.value(arguments_of(node)["self"])
 
 
@@ -47,7 +47,7 @@ def _sized(op_cls: type[IRDLOperation], sizes: str = "size") -> Handler:
         static, dynamic = index_operands(state.sizes(args[sizes]))
         return op_cls.build(
             operands=[state.value(args["self"]), dynamic],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties={"static_sizes": int_array(static)},
         )
 
@@ -58,7 +58,7 @@ def _permute(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.PermuteOp.build(
         operands=[state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"dims": int_array(args["dims"])},
     )
 
@@ -70,7 +70,7 @@ def _transpose(state: ImportState, node: Node) -> Operation:
     dim0, dim1 = args.get("dim0", 0), args.get("dim1", 1 if rank_of(source) >= 2 else 0)
     return aten.TransposeOp.build(
         operands=[source],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"dim0": i64_attr(dim0), "dim1": i64_attr(dim1)},
     )
 
@@ -79,7 +79,7 @@ def _unsqueeze(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.UnsqueezeOp.build(
         operands=[state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"dim": i64_attr(args["dim"])},
     )
 
@@ -91,7 +91,7 @@ def _squeeze(state: ImportState, node: Node) -> Operation:
         dims = [dims]
     return aten.SqueezeOp.build(
         operands=[state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(dims=int_array(dims) if dims is not None else None),
     )
 
@@ -112,7 +112,7 @@ def _slice(state: ImportState, node: Node) -> Operation:
     static, dynamic = range_operands(state, args["start"], args["end"], args["step"])
     return aten.SliceOp.build(
         operands=[state.value(args["self"]), dynamic],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"dim": i64_attr(args["dim"]), "static_bounds": int_array(static)},
     )
 
@@ -122,7 +122,7 @@ def _select(state: ImportState, node: Node) -> Operation:
     static, dynamic = index_operands(state.sizes([args["index"]]))
     return aten.SelectOp.build(
         operands=[state.value(args["self"]), dynamic],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"dim": i64_attr(args["dim"]), "static_index": int_array(static)},
     )
 
@@ -132,7 +132,7 @@ def _narrow(state: ImportState, node: Node) -> Operation:
     static, dynamic = index_operands(state.sizes([args["start"], args["length"]]))
     return aten.NarrowOp.build(
         operands=[state.value(args["self"]), dynamic],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties={"dim": i64_attr(args["dim"]), "static_bounds": int_array(static)},
     )
 
@@ -142,7 +142,7 @@ def _diagonal(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
     return aten.DiagonalOp.build(
         operands=[state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(
             offset=i64_attr(args["offset"]),
             dim1=i64_attr(args["dim1"]),
@@ -156,7 +156,7 @@ def _join(op_cls: type[IRDLOperation]) -> Handler:
         args = arguments_of(node)
         return op_cls.build(
             operands=[[state.value(t) for t in args["tensors"]]],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties={"dim": i64_attr(args["dim"])},
         )
 
@@ -227,7 +227,7 @@ def _static_int_list(op_cls: type[IRDLOperation], name: str) -> Handler:
             )
         return op_cls.build(
             operands=[state.value(args["self"])],
-            result_types=[_type_of_node(node)],
+            result_types=[type_of_node(node)],
             properties={name: int_array(values)},
         )
 
@@ -239,13 +239,13 @@ def _constant_pad(state: ImportState, node: Node) -> Operation:
     value = args["value"]
     return aten.ConstantPadNdOp.build(
         operands=[state.value(args["self"])],
-        result_types=[_type_of_node(node)],
+        result_types=[type_of_node(node)],
         properties=props(pad=int_array(args["pad"]), value=f64_attr(value) if value else None),
     )
 
 
 _VIEW_IMPORTERS: dict[str, Handler] = {
-    "aten.alias": _identity,
+    "aten.alias": identity,
     "aten.view": _sized(aten.ViewOp),
     "aten.expand": _sized(aten.ExpandOp),
     "aten.permute": _permute,
@@ -268,11 +268,11 @@ values are values, so both import as the same op."""
 SHAPE_IMPORTERS: dict[str, Handler] = {
     **_VIEW_IMPORTERS,
     **{copy: _VIEW_IMPORTERS[view] for copy, view in COPY_FORMS.items()},
-    "aten.detach": _identity,
-    "aten.detach_": _identity,  # of a fresh constant (`lift_fresh_copy`): values stay
+    "aten.detach": identity,
+    "aten.detach_": identity,  # of a fresh constant (`lift_fresh_copy`): values stay
     "aten.dropout": _dropout,
-    "aten.lift_fresh_copy": _identity,
-    "aten.contiguous": _identity,
+    "aten.lift_fresh_copy": identity,
+    "aten.contiguous": identity,
     "aten._unsafe_view": _sized(aten.ViewOp),
     "aten.reshape": _sized(aten.ReshapeOp, sizes="shape"),
     "aten.narrow": _narrow,

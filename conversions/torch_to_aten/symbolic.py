@@ -46,17 +46,17 @@ def _sym_numel(state: ImportState, node: Node) -> Operation | SSAValue:
     return count
 
 
-def _dropped(state: ImportState, node: Node) -> list[SSAValue]:
+def dropped(state: ImportState, node: Node) -> list[SSAValue]:
     return []
 
 
 def _feeds_only_assertions(node: Node) -> bool:
     """Whether every use of `node` is dropped by the importer (an assertion: its entry
-    in `SYMBOLIC_ATEN_IMPORTERS` is `_dropped`), or is integer arithmetic or a
+    in `SYMBOLIC_ATEN_IMPORTERS` is `dropped`), or is integer arithmetic or a
     comparison (`SYMBOLIC_IMPORTERS`) whose own uses are."""
     for user in node.users:
         target = torch_overload(user.target)
-        if target is not None and SYMBOLIC_ATEN_IMPORTERS.get(packet_name(target)) is _dropped:
+        if target is not None and SYMBOLIC_ATEN_IMPORTERS.get(packet_name(target)) is dropped:
             continue
         if user.target in SYMBOLIC_IMPORTERS and _feeds_only_assertions(user):
             continue
@@ -78,11 +78,11 @@ SYMBOLIC_ATEN_IMPORTERS: dict[str, Handler] = {
     "aten.sym_size": _sym_size,
     "aten.sym_numel": _sym_numel,
     "aten.sym_storage_offset": _sym_storage_offset,
-    "aten._assert_scalar": _dropped,
-    "aten._assert_tensor_metadata": _dropped,
-    "aten.sym_constrain_range_for_size": _dropped,
-    "aten.sym_constrain_range": _dropped,
-    "aten._assert_async": _dropped,
+    "aten._assert_scalar": dropped,
+    "aten._assert_tensor_metadata": dropped,
+    "aten.sym_constrain_range_for_size": dropped,
+    "aten.sym_constrain_range": dropped,
+    "aten._assert_async": dropped,
 }
 
 
@@ -112,11 +112,11 @@ SYMBOLIC_IMPORTERS: dict[Callable[..., Any], Handler] = {
     operator.add: _index_binary(arith.AddiOp),
     operator.sub: _index_binary(arith.SubiOp),
     operator.mul: _index_binary(arith.MuliOp),
-    operator.floordiv: _index_binary(arith.FloorDivSIOp),
+    operator.floordiv: _index_binary(arith.FloorDivSIOp),  # pyright: ignore[reportUnknownMemberType] (typeshed leaves operator.floordiv unannotated)
     operator.mod: _index_binary(arith.RemSIOp),
     operator.neg: _index_neg,
-    torch.sym_min: _index_binary(arith.MinSIOp),
-    torch.sym_max: _index_binary(arith.MaxSIOp),
+    torch.sym_min: _index_binary(arith.MinSIOp),  # pyright: ignore[reportUnknownMemberType] (torch.sym_min is unannotated)
+    torch.sym_max: _index_binary(arith.MaxSIOp),  # pyright: ignore[reportUnknownMemberType] (torch.sym_max is unannotated)
     operator.eq: _index_compare("eq"),
     operator.ne: _index_compare("ne"),
     operator.lt: _index_compare("slt"),

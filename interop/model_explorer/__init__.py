@@ -5,7 +5,7 @@
     model-explorer model.mlxfb --extensions=mlxir.interop.model_explorer
 
     graphs = mlxir.interop.model_explorer.convert("model.pt2")
-    mlxir.interop.model_explorer.write_overlay(mlxir.debug.compare(ep, x), "overlay.json")
+    mlxir.interop.model_explorer.write_overlay(mlxir.debug.divergence.compare(ep, x), "overlay.json")
 
 What each file shows:
 
@@ -29,7 +29,7 @@ What each file shows:
 Every node carries its op's properties and attributes (a dense literal shortened to
 its type), its source location, and per result `tensor_shape` (`float32[2, ?]`) and
 `tensor_name` (the SSA name, which the importer takes from the graph node's). A `.pt2`
-op's node id is its graph node's name, the key `mlxir.debug.compare` reports under:
+op's node id is its graph node's name, the key `mlxir.debug.divergence.compare` reports under:
 `write_overlay` writes those reports as Model Explorer node data (the error as the
 value, each node coloured by its verdict), shown on the graph next to the model.
 
@@ -49,14 +49,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute, Operation
 
     from mlxir.codegen.program import ProgramInfo
-    from mlxir.debug import DivergenceReport
+    from mlxir.debug.divergence import DivergenceReport
 
 ADAPTER_ID = "mlxir"
 """The adapter's id in Model Explorer (`AdapterMetadata.id`)."""
@@ -88,7 +88,7 @@ class ModelExplorerUnavailable(ImportError):
 
 def _graph_builder() -> Any:
     try:
-        from model_explorer import graph_builder
+        from model_explorer import graph_builder  # pyright: ignore[reportMissingTypeStubs] (model_explorer ships no type stubs)
     except ImportError as error:
         raise ModelExplorerUnavailable(
             f"Model Explorer is not installed ({error}): pip install 'mlxir[model-explorer]'"
@@ -143,7 +143,7 @@ def load_exported(path: str | Path) -> Any:
     import torch
 
     try:
-        from mlxir.quiet import quiet_torch_export_logs
+        from mlxir.support.quiet import quiet_torch_export_logs
 
         with quiet_torch_export_logs():
             return torch.export.load(str(path))
@@ -178,7 +178,7 @@ def import_with_scopes(ep: Any) -> tuple[ModuleOp, dict[str, str]]:
     for name, value in observed.items():
         # xDSL drops a name hint's `_<n>` suffix (`linear_1` prints as `%linear_1` only
         # while unambiguous), so each result's node is recorded in full: the key
-        # mlxir.debug reports under, matched by Model Explorer's `tensor_name`.
+        # mlxir.debug.divergence reports under, matched by Model Explorer's `tensor_name`.
         if isinstance(value, OpResult):
             names = result_nodes.setdefault(value.op, [""] * len(value.op.results))
             names[value.index] = names[value.index] or name
@@ -217,10 +217,10 @@ class _Node:
     label: str
     namespace: str | None
     """None: not recorded; inferred from the weights it reads (or the top)."""
-    attrs: list[tuple[str, str]] = field(default_factory=list)
-    inputs: list[tuple[str, str]] = field(default_factory=list)
+    attrs: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
+    inputs: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     """(source node id, source output id) per operand."""
-    outputs: list[list[tuple[str, str]]] = field(default_factory=list)
+    outputs: list[list[tuple[str, str]]] = field(default_factory=list[list[tuple[str, str]]])
     """Per result, its metadata."""
     weight: bool = False
 
@@ -292,12 +292,13 @@ def _cut(text: str) -> str:
 def _type_text(type_: Attribute) -> str:
     from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, TensorType
 
-    from mlxir import dtypes
+    from mlxir.support import dtypes
     from mlxir.transforms.view_op_graph import attribute_text
 
     if isinstance(type_, IndexType):
         return "index"
     if isinstance(type_, TensorType):
+        type_ = cast("TensorType[Attribute]", type_)  # isinstance leaves its type parameter unknown
         dtype = dtypes.of_ir(type_.element_type)
         element = dtype.name if dtype is not None else attribute_text(type_.element_type)
         dims = ["?" if d == DYNAMIC_INDEX else str(d) for d in type_.get_shape()]
@@ -320,7 +321,7 @@ def _global_name(op: Operation) -> str:
 
 
 def _location_text(op: Operation) -> str | None:
-    from mlxir.locations import file_line_col, node_of
+    from mlxir.support.locations import file_line_col, node_of
 
     where, node = file_line_col(op.location), node_of(op.location)
     if node is None:
@@ -381,11 +382,14 @@ def _function_nodes(function: Any) -> list[_Node]:
         if where:
             node.attrs.append(("location", where))
         result_nodes = op.attributes.get(RESULT_NODES_ATTR)
+        node_names: tuple[Attribute, ...] = (
+            cast("ArrayAttr[Attribute]", result_nodes).data if isinstance(result_nodes, ArrayAttr) else ()
+        )
         for index, result in enumerate(op.results):
             metadata = [("tensor_shape", _type_text(result.type))]
             name = result.name_hint
-            if isinstance(result_nodes, ArrayAttr) and index < len(result_nodes.data):
-                name = _string(result_nodes.data[index]) or name
+            if index < len(node_names):
+                name = _string(node_names[index]) or name
             elif recorded and index == 0:
                 name = recorded
             if name:
@@ -416,11 +420,12 @@ def _value_text(value: Any) -> str:
     import numpy as np
 
     if isinstance(value, np.ndarray):
+        value = cast("np.ndarray[Any, Any]", value)  # isinstance leaves its parameters unknown
         return f"array<{value.dtype}, shape {list(value.shape)}>"
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, tuple):
-        return "[" + ", ".join(_value_text(v) for v in value) + "]"
+        return "[" + ", ".join(_value_text(v) for v in cast(tuple[Any, ...], value)) + "]"
     if isinstance(value, int | float | bool):
         return str(value)
     from mlxir.transforms.view_op_graph import attribute_text
@@ -523,7 +528,7 @@ def convert(path: str | Path, settings: Mapping[str, Any] | None = None) -> dict
 
 
 def parse_mlir(path: Path) -> ModuleOp:
-    from mlxir.context import parse_mlir_file
+    from mlxir.dialects.context import parse_mlir_file
 
     return parse_mlir_file(path)
 
@@ -592,7 +597,7 @@ def visualize(
     """Starts Model Explorer on `model` with this adapter (and `node_data`, an
     overlay file) until interrupted."""
     try:
-        import model_explorer
+        import model_explorer  # pyright: ignore[reportMissingTypeStubs] (model_explorer ships no type stubs)
     except ImportError as error:
         raise ModelExplorerUnavailable(
             f"Model Explorer is not installed ({error}): pip install 'mlxir[model-explorer]'"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model_explorer import Adapter, AdapterMetadata
+from model_explorer import Adapter, AdapterMetadata  # pyright: ignore[reportMissingTypeStubs] (model_explorer ships no type stubs)
 
 from mlxir.interop.model_explorer import ADAPTER_ID, FILE_EXTENSIONS, convert
 

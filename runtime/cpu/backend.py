@@ -16,10 +16,10 @@ from collections.abc import Iterator
 
 import mlx.core as mx
 
+from mlxir.evaluator import KernelFactory
+from mlxir.evaluator.registry import Kernel
 from mlxir.runtime.backend import Backend
 from mlxir.runtime.cpu import fast, products, streams
-from mlxir.runtime.kernels import KernelFactory
-from mlxir.runtime.kernels.registry import Kernel
 
 
 class CpuBackend(Backend):

@@ -4,7 +4,7 @@ graph nodes a call, and on the CPU a compiled step pays for every node (each is 
 to the stream's thread). These compose the same arithmetic in fewer nodes, with the
 same bits as MLX's CPU composition (`tests/test_kernels_cpu.py`), and keep attention's
 scores in float32 as torch's CPU kernel and MLX's GPU kernels do. What the ops mean
-(operands, masks, offsets) is in `runtime/kernels/fast.py`."""
+(operands, masks, offsets) is in `evaluator/fast.py`."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import mlx.core as mx
 
-from mlxir.runtime.kernels.fast import attention_kernel, rope_kernel
-from mlxir.runtime.kernels.registry import KernelFactory
+from mlxir.evaluator.fast import attention_kernel, rope_kernel
+from mlxir.evaluator.registry import KernelFactory
 
 _LOW_PRECISION = (mx.float16, mx.bfloat16)
 

@@ -1,7 +1,7 @@
 """Products as the CPU computes them best: the thresholds, measured on this kind of
 machine, at which MLX's CPU kernels and the BLAS behind them are faster another way,
 and the kernels that take that way. Every choice here gives the same values as the
-generic kernel (`runtime/kernels/linalg.py`), and the same bits where the blocks cut
+generic kernel (`evaluator/linalg.py`), and the same bits where the blocks cut
 the outputs only (each output is the same dot product).
 
 - A quantized product of many rows runs as the float product with the dequantized
@@ -19,9 +19,9 @@ from typing import Any
 
 import mlx.core as mx
 
+from mlxir.evaluator.linalg import quantized_matmul_options
+from mlxir.evaluator.registry import Kernel, KernelFactory, Props, ResultDtypes
 from mlxir.runtime.cpu.streams import cpu_streams
-from mlxir.runtime.kernels.linalg import quantized_matmul_options
-from mlxir.runtime.kernels.registry import Kernel, KernelFactory, Props, ResultDtypes
 
 CPU_DEQUANTIZED_ROWS = 8
 """From this many rows of `x` on, MLX's CPU backend computes a quantized product faster
@@ -33,7 +33,7 @@ weight the dequantized product is 2.3 times faster, 3.4 against 1.5 ms; at 32 ro
 
 
 def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    """`mlx.quantized_matmul` (`runtime/kernels/linalg.py`) on the CPU: from
+    """`mlx.quantized_matmul` (`evaluator/linalg.py`) on the CPU: from
     `CPU_DEQUANTIZED_ROWS` rows of `x` on, the same product as `x @ mx.dequantize(w)`
     (a float GEMM: the same values, summed in BLAS's order). Below that, a transposed
     weight's rows (the outputs) are cut into blocks computed concurrently on the CPU

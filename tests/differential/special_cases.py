@@ -1,6 +1,7 @@
 """Differential cases of torch's special functions that mlxir decomposes itself
-(`conversions/torch_to_aten/special_functions.py`): each on ordinary, small and large
-arguments, negative ones where defined, and 0, -0, +-inf and NaN."""
+(`conversions/torch_to_aten/special_functions.py`, `bessel_functions.py` and
+`chebyshev_polynomials.py`): each on ordinary, small and large arguments, negative
+ones where defined, and 0, -0, +-inf and NaN."""
 
 from __future__ import annotations
 

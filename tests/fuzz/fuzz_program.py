@@ -156,10 +156,10 @@ def _ir_mutation(data: bytes, kind: int, a: int, b: int) -> bytes | None:
     )
     from xdsl.dialects.func import FuncOp, ReturnOp
 
-    from mlxir import dtypes
     from mlxir.codegen import ProgramError, deserialize, serialize
     from mlxir.dialects.mlx import GlobalOp
-    from mlxir.weights import dense_of, weights_of
+    from mlxir.dialects.weights import dense_of, weights_of
+    from mlxir.support import dtypes
 
     try:
         module = deserialize(data)

@@ -166,10 +166,10 @@ def _mlx_suite_programs() -> Iterator[tuple[str, bytes]]:
     from xdsl.dialects.func import FuncOp
     from xdsl.parser import Parser
 
-    from mlxir import dtypes
     from mlxir.codegen import serialize
-    from mlxir.context import make_context
+    from mlxir.dialects.context import make_context
     from mlxir.dialects.mlx import GlobalOp
+    from mlxir.support import dtypes
 
     for path in sorted(FILECHECK_MLX.glob("roundtrip_*.mlir")):
         module = Parser(make_context(), path.read_text(), path.name).parse_module()

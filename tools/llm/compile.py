@@ -80,7 +80,7 @@ class CompiledLLM:
         slots (fixed)."""
         import mlx.core as mx
 
-        from mlxir.runtime.dtypes import mx_dtype
+        from mlxir.evaluator.arrays import mx_dtype
 
         dtype = mx_dtype(self.kv_dtype)
         return [mx.zeros((batch, h, capacity, d), dtype=dtype) for h, d in self.kv_shapes]
@@ -129,8 +129,8 @@ def compile_llm(
     weights if asked (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serializes and
     loads; `timings` holds the seconds of each stage."""
     from mlxir import compiled_parts
-    from mlxir.progress import progress_shown, report
     from mlxir.runtime.program import Program
+    from mlxir.support.progress import progress_shown, report
 
     seconds: dict[str, float] = {}
     with progress_shown():  # one line from the export to the last weight written

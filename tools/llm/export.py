@@ -327,7 +327,7 @@ def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -
     from torch.export import export
     from transformers import GenerationConfig
 
-    from mlxir.quiet import quiet_output_capturing_side_effect, quiet_torchao_import
+    from mlxir.support.quiet import quiet_output_capturing_side_effect, quiet_torchao_import
 
     with quiet_torchao_import():  # through transformers.quantizers
         from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
@@ -352,7 +352,7 @@ def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -
 def _load_hf_model(folder: Path) -> Any:
     from transformers import AutoModelForCausalLM
 
-    from mlxir.quiet import quiet_torchao_import, quiet_transformers_progress
+    from mlxir.support.quiet import quiet_torchao_import, quiet_transformers_progress
 
     # from_pretrained imports the model class, which imports torchao
     with quiet_torchao_import(), quiet_transformers_progress():

@@ -42,7 +42,7 @@ def stream_tokens(
     `pad_token_id`; the stream stops when every row has finished."""
     import mlx.core as mx
 
-    from mlxir.runtime.dtypes import to_mx
+    from mlxir.evaluator.arrays import to_mx
 
     ids = to_mx(input_ids, mx.int64) if not isinstance(input_ids, mx.array) else input_ids
     ids = ids.astype(mx.int64)
@@ -181,7 +181,7 @@ def generate(
     each step's logits appended. Options: see `stream_tokens`."""
     import mlx.core as mx
 
-    from mlxir.runtime.dtypes import to_mx
+    from mlxir.evaluator.arrays import to_mx
 
     tokens = []
     for token, step_logits in stream_tokens(

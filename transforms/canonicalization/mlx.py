@@ -35,8 +35,8 @@ from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from mlxir import dtypes
 from mlxir.dialects import mlx
+from mlxir.support import dtypes
 
 if TYPE_CHECKING:
     import torch
@@ -49,7 +49,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
-from mlxir.locations import fused
+from mlxir.support.locations import fused
 from mlxir.transforms.known_dims import known_dims
 
 # ---------------------------------------------------------------------------

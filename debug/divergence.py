@@ -7,7 +7,7 @@ PyTorch on the same inputs.
 
 `compare` (the second half of this file) takes every graph node's value: of the
 program it compiles, or of a given mlx-level module, found there by the location each
-op carries (`locations.py`). `bisect_passes` takes the outputs after each pass:
+op carries (`support/locations.py`). `bisect_passes` takes the outputs after each pass:
 
 The program is imported, then the pipeline runs one pass at a time. After each pass
 whose result is mlx-level, the module is serialized, loaded and run on the inputs,
@@ -138,8 +138,9 @@ def bisect_passes(
     from xdsl.passes import PassPipeline
 
     from mlxir.codegen import serialize
-    from mlxir.context import make_context, registered_passes
+    from mlxir.conversions.registry import registered_passes
     from mlxir.conversions.torch_to_aten import import_program
+    from mlxir.dialects.context import make_context
     from mlxir.runtime.program import Program
 
     with _inputs_checked():
@@ -429,7 +430,7 @@ def _observed_by_location(
     import torch
     from xdsl.dialects.builtin import TensorType
 
-    from mlxir.locations import node_of, result_locations
+    from mlxir.support.locations import node_of, result_locations
 
     _bind_weights(module, ep, pipeline)
     compared = {
@@ -458,7 +459,7 @@ def _observed_by_location(
 def _may_hold(tensor_type: Any, value: Any) -> bool:
     """Whether a value of `tensor_type` may be eager's `value`: the same dtype and
     rank, and static dims equal to its dims."""
-    from mlxir import dtypes
+    from mlxir.support import dtypes
 
     shape = tensor_type.get_shape()
     dtype = dtypes.of_ir(tensor_type.get_element_type())
@@ -474,7 +475,7 @@ def _mlx_module(module: Any) -> Any:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.utils.exceptions import VerifyException
 
-    from mlxir.context import parse_mlir_file
+    from mlxir.dialects.context import parse_mlir_file
 
     module = module.clone() if isinstance(module, ModuleOp) else parse_mlir_file(Path(module))
     try:
@@ -700,8 +701,8 @@ def _write_module_repro(report: DivergenceReport, directory: str) -> list[str]:
 
     from mlxir.codegen import serialize
     from mlxir.dialects import mlx
-    from mlxir.locations import nodes_of, result_locations
     from mlxir.runtime.program import Program
+    from mlxir.support.locations import nodes_of, result_locations
 
     found = report.first_divergence
     if found is None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from mlxir.runtime.kernels.registry import (
+from mlxir.evaluator.registry import (
     KERNELS,
     NOT_KERNELS,
     Kernel,

@@ -11,7 +11,7 @@ from mlxir.dialects.elementwise import (
     MLX_REDUCTION_OPS,
     MLX_UNARY_OPS,
 )
-from mlxir.runtime.kernels.registry import (
+from mlxir.evaluator.registry import (
     KERNELS,
     Kernel,
     KernelFactory,

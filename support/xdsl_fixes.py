@@ -1,5 +1,5 @@
 """Fixes to the xDSL version mlxir pins, applied where mlxir parses or prints text
-(`mlxir.context.make_context`, hence `mlx-opt`; attributes stored as text in a
+(`mlxir.dialects.context.make_context`, hence `mlx-opt`; attributes stored as text in a
 `.mlxfb` program; the dialects, when imported). Each is idempotent and says what
 upstream xDSL gets wrong.
 """

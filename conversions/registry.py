@@ -1,72 +1,19 @@
-"""mlxir's core context: the one place that says which dialects and passes exist.
-
-`make_context()` gives an xDSL context with every dialect registered (loaded lazily)
-and the fixes to the pinned xDSL applied; `PASSES` names every pass `mlx-opt`, the
-pipelines and the partitioner accept. The libraries (conversions, codegen, runtime)
-and the tools read both from here; nothing here imports the tools.
+"""The pass registry: every pass and pipeline `mlx-opt`, `lower`, the debugger and the
+ExecuTorch partitioner accept, by name (`PASSES`: name → lazy factory and a one-line
+summary). It sits above the transforms and the conversions it names, and imports them
+only when a pass is asked for, so `mlx-opt --help` stays fast.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
 
-def _aten() -> Dialect:
-    from mlxir.dialects.aten import Aten
-
-    return Aten
-
-
-def _mlx() -> Dialect:
-    from mlxir.dialects.mlx import MLX
-
-    return MLX
-
-
-def _builtin() -> Dialect:
-    from xdsl.dialects.builtin import Builtin
-
-    return Builtin
-
-
-def _func() -> Dialect:
-    from xdsl.dialects.func import Func
-
-    return Func
-
-
-def _arith() -> Dialect:
-    from xdsl.dialects.arith import Arith
-
-    return Arith
-
-
-DIALECTS: dict[str, Callable[[], Dialect]] = {
-    "builtin": _builtin,
-    "func": _func,
-    "arith": _arith,
-    "aten": _aten,
-    "mlx": _mlx,
-}
-
-
-def register_dialects(ctx: Context) -> None:
-    for name, factory in DIALECTS.items():
-        if name == "builtin":
-            ctx.load_dialect(factory())
-        else:
-            ctx.register_dialect(name, factory)
-
-
 def _canonicalize() -> type[ModulePass]:
-    from xdsl.transforms.canonicalize import CanonicalizePass
+    from mlxir.transforms.canonicalize import CanonicalizePass
 
     return CanonicalizePass
 
@@ -182,32 +129,3 @@ PASSES.update(_pattern_passes())
 
 def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: entry.factory for name, entry in PASSES.items()}
-
-
-def make_context() -> Context:
-    """A context with every dialect mlxir knows, for the tools, library users and tests."""
-    from mlxir import xdsl_fixes
-
-    xdsl_fixes.apply()
-    ctx = Context()
-    register_dialects(ctx)
-    return ctx
-
-
-def parse_mlir_file(path: Path) -> ModuleOp:
-    """The module in the text file `path`; a ValueError of one line naming
-    `file:line:col` and the problem where it does not parse."""
-    from xdsl.parser import Parser
-    from xdsl.utils.exceptions import ParseError
-
-    try:
-        return Parser(make_context(), path.read_text(), str(path)).parse_module()
-    except OSError as error:
-        raise ValueError(f"cannot read {path}: {error.strerror}") from error
-    except ParseError as error:
-        lines = str(error).strip().splitlines()
-        # xDSL's message: the location, the source line, a caret, then the problem.
-        raise ValueError(f"{lines[0]} {lines[-1]}" if len(lines) > 1 else lines[0]) from error
-    except Exception as error:  # a verifier or type constraint raised while parsing
-        first = str(error).strip().splitlines()
-        raise ValueError(f"{path}: cannot parse: {first[0] if first else type(error).__name__}") from error

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
 
-from mlxir import dtypes
+from mlxir.support import dtypes
 
 
 class WeightError(ValueError):

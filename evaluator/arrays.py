@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import mlx.core as mx
 
-from mlxir import dtypes
+from mlxir.support import dtypes
 
 if TYPE_CHECKING:
     import numpy as np

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 import mlx.core as mx
 
-from mlxir.runtime.kernels.registry import (
+from mlxir.evaluator.registry import (
     KERNELS,
     Kernel,
     KernelFactory,

@@ -38,7 +38,7 @@ lowering wraps negative indices first.
 """
 
 
-from mlxir.runtime.kernels import (  # noqa: F401  (each family registers its kernels)
+from mlxir.evaluator import (  # noqa: F401  (each family registers its kernels)
     creation,
     elementwise,
     fast,
@@ -48,9 +48,9 @@ from mlxir.runtime.kernels import (  # noqa: F401  (each family registers its ke
     ordering,
     shape,
 )
-from mlxir.runtime.kernels.creation import RANDOM_OPS
-from mlxir.runtime.kernels.ordering import SYNC_OPS
-from mlxir.runtime.kernels.registry import (
+from mlxir.evaluator.creation import RANDOM_OPS
+from mlxir.evaluator.ordering import SYNC_OPS
+from mlxir.evaluator.registry import (
     DYNAMIC,
     KERNELS,
     NOT_KERNELS,

@@ -32,8 +32,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from mlxir import dtypes
-from mlxir.runtime.dtypes import element_type_name
+from mlxir.evaluator.arrays import element_type_name
+from mlxir.support import dtypes
 
 if TYPE_CHECKING:
     import numpy as np

@@ -7,10 +7,10 @@ from typing import Any
 
 import mlx.core as mx
 
-from mlxir.runtime.dtypes import (
+from mlxir.evaluator.arrays import (
     to_mx,
 )
-from mlxir.runtime.kernels.registry import (
+from mlxir.evaluator.registry import (
     KERNELS,
     Kernel,
     KernelFactory,
