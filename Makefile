@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv blas chromium demo test ruff pytest lit lint bench clean fbs op-rules
+.PHONY: venv blas chromium demo test ruff pyright pytest lit lint bench clean fbs op-rules
 
 venv: blas chromium $(STAMP)
 
@@ -50,7 +50,7 @@ $(STAMP): pyproject.toml
 demo: venv
 	$(BIN)/mlxir demo
 
-test: venv ruff pytest lit
+test: venv ruff pyright pytest lit
 
 pytest: venv
 	$(BIN)/python -m pytest -q -n 2 tests
@@ -61,8 +61,10 @@ lit: venv
 ruff: venv
 	$(BIN)/ruff check .
 
-lint: venv ruff
+pyright: venv
 	$(BIN)/pyright
+
+lint: venv ruff pyright
 
 bench: venv
 	$(BIN)/python benchmarks/ir_scale.py

@@ -12,9 +12,14 @@ up each test process before any test module imports MLX:
   folder can read each other's half-written library (MLX writes it in place);
 - a fresh verification cache per test process (`codegen/verification.py`), so no
   verdict from an earlier run or from the user's own cache decides a test.
+
+Both folders are removed when the process ends: a run leaves nothing in the system's
+temporary folder.
 """
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -24,10 +29,12 @@ _worker = os.environ.get("PYTEST_XDIST_WORKER")
 if _worker:
     _private = Path(tempfile.gettempdir()) / f"mlxir-tests-{_worker}"
     _private.mkdir(exist_ok=True)
+    atexit.register(shutil.rmtree, _private, ignore_errors=True)
     os.environ["TMPDIR"] = str(_private)
     tempfile.tempdir = None  # read TMPDIR again
 
 os.environ["MLXIR_CACHE_DIR"] = tempfile.mkdtemp(prefix="mlxir-cache-")
+atexit.register(shutil.rmtree, os.environ["MLXIR_CACHE_DIR"], ignore_errors=True)
 
 sys.path.insert(0, str(Path(__file__).parent))
 

@@ -1,0 +1,1 @@
+"""mlx-level transforms: canonicalization, the optimize-mlx passes (one per file), quantization and the pattern catalog."""
