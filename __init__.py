@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from mlxir.codegen.errors import ProgramError
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
-    from mlxir.conversions.torch_to_aten.program import Decomposition
+    from mlxir.conversions.torch_to_aten.importer import Decomposition
     from mlxir.dialects.weights import weights_of
     from mlxir.interop.executorch import PteProgram
     from mlxir.runtime.program import CompileMode, InputError, Program

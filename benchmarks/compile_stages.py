@@ -60,7 +60,7 @@ def main() -> None:
 
     import mlxir
     from mlxir.codegen import serialize_parts
-    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
     from mlxir.tools.llm import export_llm
 
     torch.set_num_threads(1)

@@ -63,7 +63,7 @@ def count(family: str, layers: int, pipelines: list[str]) -> dict[str, int]:
     import transformers
 
     from mlxir.codegen import serialize
-    from mlxir.codegen.program import read_program
+    from mlxir.codegen.reader import read_program
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.tools import llm

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from mlxir.codegen.errors import ProgramError
     from mlxir.codegen.ops import SCHEMA_VERSION
     from mlxir.codegen.parts import ProgramParts
-    from mlxir.codegen.program import (
+    from mlxir.codegen.reader import (
         GlobalInfo,
         Instruction,
         ProgramInfo,

@@ -19,7 +19,7 @@ what plain Python value the runtime sees and how the attribute is rebuilt:
 
 (1) A view into the program's buffer, of the element type's NumPy dtype and the
 attribute's shape; bfloat16 (which NumPy lacks) is widened to float32, exactly. The
-record holds the checked `Payload` and `codegen/program.py` makes the array on first
+record holds the checked `Payload` and `codegen/reader.py` makes the array on first
 read, so decoding imports no NumPy; the runtime's kernels get the same values as an
 `mx.array`, read without NumPy (`Payload.mx`, `Instruction.kernel_props`).
 
@@ -74,7 +74,7 @@ class AttrRecord:
     attribute's text."""
     python: Any
     """The runtime value (see the module's table); for a dense value its `Payload`,
-    which `codegen/program.py` reads as NumPy (`Payload.python`) on first use."""
+    which `codegen/reader.py` reads as NumPy (`Payload.python`) on first use."""
     dtype: str | None = None
     """The element type of an int, float, array or dense value ("int64", "float32"...)."""
 

@@ -22,7 +22,7 @@ from xdsl.irdl import IRDLOperation
 from mlxir.codegen.attributes import rebuild
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.ops import INPUT_DIMS_ATTR, SYMBOL_RANGES_ATTR
-from mlxir.codegen.program import GlobalInfo, ProgramInfo, SlotInfo, read_program
+from mlxir.codegen.reader import GlobalInfo, ProgramInfo, SlotInfo, read_program
 from mlxir.codegen.signature import SIGNATURE_ATTR
 from mlxir.dialects.common import DYNAMIC, int_array
 from mlxir.dialects.mlx import GlobalOp, LoadStateOp, WeightOp

@@ -4,7 +4,7 @@
 segments, result segments, required properties, allowed properties); see
 `codegen/ops.py` `OpRule`."""
 
-OP_RULES = {
+OP_RULES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None, str | None, tuple[str, ...], tuple[str, ...]]] = {
     'arith.addi': (('single', 'single'), ('single',), None, None, (), ('overflowFlags',)),
     'arith.cmpi': (('single', 'single'), ('single',), None, None, ('predicate',), ('predicate',)),
     'arith.constant': ((), ('single',), None, None, ('value',), ('value',)),

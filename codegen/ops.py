@@ -229,7 +229,7 @@ def render_op_rules() -> str:
         "segments, result segments, required properties, allowed properties); see",
         '`codegen/ops.py` `OpRule`."""',
         "",
-        "OP_RULES = {",
+        "OP_RULES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None, str | None, tuple[str, ...], tuple[str, ...]]] = {",
     ]
     for name in sorted(program_op_classes()):
         rule = derive_op_rule(program_op_classes()[name])

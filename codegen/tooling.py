@@ -4,7 +4,7 @@
     mlx-opt model.mlxfb                           # print a program as mlx IR
 
 A program's weights travel in its IR, each global's as its `dense<...>` value
-(`mlxir/weights.py`): reading a `.mlxfb` puts them there, the `mlx-fb` target writes
+(`dialects/weights.py`): reading a `.mlxfb` puts them there, the `mlx-fb` target writes
 them, and the printed IR holds them.
 """
 

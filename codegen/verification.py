@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from mlxir.codegen.parts import ProgramParts
-from mlxir.codegen.program import ProgramInfo
+from mlxir.codegen.reader import ProgramInfo
 
 VERIFIER_SOURCES = (
     "dialects",
     "codegen/deserializer.py",
-    "codegen/program.py",
+    "codegen/reader.py",
     "codegen/attributes.py",
     "codegen/op_rules.py",
     "codegen/ops.py",

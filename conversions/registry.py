@@ -86,7 +86,7 @@ PASSES: dict[str, PassEntry] = {
     "optimize-mlx": PassEntry(
         _optimize_mlx,
         "fold known dims, fuse norms and rotary embeddings, merge projections, un-repeat "
-        "K/V and fold weight transposes (each also a pass below)",
+        "K/V, fold dequantizations into products (each also a pass below)",
     ),
     "fold-known-dims": PassEntry(
         _fold_known_dims,

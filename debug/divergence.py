@@ -28,12 +28,16 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import TensorType
+    from xdsl.ir import Attribute
 
 TOLERANCES: dict[str, tuple[float, float]] = {
     "float32": (1e-4, 1e-4),
@@ -60,7 +64,7 @@ class PassOutcome:
 
 @dataclass
 class BisectReport:
-    passes: list[PassOutcome] = field(default_factory=list)
+    passes: list[PassOutcome] = field(default_factory=list[PassOutcome])
 
     @property
     def first_divergent(self) -> PassOutcome | None:
@@ -181,7 +185,7 @@ def _flat(value: Any) -> list[_Leaf]:
     import torch
     from torch.utils._pytree import tree_leaves
 
-    leaves = []
+    leaves: list[_Leaf] = []
     for leaf in tree_leaves(value):
         if isinstance(leaf, torch.Tensor):
             array = leaf.detach().float().numpy() if leaf.is_floating_point() else leaf.numpy()
@@ -244,7 +248,7 @@ def _ir_text(module: Any) -> str:
 
     from mlxir.dialects import mlx
 
-    lines = []
+    lines: list[str] = []
     for op in module.ops:
         if isinstance(op, mlx.GlobalOp):
             lines.append(f"mlx.global @{op.sym_name.data} ({op.kind.data}) : {op.type}\n")
@@ -298,15 +302,15 @@ class NodeComparison:
 
 @dataclass
 class DivergenceReport:
-    nodes: list[NodeComparison] = field(default_factory=list)
-    eager: dict[str, Any] = field(default_factory=dict, repr=False)
+    nodes: list[NodeComparison] = field(default_factory=list[NodeComparison])
+    eager: dict[str, Any] = field(default_factory=dict[str, Any], repr=False)
     """Every node's eager value by name (the inputs of a reproducer)."""
     graph: Any = field(default=None, repr=False)
     """The exported graph the node names refer to."""
     module: Any = field(default=None, repr=False)
     """With `compare(module=...)`: the module run, returning each compared node's value
     after its outputs, in the order of `nodes`."""
-    inputs: list[Any] = field(default_factory=list, repr=False)
+    inputs: list[Any] = field(default_factory=list[Any], repr=False)
     """The program's flat inputs (tensors and ints), for a reproducer."""
 
     @property
@@ -442,9 +446,10 @@ def _observed_by_location(
     for op in _forward(module).body.block.ops:
         for result, loc in zip(op.results, result_locations(op)):
             name = node_of(loc)
-            if name is None or name not in compared or not isinstance(result.type, TensorType):
+            result_type = result.type
+            if name is None or name not in compared or not isinstance(result_type, TensorType):
                 continue
-            if _may_hold(result.type, compared[name]):
+            if _may_hold(cast("TensorType[Attribute]", result_type), compared[name]):
                 found[name] = result
     if not found:
         raise ValueError(
@@ -456,7 +461,7 @@ def _observed_by_location(
     return module, names, [_computed_by(found[n]) for n in names]
 
 
-def _may_hold(tensor_type: Any, value: Any) -> bool:
+def _may_hold(tensor_type: TensorType[Attribute], value: Any) -> bool:
     """Whether a value of `tensor_type` may be eager's `value`: the same dtype and
     rank, and static dims equal to its dims."""
     from mlxir.support import dtypes
@@ -501,7 +506,7 @@ def _bind_weights(module: Any, ep: Any, pipeline: str | None) -> None:
     reference = import_program(ep)
     lower(reference, pipeline, verify=False)
     compiled = {g.sym_name.data: g for g in reference.ops if isinstance(g, mlx.GlobalOp)}
-    refused = []
+    refused: list[str] = []
     for g in unbound:
         source = compiled.get(g.sym_name.data)
         if source is None or source.type != g.type or source.value is None:
@@ -574,7 +579,10 @@ def _copied(value: Any) -> Any:
     import torch
     from torch.utils._pytree import tree_map
 
-    return tree_map(lambda leaf: leaf.clone() if isinstance(leaf, torch.Tensor) else leaf, value)
+    def copied(leaf: Any) -> Any:
+        return leaf.clone() if isinstance(leaf, torch.Tensor) else leaf
+
+    return tree_map(copied, value)
 
 
 def _eager_values(ep: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -599,7 +607,7 @@ def _eager_values(ep: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[
 
 
 @contextlib.contextmanager
-def _inputs_checked() -> Iterator[None]:
+def _inputs_checked() -> Generator[None, None, None]:
     """Inputs the exported program refuses (a shape its guards reject, a wrong
     structure) are the user's error: a ValueError that says so, not torch's traceback."""
     try:
@@ -737,13 +745,14 @@ def _write_module_repro(report: DivergenceReport, directory: str) -> list[str]:
     arguments: list[Any] = []
     arg_types: list[Any] = []
     for v in externals:
-        if isinstance(v.type, TensorType):
+        v_type = v.type
+        if isinstance(v_type, TensorType):
             got = next(values)
             arguments.append(got)
-            arg_types.append(TensorType(v.type.get_element_type(), list(got.shape)))
+            arg_types.append(TensorType(cast("TensorType[Attribute]", v_type).get_element_type(), list(got.shape)))
         else:  # an index input of the program
             arguments.append(report.inputs[v.index])
-            arg_types.append(v.type)
+            arg_types.append(v_type)
     block = Block(arg_types=arg_types)
     mapping: dict[Any, Any] = dict(zip(externals, block.args))
     for arg, v in zip(block.args, externals):
@@ -765,7 +774,7 @@ def _write_module_repro(report: DivergenceReport, directory: str) -> list[str]:
     (out / "node.mlir").write_text(f"// {found.target} at {found.location}: its ops in the module\n{text.getvalue()}\n")
     (out / "node.mlxfb").write_bytes(data)
     written = [str(out / "node.mlir"), str(out / "node.mlxfb")]
-    flags = []
+    flags: list[str] = []
     for i, argument in enumerate(arguments):
         if isinstance(argument, int):
             flags.append(f"--input {argument}")
@@ -818,7 +827,7 @@ def _numpy_of(value: Any) -> np.ndarray:
         return _flat(value)[0].array
     if isinstance(value, mx.array) and value.dtype == mx.bfloat16:
         value = value.astype(mx.float32)
-    return np.asarray(value)
+    return cast(np.ndarray, np.asarray(value))  # asarray of an untyped value (mlx, torch) leaves the dtype unknown
 
 
 def _bfloat16_inputs_as_float32(forward: Any) -> None:
@@ -831,12 +840,16 @@ def _bfloat16_inputs_as_float32(forward: Any) -> None:
     block = forward.body.block
     types = list(forward.function_type.inputs.data)
     for i, arg in enumerate(list(block.args)):
-        if not (isinstance(arg.type, TensorType) and isinstance(arg.type.element_type, BFloat16Type)):
+        arg_type = arg.type
+        if not isinstance(arg_type, TensorType):
             continue
-        types[i] = TensorType(Float32Type(), arg.type.get_shape())
+        arg_type = cast("TensorType[Attribute]", arg_type)  # isinstance leaves its type parameter unknown
+        if not isinstance(arg_type.element_type, BFloat16Type):
+            continue
+        types[i] = TensorType(Float32Type(), arg_type.get_shape())
         stored = block.insert_arg(types[i], i)
         stored.name_hint = arg.name_hint
-        cast_back = mlx.AstypeOp(stored, arg.type)
+        cast_back = mlx.AstypeOp(stored, arg_type)
         block.insert_op_before(cast_back, block.first_op)
         arg.replace_all_uses_with(cast_back.result)
         block.erase_arg(arg)

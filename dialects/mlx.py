@@ -6,7 +6,8 @@ cast folding decidable. Shape-like operands mix literals and `index` values; an
 `index` comes from `mlx.dim` (the runtime size of a dimension) or `arith` ops.
 
 Weights, buffers and mutable state are module-level `mlx.global` symbols whose
-payload travels beside the IR (so a 1 GB model prints in a few lines); functions
+payload is their `dense<...>` value, in the IR (`dialects/weights.py`; printed as hex
+beyond 100 elements); functions
 read them with `mlx.weight` / `mlx.load_state` and write state with `mlx.store_state`.
 """
 

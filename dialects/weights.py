@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ctypes
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
@@ -39,7 +39,7 @@ def as_numpy(value: Any, what: str) -> np.ndarray:
     """A numpy array of a torch tensor (bfloat16 as `uint16` bits), a numpy array or
     scalar, without copying where the layout allows."""
     if isinstance(value, np.ndarray):
-        return value
+        return cast(np.ndarray, value)  # isinstance leaves its type parameters unknown
     if type(value).__module__.split(".")[0] == "torch":
         import torch
 
@@ -49,7 +49,7 @@ def as_numpy(value: Any, what: str) -> np.ndarray:
                 return tensor.view(torch.int16).numpy().view(np.uint16)
             return tensor.numpy()
     if isinstance(value, np.generic):
-        return np.asarray(value)
+        return np.asarray(cast(np.generic, value))  # isinstance leaves its type parameter unknown
     raise WeightError(f"{what}: expected a torch.Tensor or numpy.ndarray, got {type(value).__name__}")
 
 
@@ -93,7 +93,7 @@ def _shared_equal(self: ctypes.Array[ctypes.c_char], other: Any) -> bool:
         theirs = np.frombuffer(other, dtype=np.uint8)
     except TypeError:
         return NotImplemented
-    mine = np.frombuffer(self, dtype=np.uint8)  # pyright: ignore[reportCallIssue, reportArgumentType]
+    mine = cast(np.ndarray, np.frombuffer(self, dtype=np.uint8))  # pyright: ignore[reportCallIssue, reportArgumentType] (ctypes arrays export the buffer protocol; typeshed does not say so)
     return bool(np.array_equal(mine, theirs))
 
 
@@ -177,7 +177,7 @@ def dense_data(attr: DenseIntOrFPElementsAttr, dtype: dtypes.DType) -> bytes | m
     raw = attr.data.data
     if dtype.name == "bool":
         return (np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8).tobytes()
-    return raw if isinstance(raw, bytes) else memoryview(raw).cast("B")
+    return raw if isinstance(raw, bytes) else memoryview(raw).cast("B")  # pyright: ignore[reportUnnecessaryIsInstance] (xDSL types BytesAttr.data bytes; a shared value holds a ctypes buffer)
 
 
 def dense_of(value: Any, tensor_type: TensorType[Any], what: str) -> DenseIntOrFPElementsAttr:

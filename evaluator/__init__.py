@@ -38,16 +38,15 @@ lowering wraps negative indices first.
 """
 
 
-from mlxir.evaluator import (  # noqa: F401  (each family registers its kernels)
-    creation,
-    elementwise,
-    fast,
-    indexing,
-    integers,
-    linalg,
-    ordering,
-    shape,
-)
+# Each family registers its kernels on import (`X as X`: a re-export, not an unused import).
+from mlxir.evaluator import creation as creation
+from mlxir.evaluator import elementwise as elementwise
+from mlxir.evaluator import fast as fast
+from mlxir.evaluator import indexing as indexing
+from mlxir.evaluator import integers as integers
+from mlxir.evaluator import linalg as linalg
+from mlxir.evaluator import ordering as ordering
+from mlxir.evaluator import shape as shape
 from mlxir.evaluator.creation import RANDOM_OPS
 from mlxir.evaluator.ordering import SYNC_OPS
 from mlxir.evaluator.registry import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import mlx.core as mx
 
@@ -175,7 +175,7 @@ def to_numpy(array: mx.array) -> np.ndarray:
     if array.dtype == mx.bfloat16:
         bits = np.array(array.view(mx.uint16), copy=True).astype(np.uint32) << 16
         return bits.view(np.float32)
-    return np.array(array, copy=True)
+    return cast("np.ndarray[Any, np.dtype[Any]]", np.array(array, copy=True))  # numpy cannot see an mx.array's dtype
 
 
 def to_torch(array: mx.array) -> torch.Tensor:
@@ -184,6 +184,6 @@ def to_torch(array: mx.array) -> torch.Tensor:
     import torch
 
     if array.dtype == mx.bfloat16:
-        bits = np.array(array.view(mx.int16), copy=True)
-        return torch.from_numpy(bits).view(torch.bfloat16)
-    return torch.from_numpy(np.array(array, copy=True))
+        bits = cast("np.ndarray[Any, np.dtype[np.int16]]", np.array(array.view(mx.int16), copy=True))
+        return torch.from_numpy(bits).view(torch.bfloat16)  # pyright: ignore[reportUnknownMemberType] (torch leaves from_numpy's parameter unannotated)
+    return torch.from_numpy(np.array(array, copy=True))  # pyright: ignore[reportUnknownMemberType] (torch leaves from_numpy's parameter unannotated)

@@ -96,11 +96,10 @@ def _triu(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 
 @kernel("mlx.constant")
 def _constant(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    value = to_mx(props["value"], result_dtype(result_dtypes))  # a NumPy array, or an mx.array from a program
-    if isinstance(value, mx.array):
-        # Computed now, in the loading thread: MLX cannot evaluate a graph built on
-        # another thread's stream ("There is no Stream(cpu, 0) in current thread").
-        mx.eval(value)
+    value = to_mx(props["value"], result_dtype(result_dtypes))  # from a NumPy array, or an mx.array from a program
+    # Computed now, in the loading thread: MLX cannot evaluate a graph built on
+    # another thread's stream ("There is no Stream(cpu, 0) in current thread").
+    mx.eval(value)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
     result = (value,)
     return lambda operands: result
 

@@ -30,7 +30,7 @@ class Attention(Protocol):
     """`mx.fast.scaled_dot_product_attention`'s signature: what a backend may replace."""
 
     def __call__(
-        self, queries: mx.array, keys: mx.array, values: mx.array, *, scale: float, mask: Any
+        self, queries: mx.array, keys: mx.array, values: mx.array, /, *, scale: float, mask: Any
     ) -> mx.array: ...
 
 
@@ -41,6 +41,7 @@ class Rope(Protocol):
         self,
         x: mx.array,
         dims: int,
+        /,
         *,
         traditional: bool,
         base: float | None,

@@ -60,14 +60,14 @@ def _offset_grids(
     and at 0 elsewhere. The general form of MLX's gather/scatter addressing."""
     batch_rank = max((i.ndim for i in indices), default=0)
     rank = plan.rank
-    grids = []
+    grids: list[mx.array] = []
     for d in range(rank):
         shape = [1] * (batch_rank + rank)
         shape[batch_rank + d] = sizes[d]
-        offsets = mx.arange(sizes[d]).reshape(shape)
+        offsets = mx.arange(sizes[d]).reshape(shape)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
         if d in plan.axes:
             start = indices[plan.axes.index(d)]
-            start = start.reshape([1] * (batch_rank - start.ndim) + list(start.shape) + [1] * rank)
+            start = start.reshape([1] * (batch_rank - start.ndim) + list(start.shape) + [1] * rank)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
             grids.append(start + offsets.astype(start.dtype))
         else:
             grids.append(offsets)
@@ -133,10 +133,10 @@ def _gather(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 
 
 _SCATTER_METHODS: dict[str, Callable[[Any, mx.array], mx.array]] = {
-    "add": mx.ArrayAt.add,
-    "prod": mx.ArrayAt.multiply,
-    "max": mx.ArrayAt.maximum,
-    "min": mx.ArrayAt.minimum,
+    "add": mx.ArrayAt.add,  # pyright: ignore[reportUnknownMemberType] (mlx's stub types ArrayAt's value with a bare NDArray)
+    "prod": mx.ArrayAt.multiply,  # pyright: ignore[reportUnknownMemberType] (mlx's stub types ArrayAt's value with a bare NDArray)
+    "max": mx.ArrayAt.maximum,  # pyright: ignore[reportUnknownMemberType] (mlx's stub types ArrayAt's value with a bare NDArray)
+    "min": mx.ArrayAt.minimum,  # pyright: ignore[reportUnknownMemberType] (mlx's stub types ArrayAt's value with a bare NDArray)
 }
 
 
@@ -205,7 +205,7 @@ def _slice_update(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         x, update = operands[0], operands[1]
         starts = starts_of(operands[2:])
         x_shape, u_shape = x.shape, update.shape
-        clamped = []
+        clamped: list[int] = []
         for start, axis in zip(starts, axes):
             dim = x_shape[axis]
             if start < 0:

@@ -79,7 +79,7 @@ KERNELS.update(
         "arith.addi": _binary_int(operator.add),
         "arith.subi": _binary_int(operator.sub),
         "arith.muli": _binary_int(operator.mul),
-        "arith.floordivsi": _binary_int(operator.floordiv),  # floor, as Python's //
+        "arith.floordivsi": _binary_int(operator.floordiv),  # floor, as Python's //  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType] (typeshed leaves operator.floordiv unannotated)
         "arith.remsi": _binary_int(_remsi),
         "arith.minsi": _binary_int(min),
         "arith.maxsi": _binary_int(max),

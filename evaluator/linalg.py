@@ -142,7 +142,7 @@ def _quantized_take(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         rows = in_bounds(indices.reshape(-1), w.shape[0])
         biases = take(operands[2], rows, axis=0) if len(operands) > 3 else None
         table = dequantize(take(w, rows, axis=0), take(scales, rows, axis=0), biases)
-        return (table.reshape(*indices.shape, table.shape[1]),)
+        return (table.reshape(*indices.shape, table.shape[1]),)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
 
     return run
 

@@ -69,7 +69,8 @@ def _nonzero(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         flat = (x != 0).reshape(-1)
         count = int(mx.sum(flat).item())  # pyright: ignore[reportArgumentType] (an integer sum)
         positions = _first_slots(flat, count)
-        coordinates, stride = [], 1
+        coordinates: list[mx.array] = []
+        stride = 1
         for size in reversed(x.shape):
             coordinates.append((positions // stride) % size)
             stride *= size
@@ -90,7 +91,7 @@ def _first_slots(marks: mx.array, count: int) -> mx.array:
     each placed at its running count, the others at a discarded last slot."""
     running = mx.cumsum(marks.astype(mx.int64)) - 1
     slots = mx.where(marks, running, count)
-    positions = mx.zeros((count + 1,), dtype=mx.int64).at[slots].add(mx.arange(marks.size, dtype=mx.int64))
+    positions = mx.zeros((count + 1,), dtype=mx.int64).at[slots].add(mx.arange(marks.size, dtype=mx.int64))  # pyright: ignore[reportUnknownMemberType] (mlx's stub types ArrayAt's value with a bare NDArray)
     return positions[:count]
 
 
@@ -118,9 +119,9 @@ def _unique(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         output = ordered[_first_slots(starts, count)]
         inverse = nothing
         if want_inverse:
-            inverse = group if order is None else mx.zeros_like(group).at[order].add(group)
-            inverse = inverse.reshape(x.shape)
-        counts = mx.zeros((count,), dtype=mx.int64).at[group].add(1) if want_counts else nothing
+            inverse = group if order is None else mx.zeros_like(group).at[order].add(group)  # pyright: ignore[reportUnknownMemberType] (mlx's stub types ArrayAt's value with a bare NDArray)
+            inverse = inverse.reshape(x.shape)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
+        counts = mx.zeros((count,), dtype=mx.int64).at[group].add(1) if want_counts else nothing  # pyright: ignore[reportUnknownMemberType] (mlx's stub types ArrayAt's value with a bare NDArray)
         return (output, inverse, counts)
 
     return run
@@ -138,12 +139,12 @@ def _repeat_interleave(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         if repeats.size == 0:
             return (mx.zeros((0,), dtype=dtype),)
         total, least = mx.sum(repeats), mx.min(repeats)
-        mx.eval(total, least)
+        mx.eval(total, least)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
         if _host_int(least) < 0:
             raise ValueError(f"repeats must not be negative, got {_host_int(least)}")
         size = _host_int(total)
         ends = mx.minimum(mx.cumsum(repeats), size)
-        marks = mx.zeros((size + 1,), dtype=mx.int64).at[ends].add(1)
+        marks = mx.zeros((size + 1,), dtype=mx.int64).at[ends].add(1)  # pyright: ignore[reportUnknownMemberType] (mlx's stub types ArrayAt's value with a bare NDArray)
         return (mx.cumsum(marks[:size]).astype(dtype),)
 
     return run

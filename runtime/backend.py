@@ -13,7 +13,8 @@ imports no CPU code. A program runs correctly on either, whatever it was compile
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator
+from typing import cast
 
 import mlx.core as mx
 
@@ -47,7 +48,7 @@ class Backend:
         return 0
 
     @contextlib.contextmanager
-    def exporting(self) -> Iterator[None]:
+    def exporting(self) -> Generator[None, None, None]:
         """A block whose traces are written to a file (`runtime/mlxfn.py`): nothing in
         them may depend on this machine's cores."""
         yield
@@ -61,5 +62,7 @@ def backend_for(device: mx.Device) -> Backend:
     if device == mx.cpu:
         from mlxir.runtime.cpu.backend import CPU
 
-        return CPU
+        # A Backend: pyright, reaching this module both as a file and as
+        # `mlxir.runtime.backend` (the .typecheck symlink), sees two classes.
+        return cast(Backend, CPU)
     return GENERIC

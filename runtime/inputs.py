@@ -154,14 +154,31 @@ class InputBinder:
 MAX_SIZE_EXPRESSION = 256
 """Longest dim expression (`mlxir.input_dims`) the runtime evaluates."""
 
+
+def _floor_div(a: int, b: int) -> int:
+    return a // b
+
+
+def _mod(a: int, b: int) -> int:
+    return a % b
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _abs(a: int) -> int:
+    return abs(a)
+
+
 _SIZE_FUNCTIONS: dict[str, Callable[..., int]] = {
     "Max": lambda *args: max(args),
     "Min": lambda *args: min(args),
-    "FloorDiv": lambda a, b: a // b,
-    "Mod": lambda a, b: a % b,
-    "PythonMod": lambda a, b: a % b,
-    "CeilDiv": lambda a, b: -(-a // b),
-    "Abs": lambda a: abs(a),
+    "FloorDiv": _floor_div,
+    "Mod": _mod,
+    "PythonMod": _mod,
+    "CeilDiv": _ceil_div,
+    "Abs": _abs,
 }
 """The functions of torch's symbolic sizes a dim expression may call."""
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import mlx.core as mx
 from xdsl.dialects import func
@@ -43,7 +43,7 @@ def parse_module(text: str) -> ModuleOp:
 
 def _dtype_of(value_type: Attribute) -> mx.Dtype | None:
     if isinstance(value_type, TensorType):
-        return element_type_to_mx(value_type.get_element_type())
+        return element_type_to_mx(cast(TensorType[Attribute], value_type).get_element_type())
     return None
 
 
@@ -135,7 +135,7 @@ class Program:
         returned = self.function.body.block.last_op
         assert isinstance(returned, func.ReturnOp)
         outputs = [env[v] for v in returned.operands]
-        mx.eval(*[v for v in (*outputs, *stored.values()) if isinstance(v, mx.array)])
+        mx.eval(*[v for v in (*outputs, *stored.values()) if isinstance(v, mx.array)])  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
         if state is not None:
             state.update(stored)
         return outputs

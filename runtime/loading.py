@@ -14,17 +14,17 @@ from __future__ import annotations
 import math
 import mmap
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import mlx.core as mx
 
 from mlxir.codegen.errors import BackendError, ProgramError
 from mlxir.codegen.parts import ProgramParts
-from mlxir.codegen.program import ProgramInfo, read_program
+from mlxir.codegen.reader import Instruction, ProgramInfo, read_program
 from mlxir.codegen.verification import is_verified, key_of, record_verified
 from mlxir.evaluator import Kernel
 from mlxir.evaluator.arrays import mx_dtype
@@ -175,7 +175,7 @@ class LoadedProgram:
         )
         """Whether a step may run on the calling thread's own streams."""
 
-    def prepare(self, instruction: Any) -> Step:
+    def prepare(self, instruction: Instruction) -> Step:
         op = instruction.op
         slots = self.info.slots
         what = f"instruction #{instruction.index} ({op})"
@@ -267,7 +267,7 @@ class LoadedProgram:
             for slot in (*step.free, *step.results):  # the old slot now holds other values
                 renamed.pop(slot, None)
             kept.append(replace(step, operands=operands, free=free))
-        mx.eval(list(self.constants.values()))
+        mx.eval(list(self.constants.values()))  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
         self.steps = kept
         self.outputs = [renamed.get(s, s) for s in self.info.outputs]
 
@@ -308,7 +308,7 @@ def what_mlx_lacks(info: ProgramInfo) -> BackendError | None:
         if (
             instruction.op == "mlx.conv_general"
             and slots[instruction.results[0]].dtype == "float64"
-            and any(d != 1 for d in instruction.kernel_props().get("input_dilation", ()))  # pyright: ignore[reportGeneralTypeIssues]
+            and any(d != 1 for d in cast(Sequence[int], instruction.kernel_props().get("input_dilation", ())))
         ):
             location = f" ({instruction.location})" if instruction.location else ""
             return BackendError(
@@ -374,7 +374,7 @@ def mismatch(step: Step, index: int, value: Any, limit: int) -> str:
 
 
 @contextmanager
-def opened(source: str | Path) -> Iterator[tuple[bytes | mmap.mmap, BinaryIO]]:
+def opened(source: str | Path) -> Generator[tuple[bytes | mmap.mmap, BinaryIO], None, None]:
     """The file at `source`, mapped (`map_file`), and the open file the weights are
     read from; every failure to read it is a `ProgramError` naming it, as is any
     `ProgramError` raised inside the block."""

@@ -42,7 +42,7 @@ import os
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import mlx.core as mx
 
@@ -103,7 +103,7 @@ def export_mlxfn(
     state = program.state
     state_names = tuple(state)
     state_values = [state[name] for name in state_names]
-    mx.eval(*state_values)
+    mx.eval(*state_values)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
     metadata = _metadata(program, traces, state_values)
     target = Path(path)
     _check_writable(target)
@@ -128,7 +128,7 @@ def export_mlxfn(
     temporary = str(target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp"))
     try:
         try:
-            writer = mx.exporter(temporary, run, metadata=json.dumps(metadata))
+            writer = mx.exporter(temporary, run, metadata=json.dumps(metadata))  # pyright: ignore[reportUnknownMemberType] (mlx's stub types exporter's fun as a bare Callable)
         except Exception as error:  # MLX reports a file it cannot open as RuntimeError
             raise ExportError(f"cannot write '{target}': {error}") from error
         # One CPU stream: the file's graph should not depend on this machine's cores.
@@ -218,9 +218,10 @@ def _trace_inputs(program: Program, number: int, signature: Sequence[SignatureIt
     values: list[Any] = []
     for spec, item in zip(program.inputs, signature):
         if spec.dtype != "index" and isinstance(item, Sequence) and not isinstance(item, str):
-            if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in item):
+            dims = cast(Sequence[object], item)  # what the caller gave: checked here
+            if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
                 raise InputError(f"signature {number}: input '{spec.name}': {item!r} is not a shape")
-            values.append(mx.zeros(tuple(item), dtype=mx_dtype(spec.dtype)))
+            values.append(mx.zeros(tuple(cast(Sequence[int], dims)), dtype=mx_dtype(spec.dtype)))
         else:
             values.append(item)
     try:
@@ -280,6 +281,6 @@ def _check_writable(path: Path) -> None:
 
 def _save_state(path: Path, state: dict[str, mx.array]) -> None:
     try:
-        mx.save_safetensors(str(path), state, metadata={"format": FORMAT})
+        mx.save_safetensors(str(path), state, metadata={"format": FORMAT})  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves save_safetensors' result unannotated)
     except Exception as error:  # MLX reports a failed write as RuntimeError/ValueError
         raise ExportError(f"cannot write '{path}': {error}") from error

@@ -37,7 +37,7 @@ from functools import cache
 import mlx.core as mx
 
 from mlxir.codegen.errors import ProgramError
-from mlxir.codegen.program import ProgramInfo
+from mlxir.codegen.reader import ProgramInfo
 from mlxir.support import dtypes
 
 ReadAt = Callable[[memoryview, int], int]
@@ -258,5 +258,5 @@ def bind_payloads(
             read_segment(memoryview(data), payload.offset)
             payload = replace(payload, segment=memoryview(data), offset=0)
         arrays[slot] = payload.mx()
-    mx.eval(list(arrays.values()))
+    mx.eval(list(arrays.values()))  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
     return arrays

@@ -76,7 +76,7 @@ import mlx.core as mx
 
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.parts import ProgramParts
-from mlxir.codegen.program import ProgramInfo
+from mlxir.codegen.reader import ProgramInfo
 from mlxir.runtime.backend import Backend, backend_for
 from mlxir.runtime.execution import CompileMode, Executor
 from mlxir.runtime.inputs import InputBinder, InputSpec, kind_of, parse_size
@@ -243,7 +243,7 @@ class Program:
                         executor.traces.popitem(last=False)
             if evaluate or kind != "mlx":
                 try:
-                    mx.eval(*[v for v in (*outputs, *pending.values()) if isinstance(v, mx.array)])
+                    mx.eval(*[v for v in (*outputs, *pending.values()) if isinstance(v, mx.array)])  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
                 except Exception as error:
                     raise RuntimeError(f"mlx.eval failed: {error}") from error
             executor.state = {**executor.state, **pending}

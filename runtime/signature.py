@@ -21,7 +21,7 @@ import collections
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import mlx.core as mx
 
@@ -82,22 +82,24 @@ def _flatten(tree: Tree, value: Any, path: str, leaves: list[tuple[str, Any]]) -
         if value is not None:
             raise InputError(f"{path}: expected None, got {_describe(value)}")
         return
+    children: list[Any]
     if kind in ("tuple", "list", "namedtuple"):
         if not isinstance(value, tuple | list):
             raise InputError(
                 f"{path}: expected a {kind} of {len(tree.children)}, got {_describe(value)}"
             )
-        children = list(value)
+        children = list(cast(Sequence[Any], value))
     elif kind == "dict":
         if not isinstance(value, Mapping):
             raise InputError(f"{path}: expected a dict with keys {list(tree.keys)}, got {_describe(value)}")
-        missing = [k for k in tree.keys if k not in value]
+        mapping = cast(Mapping[Any, Any], value)
+        missing = [k for k in tree.keys if k not in mapping]
         if missing:
             raise InputError(f"missing {path}[{missing[0]!r}]")
-        extra = [k for k in value if k not in tree.keys]
+        extra = [k for k in mapping if k not in tree.keys]
         if extra:
             raise InputError(f"{path}: unexpected key {extra[0]!r} (expected {list(tree.keys)})")
-        children = [value[k] for k in tree.keys]
+        children = [mapping[k] for k in tree.keys]
     else:
         children = _custom_children(tree, value, path)
     if len(children) != len(tree.children):
@@ -108,7 +110,7 @@ def _flatten(tree: Tree, value: Any, path: str, leaves: list[tuple[str, Any]]) -
         _flatten(child, item, tree.child_path(path, i), leaves)
 
 
-def _custom_children(tree: Tree, value: Any, path: str) -> list[Any]:
+def _custom_children(tree: Tree, value: object, path: str) -> list[Any]:
     node = _registered(type(value))
     if node is None or _type_name(type(value)) != tree.type_name:
         raise InputError(f"{path}: expected a {tree.type_name}, got {_describe(value)}")
@@ -132,9 +134,11 @@ def _describe(value: Any) -> str:
         dtype = str(value.dtype).removeprefix("torch.").removeprefix("mlx.core.")
         return f"a tensor {dtype}{list(shape)}"
     if isinstance(value, tuple | list):
-        return f"a {type(value).__name__} of {len(value)}"
+        items = cast(Sequence[Any], value)
+        return f"a {type(items).__name__} of {len(items)}"
     if isinstance(value, Mapping):
-        return f"a {type(value).__name__} with keys {list(value)}"
+        mapping = cast(Mapping[Any, Any], value)
+        return f"a {type(mapping).__name__} with keys {list(mapping)}"
     if isinstance(value, bool | int | float) or value is None:
         return repr(value)
     return type(value).__name__
@@ -177,7 +181,7 @@ def _build(tree: Tree, values: Iterator[Any]) -> Any:
 
 @cache
 def _namedtuple(name: str, fields: tuple[str, ...]) -> type:
-    return collections.namedtuple(name, fields)
+    return collections.namedtuple(name, fields)  # pyright: ignore[reportUntypedNamedTuple] (its fields are known at run time only)
 
 
 def _custom(tree: Tree, children: list[Any]) -> Any:
@@ -218,7 +222,7 @@ def write_back(target: Any, value: Any, path: str) -> None:
     elif kind == "numpy":
         import numpy as np
 
-        np.copyto(target, value if isinstance(value, np.ndarray) else to_numpy(mx.array(value)))
+        np.copyto(target, cast(Any, value) if isinstance(value, np.ndarray) else to_numpy(mx.array(value)))
     else:
         raise InputError(
             f"input {path!r}: the module writes it, so it must be a torch, NumPy or MLX tensor, "

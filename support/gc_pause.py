@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
@@ -22,7 +22,7 @@ R = TypeVar("R")
 
 
 @contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused() -> Generator[None, None, None]:
     """The collector off inside, as it was after (nesting keeps it off)."""
     was_enabled = gc.isenabled()
     gc.disable()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextvars import ContextVar
 from typing import TextIO
 
@@ -64,7 +64,7 @@ _line: ContextVar[ProgressLine | None] = ContextVar("mlxir_progress_line", defau
 
 
 @contextlib.contextmanager
-def progress_shown(stream: TextIO | None = None, *, delay: float = SHOW_AFTER_S) -> Iterator[None]:
+def progress_shown(stream: TextIO | None = None, *, delay: float = SHOW_AFTER_S) -> Generator[None, None, None]:
     """Shows the progress `report`ed inside, when `stream` (standard error) is a
     terminal; nested uses keep the outer line."""
     shown_on = stream if stream is not None else sys.stderr

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 
 _TORCHAO_SO = re.compile(r"Failed to load \S*torchao[/\\]_C\S*\.so: ")
 
@@ -63,7 +63,7 @@ class _Drop(logging.Filter):
 
 
 @contextlib.contextmanager
-def quiet_torchao_import() -> Iterator[None]:
+def quiet_torchao_import() -> Generator[None, None, None]:
     """Around an mlxir import that imports torchao: transformers' model classes and
     `transformers.integrations.executorch` (through transformers.quantizers), and
     `executorch.exir`. torchao logs only while it is imported, so a user who imports
@@ -79,7 +79,7 @@ def quiet_torchao_import() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def quiet_leafspec_deprecation() -> Iterator[None]:
+def quiet_leafspec_deprecation() -> Generator[None, None, None]:
     """Around `ExportedProgram.run_decompositions`: torch 2.13 deprecates creating a
     `LeafSpec` (`@deprecated(..., category=FutureWarning)`) yet deep-copies the
     program's module call graph, whose tree specs hold LeafSpecs, inside
@@ -97,7 +97,7 @@ def quiet_leafspec_deprecation() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def quiet_output_capturing_side_effect() -> Iterator[None]:
+def quiet_output_capturing_side_effect() -> Generator[None, None, None]:
     """Around a strict (dynamo) `torch.export` of a transformers model: transformers 5
     records hidden states through a module global that forward sets
     (`transformers.utils.output_capturing._active_collector`), and dynamo warns
@@ -116,7 +116,7 @@ def quiet_output_capturing_side_effect() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def quiet_transformers_progress() -> Iterator[None]:
+def quiet_transformers_progress() -> Generator[None, None, None]:
     """Around `from_pretrained` of a local folder: transformers 5 draws a `Loading
     weights` tqdm bar on stderr for a load that takes milliseconds; `mlxir generate`
     reports the load time itself. The user's setting is restored after."""
@@ -132,7 +132,7 @@ def quiet_transformers_progress() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def quiet_torch_export_logs() -> Iterator[None]:
+def quiet_torch_export_logs() -> Generator[None, None, None]:
     """torch.export.load logs a traceback before raising on a bad archive; mlxir's
     callers raise an error that says it in one line."""
     logger = logging.getLogger("torch.export")

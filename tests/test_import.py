@@ -153,7 +153,7 @@ def test_a_node_without_importer_is_decomposed_alone() -> None:
     decomposition, with its own source line; the casts and views torch's re-trace would
     have rewritten are imported as they are; the user's program is left untouched and
     torch did not re-trace it."""
-    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
 
     class Act(torch.nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -179,7 +179,7 @@ def test_a_loaded_program_with_derived_dims_compiles(tmp_path: Path) -> None:
     (`2*Dim('h')`); decomposing nodes alone (leaky_relu, hardswish, new_ones) needs no
     re-trace, so the loaded program compiles and runs at new sizes."""
     import mlxir
-    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
 
     class Derived(torch.nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -199,7 +199,7 @@ def test_a_loaded_program_with_derived_dims_compiles(tmp_path: Path) -> None:
 def test_a_graph_that_writes_in_place_is_decomposed_by_torch_and_says_why() -> None:
     """Circular padding's kernel copies into slices of a fresh tensor: only torch's
     whole-program re-trace functionalizes that, and the module records why it ran."""
-    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
 
     class Circular(torch.nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:

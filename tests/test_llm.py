@@ -411,7 +411,7 @@ def test_importing_node_by_node_equals_decomposing_the_program(name: str, dtype:
     from mlxir.codegen import serialize
     from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
-    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
     from mlxir.runtime.program import Program
 
     exported = llm.export_llm(model_for(name, dtype), max_seq=64, max_past=64, max_batch=4)

@@ -22,7 +22,7 @@ from torch.export import export
 
 import mlxir
 from mlxir.codegen import serialize
-from mlxir.codegen.program import read_program
+from mlxir.codegen.reader import read_program
 from mlxir.codegen.verification import cache_dir, is_verified, key_of
 from mlxir.dialects.context import make_context
 from mlxir.runtime.program import Program

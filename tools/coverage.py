@@ -16,9 +16,12 @@ so the table cannot drift from the registered patterns or the test suite.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "docs" / "coverage.md"
@@ -118,15 +121,11 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
     import torch
     from torch.export import export
 
-    from differential.cases import CASES  # pyright: ignore[reportMissingImports]
-    from differential.harness import (  # pyright: ignore[reportMissingImports]
-        EXPORT_SIZE,
-        Fn,
-        _dynamic_shapes,
-        configurations,
-    )
+    # tests/ is outside the type-checked tree: its modules are untyped (`Any`) here.
+    cases: Any = importlib.import_module("differential.cases")
+    harness: Any = importlib.import_module("differential.harness")
     from mlxir.conversions.torch_to_aten import packet_name, torch_overload
-    from mlxir.conversions.torch_to_aten.program import graph_to_import
+    from mlxir.conversions.torch_to_aten.importer import graph_to_import
 
     def packets(graph: torch.fx.Graph) -> set[str]:
         overloads = (torch_overload(node.target) for node in graph.nodes if node.op == "call_function")
@@ -135,7 +134,7 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
     def operand_dtype(node: torch.fx.Node) -> torch.dtype | None:
         """The dtype the op works on: its first tensor operand's, else its result's."""
         for value in (*(arg.meta.get("val") for arg in node.all_input_nodes), node.meta.get("val")):
-            for item in value if isinstance(value, list | tuple) else (value,):
+            for item in cast(Sequence[object], value) if isinstance(value, list | tuple) else (value,):
                 if isinstance(item, torch.Tensor):
                     return item.dtype
         return None
@@ -154,12 +153,12 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
     imported_by_case: dict[str, set[str]] = {}
     exported_by_case: dict[str, set[str]] = {}
     dtypes_by_case: dict[str, dict[str, set[torch.dtype | None]]] = {}
-    for case in CASES:
+    for case in cases.CASES:
         dtype = case.dtypes[0]
-        module = Fn(case.fn, case.params(dtype) if case.params else None)
-        inputs = case.make(EXPORT_SIZE, dtype)
+        module = harness.Fn(case.fn, case.params(dtype) if case.params else None)
+        inputs = case.make(harness.EXPORT_SIZE, dtype)
         # The dynamic variant when there is one: it adds the sym_size/arith ops.
-        shapes = _dynamic_shapes(case, len(inputs), case.min_size) if case.dynamic and not case.static_only else None
+        shapes = harness._dynamic_shapes(case, len(inputs), case.min_size) if case.dynamic and not case.static_only else None
         with torch.no_grad():
             ep = export(module, inputs, dynamic_shapes=(shapes,) if shapes else None)
         exported_by_case[case.name] = packets(ep.graph)
@@ -168,7 +167,7 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
         dtypes_by_case[case.name] = operand_dtypes(imported, dtype)
     used: dict[str, list[tuple[tuple[str, ...], bool]]] = defaultdict(list)
     exported: dict[str, int] = defaultdict(int)
-    for case, dtype, dynamic in configurations(CASES):
+    for case, dtype, dynamic in harness.configurations(cases.CASES):
         for name in imported_by_case[case.name]:
             worked_on = tuple(
                 sorted({str(operand or dtype).removeprefix("torch.") for operand in dtypes_by_case[case.name][name]})
@@ -184,7 +183,7 @@ def table() -> str:
 
     lowered = lowered_ops()
     used, exported = exercised_packets()
-    rows = []
+    rows: list[str] = []
     for packet in sorted(IMPORTERS):
         op = _aten_op_of(packet)
         if op is None:

@@ -86,7 +86,7 @@ class TinyDecoder(nn.Module):
 
 
 def build_model(seed: int = 0) -> TinyDecoder:
-    torch.manual_seed(seed)
+    torch.manual_seed(seed)  # pyright: ignore[reportUnknownMemberType] (torch leaves manual_seed's parameter unannotated)
     return TinyDecoder().eval()
 
 
@@ -118,8 +118,8 @@ def build_llama(seed: int = 0) -> nn.Module:
 
     options: dict[str, Any] = dict(LLAMA_CONFIG)
     config = LlamaConfig(**options, pad_token_id=0)
-    config._attn_implementation = "sdpa"
-    torch.manual_seed(seed)
+    config._attn_implementation = "sdpa"  # pyright: ignore[reportPrivateUsage] (transformers' own switch; set after construction, as before)
+    torch.manual_seed(seed)  # pyright: ignore[reportUnknownMemberType] (torch leaves manual_seed's parameter unannotated)
     model = LlamaForCausalLM(config).eval()
     model.generation_config.eos_token_id = None  # random weights: never stop early
     model.generation_config.pad_token_id = 0

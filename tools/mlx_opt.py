@@ -24,7 +24,7 @@ import os
 import sys
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -224,7 +224,7 @@ class MlxOptMain(xDSLOptMain):
         message = (str(error).strip().splitlines() or [""])[0]
         if isinstance(error, AssertionError):
             message = f"cannot parse this op (xDSL's parser failed: {message or 'AssertionError'})"
-        return ParseError(dataclasses.replace(span, line_offset=self.line_offset), message)
+        return ParseError(dataclasses.replace(cast(Span[str], span), line_offset=self.line_offset), message)
 
     def error_location(self, error: BaseException) -> str | None:
         """`file:line:col` of the op at fault: the first that fails to verify in the

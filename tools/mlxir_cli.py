@@ -35,7 +35,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from xdsl.dialects.builtin import ModuleOp
 
@@ -115,7 +115,7 @@ def demo(args: argparse.Namespace) -> int:
         print(format_counts(counts, width=2))
 
     ctx = make_context()
-    stages = []
+    stages: list[str] = []
     for name in DEFAULT_PIPELINE.split(","):
         start = time.perf_counter()
         PASSES[name].factory()().apply(ctx, module)
@@ -152,23 +152,26 @@ def demo(args: argparse.Namespace) -> int:
     prompts[0, :4] = 0
     with torch.no_grad():
         start = time.perf_counter()
-        expected = model.generate(  # pyright: ignore[reportCallIssue] (transformers' stub)
-            prompts, attention_mask=mask, max_new_tokens=args.new_tokens, do_sample=False
+        expected = cast(
+            torch.Tensor,
+            model.generate(  # pyright: ignore[reportCallIssue] (transformers' stub)
+                prompts, attention_mask=mask, max_new_tokens=args.new_tokens, do_sample=False
+            ),
         )
         torch_s = time.perf_counter() - start
     # The first run traces the repeating decode step for mx.compile (and, on a machine's
     # first run, MLX builds its CPU kernels); the second is what later calls cost.
     start = time.perf_counter()
     first = llm.generate(compiled, prompts, mask, max_new_tokens=args.new_tokens)
-    mx.eval()
+    mx.eval()  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
     first_s = time.perf_counter() - start
     start = time.perf_counter()
     got = llm.generate(compiled, prompts, mask, max_new_tokens=args.new_tokens)
-    mx.eval()
+    mx.eval()  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
     mlx_s = time.perf_counter() - start
     for row in range(2):
         print(f"    prompt {row}: mlxir {got[row, 9:].tolist()}")
-        print(f"    {'':9} torch {expected[row, 9:].tolist()}")
+        print(f"    {'':9} torch {expected[row, 9:].tolist()}")  # pyright: ignore[reportUnknownMemberType] (torch types tolist's result as a bare list)
     same = bool(torch.equal(torch.as_tensor(got), expected)) and bool(torch.equal(torch.as_tensor(first), expected))
     print(f"==> identical tokens: {'yes' if same else 'NO'}")
     print(
@@ -226,7 +229,7 @@ def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
     from xdsl.dialects.builtin import StringAttr
 
     import mlxir
-    from mlxir.conversions.torch_to_aten.program import DECOMPOSED_BY_TORCH_ATTR
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
 
     ep = _load_exported(Path(args.input))
     timer.done("read .pt2")
@@ -332,7 +335,7 @@ def debug(args: argparse.Namespace) -> int:
     if args.bisect and args.module:
         raise CliError("--bisect runs the pipeline's passes, so it takes no --module")
     ep = _load_exported(Path(args.input_program))
-    inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in _read_inputs(args.input)]
+    inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in _read_inputs(args.input)]  # pyright: ignore[reportUnknownMemberType] (torch leaves from_numpy's parameter unannotated)
     try:
         if not args.bisect:
             report = compare(
@@ -401,7 +404,7 @@ def run(args: argparse.Namespace) -> int:
         names = program.output_names
     else:  # an ExecuTorch method: flat already
         outputs = program(*inputs)
-        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        outputs = cast(tuple[Any, ...], outputs) if isinstance(outputs, tuple) else (outputs,)
         names = [f"output {i}" for i in range(len(outputs))]
     for i, (name, value) in enumerate(zip(names, outputs)):
         array = np.asarray(value)
@@ -482,7 +485,7 @@ def _describe_quantized(info: Any) -> list[str]:
         itemsize = 4 if info.slots[ins.results[0]].dtype == "float32" else 2  # f16, bf16
         # a weight read by several ops (a tied embedding and LM head) counts once per use
         schemes.setdefault((bits, group, mode, what), {})[ins.operands[position]] = (stored, elements * itemsize)
-    lines = []
+    lines: list[str] = []
     for (bits, group, mode, what), weights in schemes.items():
         stored = sum(s for s, _ in weights.values())
         float_bytes = sum(f for _, f in weights.values())
@@ -584,7 +587,7 @@ The file's metadata (JSON) names the inputs, state, outputs and signatures.
 
 def export_mlxfn(args: argparse.Namespace) -> int:
     from mlxir.runtime.loading import is_pte
-    from mlxir.runtime.mlxfn import ExportError, export_mlxfn, parse_signature
+    from mlxir.runtime.mlxfn import ExportError, SignatureItem, export_mlxfn, parse_signature
     from mlxir.runtime.program import Program
 
     if not args.output:
@@ -597,7 +600,7 @@ def export_mlxfn(args: argparse.Namespace) -> int:
         raise CliError(f"'{args.program}' is an ExecuTorch .pte: export-mlxfn takes a compiled .mlxfb")
     program = _load_program(args.program)
     assert isinstance(program, Program)  # not a .pte: checked above
-    signatures = []
+    signatures: list[list[SignatureItem]] = []
     for text in args.shape:
         try:
             signatures.append(parse_signature(text, program))

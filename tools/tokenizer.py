@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 SPECIAL_TOKENS = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")
 
@@ -87,7 +87,7 @@ class TransformersTokenizer:
     def __init__(self, folder: str | Path):
         from transformers import AutoTokenizer
 
-        self.backend: Any = AutoTokenizer.from_pretrained(str(folder))
+        self.backend: Any = cast(Any, AutoTokenizer.from_pretrained(str(folder)))  # pyright: ignore[reportUnknownMemberType] (transformers leaves from_pretrained's parameters unannotated)
         ids = self.backend.eos_token_id
         self.eos_token_ids = frozenset(
             _eos_ids(Path(folder), {}, None) | ({int(ids)} if ids is not None else set())
@@ -130,7 +130,7 @@ def _plain(prompt: str, system_prompt: str | None) -> str:
 
 def _token_text(token: Any) -> str:
     """A special token as `tokenizer_config.json` writes it: a string or an added-token dict."""
-    return token["content"] if isinstance(token, dict) else str(token)
+    return cast(dict[str, str], token)["content"] if isinstance(token, dict) else str(token)
 
 
 def _chat_template(folder: Path, config: dict[str, Any]) -> str | None:
@@ -139,7 +139,8 @@ def _chat_template(folder: Path, config: dict[str, Any]) -> str | None:
         return path.read_text()
     template = config.get("chat_template")
     if isinstance(template, list):  # named templates: the default one
-        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        entries = [cast(dict[str, Any], t) for t in cast(list[Any], template) if isinstance(t, dict)]
+        named = {t.get("name"): t.get("template") for t in entries}
         template = named.get("default")
     return template if isinstance(template, str) else None
 
@@ -161,7 +162,7 @@ def _eos_ids(folder: Path, special: dict[str, str], backend: Any) -> set[int]:
         if isinstance(value, int):
             ids.add(value)
         elif isinstance(value, list):
-            ids.update(int(v) for v in value if isinstance(v, int))
+            ids.update(int(v) for v in cast(list[Any], value) if isinstance(v, int))
         if value is not None:
             break
     return ids
@@ -178,8 +179,13 @@ def _environment() -> Any:
     def tojson(value: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None, sort_keys: bool = False) -> str:
         return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+    def strftime_now(fmt: str) -> str:
+        return datetime.now().strftime(fmt)
+
+    # Untyped: jinja2 leaves `filters` and `globals` unannotated (pyright infers their
+    # value types from the defaults, too narrowly or not at all); any callable may go in.
+    env: Any = cast(Any, ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols]))
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
+    env.globals["strftime_now"] = strftime_now
     return env

@@ -4,7 +4,7 @@ and compute with them by the runtime's own kernels."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -37,42 +37,42 @@ def weight_global(value: SSAValue) -> mlx.GlobalOp | None:
     return None
 
 
-_SHARED_READS: dict[ModuleOp, dict[str, list[mlx.WeightOp]]] | None = None
+_shared_reads: dict[ModuleOp, dict[str, list[mlx.WeightOp]]] | None = None
 
 
 @contextmanager
-def shared_weight_reads() -> Iterator[None]:
+def shared_weight_reads() -> Generator[None, None, None]:
     """Within it, `reads_of` finds a module's reads in one walk and reuses the index (a
     pattern walk asks at every transposed weight: a walk per weight grows with weights
     x ops), and `weight_global` each global by name. Sound because a read made meanwhile is made by `add_global` or `new_read`,
     which add it to the index, and an erased read is dropped when next asked for."""
-    global _SHARED_READS, _SHARED_GLOBALS
-    previous = _SHARED_READS, _SHARED_GLOBALS
-    _SHARED_READS, _SHARED_GLOBALS = {}, {}
+    global _shared_reads, _shared_globals
+    previous = _shared_reads, _shared_globals
+    _shared_reads, _shared_globals = {}, {}
     try:
         yield
     finally:
-        _SHARED_READS, _SHARED_GLOBALS = previous
+        _shared_reads, _shared_globals = previous
 
 
-_SHARED_GLOBALS: dict[str, mlx.GlobalOp] | None = None
+_shared_globals: dict[str, mlx.GlobalOp] | None = None
 
 
 def _global_of(read: mlx.WeightOp) -> Operation | None:
     """The symbol `read` reads. Within `shared_weight_reads`, found once per name (a
     symbol lookup walks the module's ops): a global replaced since (a folded
     transpose) is detached and looked up again."""
-    if _SHARED_GLOBALS is None:
+    if _shared_globals is None:
         return SymbolTable.lookup_symbol(read, read.global_name)
     func = read.parent_op()
     symbols = func.parent if func is not None else None  # the module's block
     name = read.global_name.root_reference.data
-    found = _SHARED_GLOBALS.get(name)
+    found = _shared_globals.get(name)
     if found is None or symbols is None or found.parent is not symbols or found.sym_name.data != name:
         target = SymbolTable.lookup_symbol(read, read.global_name)
         if not isinstance(target, mlx.GlobalOp):
             return target
-        found = _SHARED_GLOBALS[name] = target
+        found = _shared_globals[name] = target
     return found
 
 
@@ -90,11 +90,11 @@ def reads_of(target: mlx.GlobalOp) -> list[mlx.WeightOp]:
     if not isinstance(module, ModuleOp):
         return []
     name = target.sym_name.data
-    if _SHARED_READS is None:
+    if _shared_reads is None:
         return _index_reads(module).get(name, [])
-    index = _SHARED_READS.get(module)
+    index = _shared_reads.get(module)
     if index is None:
-        index = _SHARED_READS[module] = _index_reads(module)
+        index = _shared_reads[module] = _index_reads(module)
     reads = index[name] = [read for read in index.get(name, []) if read.parent is not None]
     return list(reads)
 
@@ -102,8 +102,8 @@ def reads_of(target: mlx.GlobalOp) -> list[mlx.WeightOp]:
 def new_read(name: str, tensor_type: Attribute, module: ModuleOp) -> mlx.WeightOp:
     """A read of the global `name` (to insert in `module`), known to `reads_of`."""
     read = mlx.WeightOp(name, tensor_type)
-    if _SHARED_READS is not None and module in _SHARED_READS:
-        _SHARED_READS[module].setdefault(name, []).append(read)
+    if _shared_reads is not None and module in _shared_reads:
+        _shared_reads[module].setdefault(name, []).append(read)
     return read
 
 
@@ -200,7 +200,7 @@ def evaluate(op: Operation, operands: list[mx.array]) -> list[mx.array]:
     result_dtypes = [element_type_to_mx(dtype_of(r)) for r in op.results]
     run = KERNELS[op.name](python_props(op), result_dtypes)
     results = list(run(operands))
-    mx.eval(*results)
+    mx.eval(*results)  # pyright: ignore[reportUnknownMemberType] (mlx.core's stub leaves eval's *args unannotated)
     return results
 
 

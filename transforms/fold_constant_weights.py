@@ -39,7 +39,7 @@ def _constant_operand(value: SSAValue) -> Operation | None:
 def _bytes(value: SSAValue) -> int:
     """The size of a static tensor value."""
     found = dtypes.of_ir(dtype_of(value))
-    itemsize = np.dtype(found.numpy).itemsize if found is not None and found.numpy is not None else 8
+    itemsize = np.dtype(found.numpy).itemsize if found is not None else 8
     return int(np.prod(shape_of(value))) * itemsize
 
 
@@ -59,7 +59,7 @@ class FoldConstantWeights(RewritePattern):
         result_type = cast(TensorType[Attribute], result.type)
         shape = result_type.get_shape()
         dtype = dtypes.of_ir(result_type.get_element_type())
-        if DYNAMIC_INDEX in shape or dtype is None or dtype.numpy is None:
+        if DYNAMIC_INDEX in shape or dtype is None:
             return
         size = _bytes(result)
         operand_sizes = sum(_bytes(v) for v in op.operands)
@@ -69,7 +69,7 @@ class FoldConstantWeights(RewritePattern):
 
         value = evaluate(op, [array_of_constant(cast(Operation, s)) for s in sources])[0]
         raw = value.view(mx.uint16) if value.dtype == mx.bfloat16 else value
-        array = np.array(raw, copy=True)
+        array = cast(np.ndarray, np.array(raw, copy=True))  # mlx's array.__array__ returns an NDArray without its dtype
         weight = next(s for s in sources if isinstance(s, mlx.WeightOp))
         assert isinstance(weight, mlx.WeightOp)
         name = f"{weight.global_name.root_reference.data}.{op.name.removeprefix('mlx.')}"

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
@@ -38,7 +37,7 @@ class FoldWeightTranspose(RewritePattern):
                 isinstance(u, mlx.TransposeOp) and list(ints(u.axes)) == perm for u in users
             ):
                 return
-        new_type = cast(TensorType[Attribute], op.result.type)
+        new_type = op.result.type
         transposed = array_of(cast(DenseIntOrFPElementsAttr, target.value)).transpose(perm)
         dtype = dtypes.of_ir(new_type.get_element_type())
         assert dtype is not None  # the global's value had this element type

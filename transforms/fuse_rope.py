@@ -21,7 +21,7 @@ from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, is_float, mixed_values, rank_of, shape_of
 from mlxir.dialects.weights import array_of
 from mlxir.support import dtypes
-from mlxir.transforms.canonicalization.mlx import _constant_tensor, arange_length
+from mlxir.transforms.canonicalization.mlx import arange_length, constant_tensor
 from mlxir.transforms.constant_weights import add_global, weight_global
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.transforms.matching import op_named, strip_upcast
@@ -37,12 +37,12 @@ def _constant_array(value: SSAValue) -> np.ndarray | None:
         if dtype_of(source) == BFloat16Type():  # bits; bfloat16 is f32's top half
             array = (array.astype(np.uint32) << 16).view(np.float32)
     else:
-        tensor = _constant_tensor(source)
+        tensor = constant_tensor(source)
         if tensor is None:
             return None
         array = tensor.double().numpy() if tensor.is_floating_point() else tensor.numpy()
     dtype = dtypes.of_ir(dtype_of(value))
-    if dtype is None or dtype.numpy is None:
+    if dtype is None:
         return None
     if dtype_of(value) == BFloat16Type():
         return None  # wanted as bfloat16 bits: no caller needs that
@@ -211,7 +211,7 @@ def _scalar_offset(value: SSAValue) -> SSAValue | int | None:
         return None
     if isinstance(value.owner, mlx.FromIndexOp):
         return value.owner.input
-    constant = _constant_tensor(value)
+    constant = constant_tensor(value)
     return int(constant) if constant is not None else None
 
 

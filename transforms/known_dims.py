@@ -29,9 +29,10 @@ program accepts; where a size is not provably one of these keys it gets a fresh
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects import arith
@@ -44,7 +45,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -185,9 +186,10 @@ def _input_dims(func: FuncOp) -> list[list[str] | None] | None:
     if not isinstance(attr, ArrayAttr):
         return None
     entries: list[list[str] | None] = []
-    for entry in attr.data:
-        if isinstance(entry, ArrayAttr) and all(isinstance(s, StringAttr) for s in entry.data):
-            entries.append([s.data for s in entry.data if isinstance(s, StringAttr)])
+    for entry in cast(ArrayAttr[Attribute], attr).data:  # isinstance leaves its type parameter unknown
+        strings = cast(ArrayAttr[Attribute], entry).data if isinstance(entry, ArrayAttr) else None
+        if strings is not None and all(isinstance(s, StringAttr) for s in strings):
+            entries.append([s.data for s in strings if isinstance(s, StringAttr)])
         else:
             entries.append(None)
     return entries
@@ -560,21 +562,21 @@ class KnownDims:
         return key is not None and key == self.axis_key(b, b_axis)
 
 
-_SHARED: dict[FuncOp, KnownDims] | None = None
+_shared: dict[FuncOp, KnownDims] | None = None
 
 
 @contextmanager
-def shared_known_dims() -> Iterator[None]:
+def shared_known_dims() -> Generator[None, None, None]:
     """Within it, `known_dims` computes a function's dims once and reuses them (a
     pattern walk asks for them at every match). Sound while the rewrites keep values'
     meaning: what is known of a value stays true, and a value created since gets its
     keys from its operands' when first asked."""
-    global _SHARED
-    previous, _SHARED = _SHARED, {}
+    global _shared
+    previous, _shared = _shared, {}
     try:
         yield
     finally:
-        _SHARED = previous
+        _shared = previous
 
 
 def known_dims(op: Operation) -> KnownDims | None:
@@ -584,11 +586,11 @@ def known_dims(op: Operation) -> KnownDims | None:
         func = func.parent_op()
     if func is None or len(func.body.blocks) != 1:
         return None
-    if _SHARED is None:
+    if _shared is None:
         return KnownDims(func)
-    found = _SHARED.get(func)
+    found = _shared.get(func)
     if found is None:
-        found = _SHARED[func] = KnownDims(func)
+        found = _shared[func] = KnownDims(func)
     return found
 
 

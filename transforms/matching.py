@@ -10,7 +10,7 @@ from xdsl.traits import Pure
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, shape_of
-from mlxir.transforms.canonicalization.mlx import _constant_tensor, is_lossless
+from mlxir.transforms.canonicalization.mlx import constant_tensor, is_lossless
 from mlxir.transforms.constant_weights import weight_global
 
 
@@ -31,7 +31,7 @@ def is_square_of(value: SSAValue, x: SSAValue) -> bool:
     if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.multiply"):
         return _same_value(owner.lhs, x) and _same_value(owner.rhs, x)
     if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.power"):
-        exponent = _constant_tensor(owner.rhs)
+        exponent = constant_tensor(owner.rhs)
         return (
             _same_value(owner.lhs, x)
             and exponent is not None
@@ -61,7 +61,7 @@ def _same_value(a: SSAValue, b: SSAValue, depth: int = 3) -> bool:
 
 def scalar_constant(value: SSAValue) -> float | None:
     """The value of a one-element constant, or None."""
-    tensor = _constant_tensor(value)
+    tensor = constant_tensor(value)
     if tensor is None or tensor.numel() != 1:
         return None
     return float(tensor)

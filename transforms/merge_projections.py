@@ -94,7 +94,7 @@ class MergeProjections(RewritePattern):
             or dtype_of(o.operands[-1]) != dtype
             or shape_of(o.results[0])[:-1] != rows
             or dtype_of(o.results[0]) != dtype
-            for o, g, _ in group
+            for o, _, _ in group
         ):
             return
         order = {o: i for i, o in enumerate(block.ops)}

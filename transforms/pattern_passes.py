@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -53,7 +53,7 @@ def by_op(patterns: Iterable[tuple[tuple[str, ...], RewritePattern]]) -> dict[st
 
 
 @contextlib.contextmanager
-def pattern_walk_caches() -> Iterator[None]:
+def pattern_walk_caches() -> Generator[None, None, None]:
     """What a pattern walk computes once and shares: each function's known dims and
     each module's weight reads (`known_dims`, `constant_weights`)."""
     from mlxir.transforms.constant_weights import shared_weight_reads

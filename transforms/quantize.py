@@ -134,14 +134,15 @@ def _quantized_reads(anchor: Operation, source: mlx.GlobalOp, rows: Any, scheme:
     import mlx.core as mx
 
     quantized = mx.quantize(mx.contiguous(rows), scheme.group_size, scheme.bits, mode=scheme.mode)
-    mx.eval(*quantized)
+    mx.eval(*quantized)  # pyright: ignore[reportUnknownMemberType] (mlx.core's stub leaves eval's *args unannotated)
     name = f"{source.sym_name.data}.q{scheme.bits}g{scheme.group_size}"
     kind = source.kind.data
     packed_type = TensorType(IntegerType(32, Signedness.UNSIGNED), list(quantized[0].shape))
-    reads = [add_global(anchor, name, np.array(quantized[0]), packed_type, kind)]
+    packed = cast(np.ndarray, np.array(quantized[0]))  # mlx's array.__array__ returns an NDArray without its dtype
+    reads = [add_global(anchor, name, packed, packed_type, kind)]
     for suffix, part in zip(("scales", "biases"), quantized[1:], strict=False):
         part_dtype = source.type.get_element_type() if scheme.mode == "affine" else IntegerType(8, Signedness.UNSIGNED)
-        raw = np.array(part.view(mx.uint16)) if part.dtype == mx.bfloat16 else np.array(part)
+        raw = cast(np.ndarray, np.array(part.view(mx.uint16)) if part.dtype == mx.bfloat16 else np.array(part))  # mlx's array.__array__ returns an NDArray without its dtype
         reads.append(add_global(anchor, f"{name}.{suffix}", raw, TensorType(part_dtype, list(part.shape)), kind))
     return reads
 

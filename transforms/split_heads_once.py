@@ -7,7 +7,7 @@ from typing import cast
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
@@ -120,7 +120,7 @@ class SplitHeadsOnce(RewritePattern):
             return
         bounds = [0, *np.cumsum(widths).tolist()]
         outer_points = [b for i, b in enumerate(bounds[1:-1], 1) if not start < i < end]
-        piece_type = cast(TensorType[Attribute], op.outputs[start].type)
+        piece_type = op.outputs[start].type
         merged_type = TensorType(
             piece_type.get_element_type(), [*piece_type.get_shape()[:-1], sum(widths[start:end])]
         )

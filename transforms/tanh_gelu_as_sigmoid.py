@@ -10,7 +10,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, is_float
-from mlxir.transforms.canonicalization.mlx import _scalar_dense
+from mlxir.transforms.canonicalization.mlx import scalar_dense
 from mlxir.transforms.matching import is_square_of, op_named, scalar_constant
 
 
@@ -95,7 +95,7 @@ class TanhGeluAsSigmoid(RewritePattern):
             return operation.results[0]
 
         def constant(value: float) -> SSAValue:
-            return add(mlx.ConstantOp(_scalar_dense(dtype, value)))
+            return add(mlx.ConstantOp(scalar_dense(dtype, value)))
 
         def unary(name: str, a: SSAValue) -> SSAValue:
             return add(cast(type[mlx.UnaryOp], mlx.UNARY_OP_CLASSES[name])(a))

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from io import StringIO
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -65,7 +66,8 @@ def attribute_text(attribute: Attribute) -> str:
     """The attribute as the IR prints it, but a dense literal without its elements: a
     weight's value prints as megabytes of numbers that a label would cut anyway."""
     if isinstance(attribute, DenseIntOrFPElementsAttr | DenseResourceAttr):
-        return f"dense<...> : {attribute_text(attribute.type)}"
+        dense = cast(DenseIntOrFPElementsAttr | DenseResourceAttr, attribute)  # isinstance leaves its type parameter unknown
+        return f"dense<...> : {attribute_text(dense.type)}"
     text = StringIO()
     Printer(stream=text).print_attribute(attribute)
     return text.getvalue()
@@ -83,10 +85,10 @@ def _location_text(op: Operation) -> str | None:
 @dataclass
 class _Writer:
     options: GraphOptions
-    lines: list[str] = field(default_factory=list)
-    ids: dict[Operation | BlockArgument, str] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list[str])
+    ids: dict[Operation | BlockArgument, str] = field(default_factory=dict[Operation | BlockArgument, str])
     """The DOT node of each op and block argument (an op with regions: its anchor)."""
-    clusters: dict[Operation, str] = field(default_factory=dict)
+    clusters: dict[Operation, str] = field(default_factory=dict[Operation, str])
     """The cluster of each op with regions."""
     counter: int = 0
 

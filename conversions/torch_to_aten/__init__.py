@@ -2,7 +2,7 @@
 
 `core` holds what the modules share (types, locations, the import state, arguments read
 by schema name); each op family (`elementwise`, `reduction`, `shape`, `indexing`,
-`linalg`, `nn`, `creation`, `symbolic`) holds its handlers and their table; `program`
+`linalg`, `nn`, `creation`, `symbolic`) holds its handlers and their table; `importer`
 merges the tables into `IMPORTERS` and imports a whole program.
 """
 
@@ -25,7 +25,7 @@ from mlxir.conversions.torch_to_aten.core import (
     type_of_node,
 )
 from mlxir.conversions.torch_to_aten.decompositions import NATIVE_OPS, decomposition_table
-from mlxir.conversions.torch_to_aten.program import (
+from mlxir.conversions.torch_to_aten.importer import (
     IMPORTERS,
     UNSUPPORTED_BECAUSE,
     handler_for,

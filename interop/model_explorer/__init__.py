@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute, Operation
 
-    from mlxir.codegen.program import ProgramInfo
+    from mlxir.codegen.reader import ProgramInfo
     from mlxir.debug.divergence import DivergenceReport
 
 ADAPTER_ID = "mlxir"
@@ -162,7 +162,7 @@ def import_with_scopes(ep: Any) -> tuple[ModuleOp, dict[str, str]]:
     from xdsl.ir import Operation, OpResult, SSAValue
 
     from mlxir.conversions.torch_to_aten import import_program
-    from mlxir.conversions.torch_to_aten.program import graph_to_import
+    from mlxir.conversions.torch_to_aten.importer import graph_to_import
 
     observed: dict[str, SSAValue] = {}
     module = import_program(ep, observed=observed)
@@ -518,7 +518,7 @@ def convert(path: str | Path, settings: Mapping[str, Any] | None = None) -> dict
     if kind == "mlir":
         return {"graphs": graphs_of_module(parse_mlir(path))}
     from mlxir.codegen.errors import ProgramError
-    from mlxir.codegen.program import read_program
+    from mlxir.codegen.reader import read_program
 
     try:
         info = read_program(path.read_bytes())

@@ -12,7 +12,7 @@ Its choices, each giving the values of the generic kernels:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator
 
 import mlx.core as mx
 
@@ -43,7 +43,7 @@ class CpuBackend(Backend):
         return streams.thread_token()
 
     @contextlib.contextmanager
-    def exporting(self) -> Iterator[None]:
+    def exporting(self) -> Generator[None, None, None]:
         with streams.fewer_cpu_streams(1):
             yield
 

@@ -276,7 +276,7 @@ def _warn(message: str) -> None:
     importlib's frames itself, so they are passed over without being counted."""
     package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     internal = {os.path.abspath(__file__), os.path.join(package, "__init__.py")}
-    frame = sys._getframe(0)
+    frame = sys._getframe(0)  # pyright: ignore[reportPrivateUsage] (CPython's documented frame accessor)
     level = 1
     while frame is not None:
         name = os.path.abspath(frame.f_code.co_filename)
@@ -378,7 +378,7 @@ def _loaded_objects() -> list[tuple[str, int]]:
     """(path, load bias) of every ELF object in the process."""
     objects: list[tuple[str, int]] = []
 
-    def visit(info: ctypes._Pointer[_PhdrInfo], size: int, data: int | None) -> int:
+    def visit(info: ctypes._Pointer[_PhdrInfo], size: int, data: int | None) -> int:  # pyright: ignore[reportPrivateUsage] (typeshed's only name for a POINTER(T) instance)
         name = info.contents.dlpi_name
         if name:
             objects.append((name.decode(errors="replace"), int(info.contents.dlpi_addr)))
@@ -429,7 +429,7 @@ def _relocation_slots(path: str, symbol: str) -> list[int]:
         ]
         loaded = [(vaddr, vaddr + memsz) for kind, _, vaddr, memsz in segments if kind == 1]
         table = read(shoff, shentsize * shnum)
-        sections = [struct.unpack_from(end + "4xI8x8xQQI4x8xQ", table, i * shentsize) for i in range(shnum)]
+        sections: list[tuple[int, ...]] = [struct.unpack_from(end + "4xI8x8xQQI4x8xQ", table, i * shentsize) for i in range(shnum)]
         # (sh_type, sh_offset, sh_size, sh_link, sh_entsize)
         dynsym = next(i for i, s in enumerate(sections) if s[0] == 11)  # SHT_DYNSYM
         _, sym_offset, sym_size, strtab, sym_entsize = sections[dynsym]

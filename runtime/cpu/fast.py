@@ -50,7 +50,7 @@ def cpu_sdpa(q: mx.array, k: mx.array, v: mx.array, *, scale: float, mask: Any) 
     rep = heads // kv_heads
     q = mx.array(scale, dtype=q.dtype) * q
     if rep > 1:
-        q = q.reshape(batch, kv_heads, rep * length, q.shape[-1])
+        q = q.reshape(batch, kv_heads, rep * length, q.shape[-1])  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
     scores = q @ k.swapaxes(-1, -2)
     if mask is not None:
         mask = mx.broadcast_to(mask, (batch, heads, length, slots))
@@ -61,7 +61,7 @@ def cpu_sdpa(q: mx.array, k: mx.array, v: mx.array, *, scale: float, mask: Any) 
         else:
             scores = scores + mask.astype(scores.dtype)
     out = mx.softmax(scores, axis=-1, precise=True) @ v
-    return out.reshape(batch, heads, length, v.shape[-1]) if rep > 1 else out
+    return out.reshape(batch, heads, length, v.shape[-1]) if rep > 1 else out  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
 
 
 
@@ -76,7 +76,7 @@ def _rope_constant(key: tuple[Any, ...], make: Callable[[], mx.array]) -> mx.arr
     value = _ROPE_CONSTANTS.get(key)
     if value is None:
         value = make()
-        mx.eval(value)
+        mx.eval(value)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
         if len(_ROPE_CONSTANTS) < 4096:
             _ROPE_CONSTANTS[key] = value
     return value
@@ -126,12 +126,12 @@ def cpu_rope(
     pair_axis = -1 if traditional else -2
     signs = _rope_constant(
         ("signs", traditional, x.dtype),
-        lambda: mx.array([-1, 1], dtype=x.dtype).reshape((2,) if traditional else (2, 1)),
+        lambda: mx.array([-1, 1], dtype=x.dtype).reshape((2,) if traditional else (2, 1)),  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
     )
-    pairs = x.reshape(*x.shape[:-1], *((half, 2) if traditional else (2, half)))
+    pairs = x.reshape(*x.shape[:-1], *((half, 2) if traditional else (2, half)))  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
     partners = pairs[..., ::-1] if traditional else pairs[..., ::-1, :]
     cos, sin = mx.expand_dims(cos, pair_axis), mx.expand_dims(sin, pair_axis)
-    return (pairs * cos + partners * (sin * signs)).reshape(x.shape)
+    return (pairs * cos + partners * (sin * signs)).reshape(x.shape)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
 
 
 KERNELS: dict[str, KernelFactory] = {

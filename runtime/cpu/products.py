@@ -15,7 +15,7 @@ the outputs only (each output is the same dot product).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import mlx.core as mx
 
@@ -174,12 +174,13 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
     # memory, so that a call (or a compiled trace) reads them as constants instead of
     # slicing the weight again (a graph node per block and call).
     cut: dict[int, tuple[mx.array, list[mx.array]]] = {}
+    uncut: tuple[None, list[mx.array]] = (None, [])  # its list is never returned: a weight is not None
 
     def pieces(weight: mx.array, rows: int, blocks: list[slice]) -> list[mx.array]:
-        cut_from, views = cut.get(rows, (None, []))
+        cut_from, views = cut.get(rows, uncut)
         if cut_from is not weight:
             views = [weight[:, block] for block in blocks]
-            mx.eval(views)
+            mx.eval(views)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
             cut[rows] = (weight, views)
         return views
 
@@ -204,7 +205,7 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
         # Rows as one matrix: one reshape in and out, where MLX would flatten and
         # unflatten around each block's product (the same products).
         flat = x if x.ndim == 2 or (cut_bias and bias.ndim > 1) else x.reshape(rows, depth)
-        parts = []
+        parts: list[mx.array] = []
         for index, (block, piece) in enumerate(zip(blocks, pieces(weight, rows, blocks))):
             sliced = list(operands)
             sliced[at - 1], sliced[at] = flat, piece
@@ -213,7 +214,7 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
             with mx.stream(streams[index * len(streams) // len(blocks)]):
                 parts.append(run(sliced)[0])
         product = mx.concatenate(parts, axis=-1)
-        return (product if flat is x else product.reshape(*x.shape[:-1], columns),)
+        return (product if flat is x else product.reshape(*x.shape[:-1], columns),)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
 
     return blocked
 
@@ -242,8 +243,8 @@ def _affine_dequantize(
              for s in range(0, 8, bits)],
             axis=-1,
         )
-    codes = codes.reshape(rows, scales.shape[-1], group_size).astype(scales.dtype)
-    matrix = (codes * scales[..., None] + biases[..., None]).reshape(rows, -1)
+    codes = codes.reshape(rows, scales.shape[-1], group_size).astype(scales.dtype)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
+    matrix = (codes * scales[..., None] + biases[..., None]).reshape(rows, -1)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
     return matrix if matrix.dtype == dtype else matrix.astype(dtype)
 
 
@@ -265,7 +266,7 @@ def _dequantized_product(
     after = x
     for start in range(0, rows, step):
         block = slice(start, min(start + step, rows))
-        (codes,) = mx.depends([w[block]], [after])
+        (codes,) = cast(list[mx.array], mx.depends([w[block]], [after]))  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves depends' result unannotated)
         matrix = _affine_dequantize(codes, scales[block], biases[block], bits, group_size, x.dtype)
         after = mx.matmul(x, matrix.T)
         parts.append(after)

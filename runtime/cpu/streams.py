@@ -28,7 +28,7 @@ import contextvars
 import itertools
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 
 import mlx.core as mx
 
@@ -76,7 +76,7 @@ def thread_token() -> int:
 
 
 @contextlib.contextmanager
-def fewer_cpu_streams(count: int) -> Iterator[None]:
+def fewer_cpu_streams(count: int) -> Generator[None, None, None]:
     """At most `count` CPU streams for ops built inside the block (this thread only)."""
     token = _limit.set(count)
     try:

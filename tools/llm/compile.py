@@ -18,8 +18,8 @@ from mlxir.tools.llm.export import (
     STEP_SIGNATURE,
     CacheKind,
     ExportedLLM,
-    _load_hf_model,
     export_llm,
+    load_hf_model,
 )
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class CompiledLLM:
     with_mask: bool
     kv_shapes: tuple[tuple[int, int], ...]  # (heads, head_dim) per cache tensor
     kv_dtype: str
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict[str, float])
     quantized: str | None = None
     """What `compile_llm(..., quantize=...)` quantized, in one line."""
     cache: CacheKind = "growing"
@@ -59,7 +59,7 @@ class CompiledLLM:
         kv = program.inputs[(4 if fixed else 3) if with_mask else 1 :]
         if not kv or len(kv) % 2:
             raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
-        shapes = []
+        shapes: list[tuple[int, int]] = []
         for spec in kv:
             heads, head_dim = spec.shape[1], spec.shape[3]
             if len(spec.shape) != 4 or heads is None or head_dim is None:
@@ -232,9 +232,7 @@ def load(
             raise ValueError(f"'{path}' is already compiled: quantization applies when compiling a folder")
         if tokenizer is None:
             raise ValueError(f"'{path}' is a compiled program: give the folder of its tokenizer")
-        program = load_program(path)
-        if not isinstance(program, Program):
-            raise ValueError(f"'{path}' is an ExecuTorch program, not an mlxir LLM step program")
+        program = load_program(path)  # a .pte raises ProgramError
         return CompiledLLM.from_program(program), load_tokenizer(tokenizer)
     if not path.is_dir():
         raise FileNotFoundError(f"'{path}': no such folder or program")
@@ -250,10 +248,10 @@ def load(
         assert isinstance(program, Program)
         return CompiledLLM.from_program(program), text_tokenizer
 
-    say = progress or (lambda _: None)
+    say: Callable[[str], None] = progress or (lambda _: None)
     say(f"compiling {path} (the first run; the program is cached for the next ones)")
     start = time.perf_counter()
-    hf_model = _load_hf_model(path)
+    hf_model = load_hf_model(path)
     say(f"  loaded the model with transformers in {time.perf_counter() - start:.1f} s")
     exported = export_llm(hf_model, **options)  # type: ignore[arg-type]
     say(f"  torch.export: {exported.export_s:.1f} s")

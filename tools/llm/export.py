@@ -2,18 +2,18 @@
 its KV cache explicit (growing, or fixed-capacity; see `mlxir.tools.llm`), and what
 that takes: the cache layout read off the model, the exported modules, the widened
 symbol ranges. Also a `save_pretrained` folder loaded with transformers
-(`_load_hf_model`) and the static-cache variant transformers makes for ExecuTorch
+(`load_hf_model`) and the static-cache variant transformers makes for ExecuTorch
 (`export_static_llm`)."""
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 if TYPE_CHECKING:
     import torch
@@ -55,7 +55,7 @@ class ExportedLLM:
     with_mask: bool
     logits: Literal["all", "last"]
     export_s: float = 0.0
-    limits: dict[str, tuple[int, int]] = field(default_factory=dict)
+    limits: dict[str, tuple[int, int]] = field(default_factory=dict[str, tuple[int, int]])
     cache: CacheKind = "growing"
 
 
@@ -95,7 +95,7 @@ def _step_classes() -> tuple[type, type, type]:
         is_sliding = False
 
         def __init__(self, keys: torch.Tensor, values: torch.Tensor, past_length: torch.Tensor):
-            super().__init__()
+            super().__init__()  # pyright: ignore[reportUnknownMemberType] (transformers leaves CacheLayerMixin.__init__'s **kwargs unannotated)
             self.keys, self.values, self.past_length = keys, values, past_length
             self.is_initialized = True
 
@@ -279,7 +279,7 @@ def export_llm(
 
 
 @contextlib.contextmanager
-def _grouped_query_sdpa() -> Iterator[None]:
+def _grouped_query_sdpa() -> Generator[None, None, None]:
     """While exporting: transformers' SDPA attention passes the key/value heads to
     `scaled_dot_product_attention(..., enable_gqa=True)` instead of repeating them with
     `repeat_kv` (its choice, `use_gqa_in_sdpa`, is made for CUDA kernels and says no
@@ -298,7 +298,11 @@ def _grouped_query_sdpa() -> Iterator[None]:
     if original is None:
         yield
         return
-    sdpa_attention.use_gqa_in_sdpa = lambda *args, **kwargs: True
+
+    def use_gqa(*args: object, **kwargs: object) -> bool:
+        return True
+
+    sdpa_attention.use_gqa_in_sdpa = use_gqa
     try:
         yield
     finally:
@@ -313,9 +317,10 @@ def _set_range(ep: ExportedProgram, placeholder: str, axis: int, lower: int, upp
     node = next(n for n in ep.graph.nodes if n.op == "placeholder" and n.name == placeholder)
     dim = node.meta["val"].shape[axis]
     if isinstance(dim, torch.SymInt):
-        symbol = dim.node.expr
-        if symbol in ep.range_constraints:
-            ep.range_constraints[symbol] = ValueRanges(lower, upper)
+        symbol = cast(Any, dim.node.expr)  # pyright: ignore[reportUnknownMemberType] (torch leaves SymInt.node unannotated)
+        ranges = cast(dict[Any, Any], ep.range_constraints)  # pyright: ignore[reportUnknownMemberType] (torch annotates it with a bare ValueRanges)
+        if symbol in ranges:
+            ranges[symbol] = ValueRanges(lower, upper)
 
 
 def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -> ExportedProgram:
@@ -349,12 +354,12 @@ def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -
         return export(wrapper, (), {"input_ids": ids, "cache_position": position}, strict=True)
 
 
-def _load_hf_model(folder: Path) -> Any:
+def load_hf_model(folder: Path) -> Any:
     from transformers import AutoModelForCausalLM
 
     from mlxir.support.quiet import quiet_torchao_import, quiet_transformers_progress
 
     # from_pretrained imports the model class, which imports torchao
     with quiet_torchao_import(), quiet_transformers_progress():
-        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype="auto", attn_implementation="sdpa")
+        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype="auto", attn_implementation="sdpa")  # pyright: ignore[reportUnknownMemberType] (transformers leaves some of from_pretrained's parameters unannotated)
     return model.eval()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mlxir.tools.llm.sampling import sample_next
 
@@ -61,7 +61,7 @@ def stream_tokens(
         raise ValueError(
             "attention_mask must be left-padded: each row zeros (padding), then ones"
         )
-    eos = (
+    eos: set[int] = (
         set()
         if eos_token_id is None
         else {int(eos_token_id)} if isinstance(eos_token_id, int) else {int(t) for t in eos_token_id}
@@ -116,7 +116,7 @@ def stream_tokens(
         # input of the graph only, and MLX writes the prompt's keys and values into its
         # buffers (donated) instead of copies of them.
         last = run(ids[:, start:stop], start, stop, evaluate=False)
-        mx.eval(last, *kv)
+        mx.eval(last, *kv)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
         # The prefill's activations and the cache buffers a chunk outgrew are freed into
         # MLX's buffer cache, sized as no decode step asks again: release them (mlx-lm
         # does too) instead of carrying them as resident memory.
@@ -124,8 +124,8 @@ def stream_tokens(
     # Pipelined as mlx-lm does: step n + 1's graph is built on step n's lazy token and
     # handed to MLX (`async_eval`) before step n's token is waited for, so building a
     # step overlaps computing the previous one.
-    token, done = choose(last)
-    mx.async_eval(token)
+    token, done = choose(last)  # pyright: ignore[reportPossiblyUnboundVariable] (the prefill loop ran: the prompt has tokens)
+    mx.async_eval(token)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves async_eval's *args unannotated)
     # The cache's size when the buffer cache was last released, and when `token`'s step
     # ran: a step that outgrew the cache frees the smaller one, which no later step reuses.
     released = size = _capacity_for(length, limit)
@@ -137,12 +137,12 @@ def stream_tokens(
                 mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
             following_logits = run(token[:, None], total - 1, total, evaluate=False)
             following, following_done = choose(following_logits)
-            mx.async_eval(following, *kv)
-        mx.eval(token)
+            mx.async_eval(following, *kv)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves async_eval's *args unannotated)
+        mx.eval(token)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
         if size != released:
             mx.clear_cache()
             released = size
-        yield token, last
+        yield token, last  # pyright: ignore[reportPossiblyUnboundVariable] (the prefill loop ran: the prompt has tokens)
         if not more or (eos and bool(mx.all(done))):
             return
         token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable]
@@ -183,7 +183,7 @@ def generate(
 
     from mlxir.evaluator.arrays import to_mx
 
-    tokens = []
+    tokens: list[mx.array] = []
     for token, step_logits in stream_tokens(
         llm, input_ids, attention_mask, max_new_tokens=max_new_tokens, **options
     ):
@@ -198,11 +198,11 @@ def generate(
         return out
     import numpy as np  # only for torch or NumPy prompts: a run on mx.arrays never imports it
 
-    array = np.array(out)
+    array = cast("np.ndarray[Any, np.dtype[Any]]", np.array(out))  # numpy cannot see an mx.array's dtype
     if type(input_ids).__module__.startswith("torch"):
         import torch
 
-        return torch.from_numpy(array)
+        return torch.from_numpy(array)  # pyright: ignore[reportUnknownMemberType] (torch leaves from_numpy's parameter unannotated)
     return array
 
 

@@ -59,13 +59,16 @@ from mlxir.transforms.known_dims import known_dims
 
 def _int_info(dtype: Attribute) -> tuple[int, bool] | None:
     """(width, signed) of an integer type other than i1."""
-    if isinstance(dtype, IntegerType) and dtype.width.data > 1:
-        return dtype.width.data, dtype.signedness.data != Signedness.UNSIGNED
+    if not isinstance(dtype, IntegerType):
+        return None
+    int_type = cast(IntegerType, dtype)  # isinstance leaves its type parameters unknown
+    if int_type.width.data > 1:
+        return int_type.width.data, int_type.signedness.data != Signedness.UNSIGNED
     return None
 
 
 def _is_bool(dtype: Attribute) -> bool:
-    return isinstance(dtype, IntegerType) and dtype.width.data == 1
+    return isinstance(dtype, IntegerType) and cast(IntegerType, dtype).width.data == 1
 
 
 _EXACT_FLOAT_WIDENINGS = {
@@ -151,7 +154,7 @@ MAX_FOLDED_ELEMENTS = 64
 """Constant folding only touches small constants (scalars, short vectors)."""
 
 
-def _constant_tensor(value: SSAValue) -> torch.Tensor | None:
+def constant_tensor(value: SSAValue) -> torch.Tensor | None:
     import torch
 
     owner = value.owner
@@ -177,12 +180,13 @@ def _constant_op(tensor: torch.Tensor, result_type: Attribute) -> mlx.ConstantOp
     import torch
 
     assert isinstance(result_type, TensorType)
+    tensor_type = cast(Any, result_type)  # from_list's overloads want the element type known statically
     flat = tensor.reshape(-1)
     if tensor.dtype.is_floating_point:
         values: list[float] | list[int] = [float(v) for v in flat.to(torch.float64)]
     else:
         values = [int(v) for v in flat.to(torch.int64)]
-    return mlx.ConstantOp(DenseIntOrFPElementsAttr.from_list(result_type, values))
+    return mlx.ConstantOp(DenseIntOrFPElementsAttr.from_list(tensor_type, values))
 
 
 class FoldConstantCast(RewritePattern):
@@ -191,7 +195,7 @@ class FoldConstantCast(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: mlx.AstypeOp, rewriter: PatternRewriter) -> None:
-        value = _constant_tensor(op.input)
+        value = constant_tensor(op.input)
         target = _torch_dtype(dtype_of(op.result))
         if value is None or target is None:
             return
@@ -219,7 +223,7 @@ class FoldConstantArithmetic(RewritePattern):
         fold = _SCALAR_FOLDS.get(op.name)
         if fold is None or not isinstance(op, mlx.BinaryOp):
             return
-        lhs, rhs = _constant_tensor(op.lhs), _constant_tensor(op.rhs)
+        lhs, rhs = constant_tensor(op.lhs), constant_tensor(op.rhs)
         if lhs is None or rhs is None or not lhs.dtype.is_floating_point:
             return
         import torch
@@ -639,7 +643,7 @@ class SlicesToSplit(RewritePattern):
 # ---------------------------------------------------------------------------
 
 
-def _scalar_dense(dtype: Attribute, value: float) -> DenseIntOrFPElementsAttr:
+def scalar_dense(dtype: Attribute, value: float) -> DenseIntOrFPElementsAttr:
     """A 0-d float literal of `dtype`."""
     tensor_type = cast(Any, TensorType(dtype, []))
     return DenseIntOrFPElementsAttr.from_list(tensor_type, [value])
@@ -735,7 +739,7 @@ class ZeroFullyMaskedRows(RewritePattern):
         mask_shape = list(shape_of(mask))
         bool_type = TensorType(IntegerType(1), mask_shape)
         if not _is_bool(dtype_of(mask)):
-            neg_inf = mlx.ConstantOp(_scalar_dense(dtype_of(mask), -math.inf))
+            neg_inf = mlx.ConstantOp(scalar_dense(dtype_of(mask), -math.inf))
             greater = mlx.BINARY_OP_CLASSES["greater"](mask, neg_inf.result, bool_type)
             new_ops += [neg_inf, greater]
             attendable = greater.results[0]
@@ -743,7 +747,7 @@ class ZeroFullyMaskedRows(RewritePattern):
         any_op = mlx.REDUCTION_OP_CLASSES["any"](
             attendable, [len(mask_shape) - 1], True, TensorType(IntegerType(1), any_shape)
         )
-        zero = mlx.ConstantOp(_scalar_dense(dtype, 0.0))
+        zero = mlx.ConstantOp(scalar_dense(dtype, 0.0))
         where = mlx.WhereOp(any_op.results[0], plain_sdpa.results[0], zero.result, op.result.type)
         new_ops += [any_op, zero, plain_sdpa, where]
         for new in new_ops:

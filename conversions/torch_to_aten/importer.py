@@ -12,7 +12,7 @@ becomes IR:
 - parameters, buffers (persistent or not) and lifted constants become `mlx.global`
   symbols read with `mlx.weight`; mutated buffers become `state` globals read with
   `mlx.load_state` and written back with `mlx.store_state`; each global holds its
-  tensor as its `dense<...>` value (`mlxir/weights.py`), so the weights travel in the IR;
+  tensor as its `dense<...>` value (`dialects/weights.py`), so the weights travel in the IR;
 - user inputs become function arguments (`index` for SymInt inputs), user outputs the
   returned values, in signature order;
 - each `call_function` node goes through `IMPORTERS`, keyed by ATen overload packet
