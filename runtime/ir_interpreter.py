@@ -1,7 +1,8 @@
 """A small reference interpreter over mlx-level IR, for tests.
 
-It walks a function's ops in order and runs each through `KERNELS`, the same
-kernels the program runtime uses; `mlx.weight` reads a payload, `mlx.load_state` /
+It walks a function's ops in order and runs each through the kernels the program
+runtime uses, those of the backend of MLX's default device when it is built
+(`runtime/backend.py`); `mlx.weight` reads a payload, `mlx.load_state` /
 `mlx.store_state` read and write named state. Outputs (and the state written) are
 evaluated once, at the end of the call.
 
@@ -27,9 +28,10 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 
 from mlxir.dialects import mlx as mlx_dialect
-from mlxir.evaluator import KERNELS, Kernel
+from mlxir.evaluator import Kernel
 from mlxir.evaluator.arrays import element_type_to_mx, to_mx
 from mlxir.evaluator.props import dense_to_numpy, python_props
+from mlxir.runtime.backend import backend_for
 
 
 def parse_module(text: str) -> ModuleOp:
@@ -70,13 +72,14 @@ class Program:
         self.payloads = payloads
         self._weights: dict[str, mx.array] = {}
         self.steps: list[_Step] = []
+        backend = backend_for(mx.default_device())
         for op in self.function.body.block.ops:
             if isinstance(op, func.ReturnOp):
                 break
             if isinstance(op, mlx_dialect.WeightOp | mlx_dialect.LoadStateOp | mlx_dialect.StoreStateOp):
                 self.steps.append(_Step(op, None, op.global_name.root_reference.data))
                 continue
-            factory = KERNELS.get(op.name)
+            factory = backend.kernel_factory(op.name)
             if factory is None:
                 raise NotImplementedError(f"no kernel for '{op.name}'")
             kernel = factory(python_props(op), [_dtype_of(r.type) for r in op.results])
