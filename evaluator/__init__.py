@@ -9,7 +9,7 @@ never by a branch in here.
     run = KERNELS["mlx.slice"](props, result_dtypes)
     results = run(operands)
 
-`props` are the op's properties as plain Python values (`runtime.props.python_props`),
+`props` are the op's properties as plain Python values (`evaluator.props.python_props`),
 `result_dtypes` the MLX dtype of each result (None for an `index` or scalar result).
 `run` takes the operands in the op's IR order (tensors as `mx.array`, `index` values as
 Python ints) and returns the results in IR order. Everything that depends only on the

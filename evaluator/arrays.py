@@ -1,4 +1,4 @@
-"""Element types at run time (the table is `mlxir/dtypes.py`) and array conversions.
+"""Element types at run time (the table is `support/dtypes.py`) and array conversions.
 
 Array conversions never go through float64 and never round: bfloat16 crosses the
 numpy/torch boundary as its raw 16-bit pattern (numpy has no bfloat16; `to_numpy`

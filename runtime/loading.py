@@ -166,9 +166,11 @@ class LoadedProgram:
         self.registers = len(info.slots)
         self.view_constants()
         self.whole_steps = self.steps
-        """The steps as the generic kernels run them, every product whole: for MLX's
-        exporter (`runtime/mlxfn.py`), whose file must not carry this machine's
-        choices."""
+        """The steps before the backend cut any product by a weight (every product
+        whole): for MLX's exporter (`runtime/mlxfn.py`), whose file must not carry
+        this machine's BLAS block sizes. Their kernels are still the backend's (on
+        the CPU, rope and attention composed in fewer nodes): the same values, which
+        run on any device."""
         self.steps = [self._by_backend(step) for step in self.steps]
         self.spreads = any(backend.spreads(i.op) for i in info.instructions) or any(
             a is not b for a, b in zip(self.steps, self.whole_steps)

@@ -45,7 +45,7 @@ row, so neither a one-off call nor shapes that change at every call (a growing K
 cache) pay for a trace. A program qualifies when all its outputs are
 tensors (`native_unavailable` says why one does not). On MLX's CPU backend each new
 fused kernel is built by the system C++ compiler the first time it is met (about
-1 s each, measured here; cached on disk under `/tmp/mlx` for the next processes).
+1 s each, measured here; cached on disk under `$TMPDIR/mlx` for the next processes).
 
 Failures: a program that cannot be loaded raises `ProgramError`; a call with wrong
 inputs raises `InputError` (naming the input); an op that fails raises `RuntimeError`
@@ -61,7 +61,7 @@ serialized by a lock (the register file and the state are per program), so concu
 calls give the results of some serial order; use one `Program` per thread (`load` the
 same bytes again) for calls that run in parallel.
 
-Out-of-range gather/scatter indices are clamped into bounds (`kernels.py`).
+Out-of-range gather/scatter indices are clamped into bounds (`evaluator/registry.py`, `in_bounds`).
 """
 
 from __future__ import annotations

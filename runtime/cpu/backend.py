@@ -1,6 +1,8 @@
 """The CPU backend: MLX's CPU device, with this machine's BLAS and cores.
 
-Its choices, each giving the values of the generic kernels:
+Its choices compute what the generic kernels mean (in float32 the same values; in
+float16/bfloat16 attention keeps its scores in float32, as torch's CPU kernel and MLX's
+GPU kernels do, where MLX's CPU composition rounds them):
 - `runtime/cpu/fast.py`: rope and attention composed in fewer graph nodes;
 - `runtime/cpu/products.py`: quantized products dequantized or spread over the CPU
   streams, float products by a `linear` weight cut into blocks OpenBLAS computes
