@@ -607,12 +607,14 @@ def _rebuild_dense(record: AttrRecord, ctx: Context) -> Attribute:
 
 
 def _rebuild_scalar(record: AttrRecord, ctx: Context) -> Attribute:
-    from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+    from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType
 
     ir = dtypes.BY_NAME[record.dtype or ""].ir
+    # The dtype table's IR types are typed `Attribute`; a scalar record's are integer or
+    # float types (the writer checked), which xDSL's constructors want.
     if record.kind == "IntValue":
-        return IntegerAttr(record.value, ir)  # type: ignore[arg-type]
-    return FloatAttr(record.value, ir)  # type: ignore[arg-type]
+        return IntegerAttr(record.value, cast(IntegerType | IndexType, ir))
+    return FloatAttr(record.value, cast(AnyFloat, ir))
 
 
 CODECS: tuple[Codec, ...] = (

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from typing import cast
 
 from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.fb.layout import ENUMS, SCALAR_SIZES, TABLES, UNIONS
@@ -242,7 +243,7 @@ class Table:
     def ints(self, name: str) -> tuple[int, ...]:
         values = self.scalars(name)
         assert all(isinstance(v, int) for v in values[:1])
-        return values  # type: ignore[return-value]
+        return cast(tuple[int, ...], values)  # an integer field's format unpacks ints
 
     def tables(self, name: str) -> list[Table]:
         """A vector of tables (empty when absent)."""

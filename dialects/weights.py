@@ -154,7 +154,7 @@ def _shared(array: np.ndarray) -> ctypes.Array[ctypes.c_char] | None:
     if not contiguous.flags.writeable or contiguous.nbytes == 0:
         return None
     # from_buffer keeps `contiguous` (and so the tensor it views) alive
-    return _shared_bytes_type(contiguous.nbytes).from_buffer(contiguous)  # pyright: ignore[reportArgumentType]
+    return _shared_bytes_type(contiguous.nbytes).from_buffer(contiguous)  # pyright: ignore[reportArgumentType] (typeshed: ctypes from_buffer takes any writable buffer, a numpy array included)
 
 
 def dense_attr(array: np.ndarray, dtype: dtypes.DType, shape: tuple[int, ...]) -> DenseIntOrFPElementsAttr:
@@ -164,7 +164,7 @@ def dense_attr(array: np.ndarray, dtype: dtypes.DType, shape: tuple[int, ...]) -
     if dtype.name != "bool" and array.nbytes >= SHARED_FROM:
         shared = _shared(array.astype(dtype.numpy, copy=False))
         if shared is not None:
-            return DenseIntOrFPElementsAttr(type_, BytesAttr(shared))  # pyright: ignore[reportArgumentType]
+            return DenseIntOrFPElementsAttr(type_, BytesAttr(shared))  # pyright: ignore[reportArgumentType] (xDSL types BytesAttr.data as bytes; a shared ctypes buffer is read the same way)
     raw = element_bytes(array, dtype)
     if dtype.name == "bool":
         raw = (np.frombuffer(raw, dtype=np.uint8) * 0xFF).astype(np.uint8).tobytes()

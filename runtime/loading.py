@@ -127,7 +127,7 @@ class LoadedProgram:
             read_segment = data.read_at
         else:
             try:
-                view = memoryview(data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
+                view = memoryview(data)
             except TypeError:
                 raise ProgramError(f"expected the program's bytes, got {type(data).__name__}") from None
             # Immutable bytes and read-only maps are used in place; a buffer the caller
@@ -285,7 +285,7 @@ class LoadedProgram:
     def pieces(self) -> list[Any]:
         """The program's bytes in order: `data`, with the payloads it lacks taken from
         the arrays MLX holds (a program loaded from `ProgramParts`)."""
-        data = memoryview(self.data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
+        data = memoryview(self.data)
         arrays = {**self.constants, **{self.state_slots[n]: a for n, a in self.initial_state.items()}}
         pieces: list[Any] = []
         position = 0
@@ -406,7 +406,7 @@ def map_file(file: BinaryIO) -> bytes | mmap.mmap:
 
 
 def bytes_view(data: bytes | memoryview | mmap.mmap) -> memoryview:
-    view = memoryview(data)  # pyright: ignore[reportArgumentType] (mmap has the buffer protocol)
+    view = memoryview(data)
     return view if view.format == "B" and view.ndim == 1 else view.cast("B")
 
 

@@ -68,7 +68,7 @@ class SafetensorsView(io.RawIOBase):
         self._position = max(0, base + offset)
         return self._position
 
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # pyright: ignore[reportIncompatibleMethodOverride] (typeshed names RawIOBase.readinto's buffer a WriteableBuffer; this reader takes the two kinds MLX passes)
         view = memoryview(buffer).cast("B")
         filled = 0
         header_size = len(self._header)
@@ -246,7 +246,7 @@ def bind_payloads(
         _release_streams_at_exit()
         _STREAMS_IN_MLX.add(stream)
         try:
-            loaded = mx.load(stream, format="safetensors")  # pyright: ignore[reportArgumentType]
+            loaded = mx.load(stream, format="safetensors")  # pyright: ignore[reportArgumentType] (mlx.core's stub wants a path or a binary file; it reads any object with read and seek)
         except (RuntimeError, ValueError, OSError) as error:  # e.g. the file shrank under us
             raise ProgramError(f"cannot read the weights: {error}") from None
         assert isinstance(loaded, dict)

@@ -51,7 +51,7 @@ def apply() -> None:
     from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
     from xdsl.utils.mlir_lexer import MLIRLexer
 
-    MLIRLexer._unescaped_characters_regex = STRING_LITERAL  # type: ignore[attr-defined]
+    MLIRLexer._unescaped_characters_regex = STRING_LITERAL  # pyright: ignore[reportPrivateUsage] (the fix replaces xDSL's private regex: there is no public hook)
     if not _ORIGINAL_PRINT:
         _ORIGINAL_PRINT.append(DenseIntOrFPElementsAttr.print_without_type)
-        DenseIntOrFPElementsAttr.print_without_type = _print_dense_without_type  # type: ignore[method-assign]
+        DenseIntOrFPElementsAttr.print_without_type = _print_dense_without_type

@@ -254,7 +254,7 @@ class MlxOptMain(xDSLOptMain):
         if self._writes_mlxfb():
             from mlxir.codegen.tooling import BinaryOutput
 
-            return BinaryOutput(self.args.output_file)  # type: ignore[return-value]
+            return cast(IO[Any], BinaryOutput(self.args.output_file))  # what xDSL writes to: write() and close()
         return super().prepare_output()
 
     def output_resulting_program(self, prog: ModuleOp) -> Any:

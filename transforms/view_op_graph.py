@@ -173,7 +173,7 @@ class _Writer:
 
 
 def _definition(value: SSAValue) -> Operation | BlockArgument:
-    return value if isinstance(value, BlockArgument) else value.owner  # type: ignore[return-value]
+    return value if isinstance(value, BlockArgument) else cast(Operation, value.owner)  # an OpResult's owner
 
 
 def _walk(op: Operation) -> Iterator[Operation]:

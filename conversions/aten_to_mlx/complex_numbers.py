@@ -79,7 +79,7 @@ class LowerFft(AtenLowering):
         real_input = isinstance(op, aten.FftR2cOp)
         real_result = isinstance(op, aten.FftC2rOp)
         inverse = real_result or (isinstance(op, aten.FftC2cOp) and op.forward is None)
-        rfft = real_input and op.onesided is not None  # type: ignore[union-attr]
+        rfft = real_input and op.onesided is not None
         last_size = shape_of(op.result)[axes[-1]]
         if real_result and last_size == DYNAMIC:
             raise LoweringError(

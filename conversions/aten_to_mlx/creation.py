@@ -4,6 +4,7 @@ forms, arange, diagonal, tril/triu) and of `sym_size`, a runtime dim size."""
 from __future__ import annotations
 
 import math
+from typing import cast
 
 from xdsl.dialects.builtin import Float32Type, IndexType, IntegerAttr, IntegerType, f32, i64
 from xdsl.ir import SSAValue
@@ -82,13 +83,13 @@ class LowerArange(AtenLowering):
         def build(e: Emitter) -> SSAValue:
             if integral:
                 sizes: list[Size] = [
-                    int(lit) if lit is not None else b for b, lit in zip(bounds, literals)  # type: ignore[misc]
+                    int(lit) if lit is not None else b for b, lit in zip(bounds, literals)
                 ]
                 ints_ = e.emit(mlx.ArangeOp(sizes, tensor_of(i64, [length])))
                 return e.astype(ints_, dtype)
             if length == DYNAMIC or any(lit is None for lit in literals):
                 raise LoweringError(f"{op.name}: float bounds need a static length")
-            start, _, step = (float(lit) for lit in literals)  # type: ignore[arg-type]
+            start, _, step = (float(cast(float, lit)) for lit in literals)  # none is None: checked above
             steps = e.astype(arange(e, length), Float32Type())
             values = e.binary(
                 "add",

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, cast
 
 import torch
@@ -127,7 +127,7 @@ def handler_for(node: Node) -> Handler | None:
     if target is operator.getitem:
         return _getitem
     if target in SYMBOLIC_IMPORTERS:
-        return SYMBOLIC_IMPORTERS[target]  # type: ignore[index]
+        return SYMBOLIC_IMPORTERS[cast(Callable[..., Any], target)]  # a function: it is a key
     overload = torch_overload(target)
     return IMPORTERS.get(packet_name(overload)) if overload is not None else None
 
@@ -391,7 +391,7 @@ def graph_to_import(
 ) -> tuple[ExportedProgram, Graph, str | None]:
     """The graph `import_program` imports (and the program it belongs to: torch's
     re-trace makes a new one), and why torch re-traced the whole program, or None."""
-    mode = {True: "nodes", False: "none"}.get(decompose, decompose)  # type: ignore[call-overload]
+    mode = ("nodes" if decompose else "none") if isinstance(decompose, bool) else decompose
     graph = ep.graph_module.graph
     because: str | None = None
     if mode == "nodes":

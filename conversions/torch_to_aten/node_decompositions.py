@@ -384,9 +384,9 @@ def _with_decomposed_nodes(graph: Graph, plan: dict[Node, Callable[..., Any] | N
             if key not in traces:
                 traces[key] = _trace(node, decomposition, fake_mode)
             env[node] = _splice(copy, node, traces[key], env)
-        elif node.target is operator.getitem and isinstance(env.get(node.args[0]), list | tuple):  # type: ignore[arg-type]
+        elif node.target is operator.getitem and isinstance(env.get(node.args[0]), list | tuple):
             source, index = node.args
-            env[node] = env[source][index]  # type: ignore[index]
+            env[node] = env[source][index]
             _holds_value_of(env[node], node)
         else:
             env[node] = copy.node_copy(node, lambda n: env[n])

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mlxir.tools.llm.export import (
     STEP_SIGNATURE,
@@ -253,7 +253,7 @@ def load(
     start = time.perf_counter()
     hf_model = load_hf_model(path)
     say(f"  loaded the model with transformers in {time.perf_counter() - start:.1f} s")
-    exported = export_llm(hf_model, **options)  # type: ignore[arg-type]
+    exported = export_llm(hf_model, **cast(dict[str, Any], options))  # the options are export_llm's
     say(f"  torch.export: {exported.export_s:.1f} s")
     compiled = compile_llm(exported, quantize=quantize)
     timings = compiled.timings

@@ -68,7 +68,9 @@ def cache_layout(model: Any) -> CacheLayout:
     cache = DynamicCache()
     with torch.no_grad():
         model(input_ids=torch.zeros(1, 1, dtype=torch.long), cache=cache, use_cache=True)
-    keys: list[torch.Tensor] = [layer.keys for layer in cache.layers]  # type: ignore[attr-defined]
+    # A dense model's layers are DynamicLayers (transformers types the list by the mixin).
+    layers = cast(list[Any], cache.layers)
+    keys: list[torch.Tensor] = [layer.keys for layer in layers]
     return CacheLayout(
         len(keys),
         tuple(int(k.shape[1]) for k in keys),

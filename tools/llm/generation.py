@@ -145,8 +145,8 @@ def stream_tokens(
         yield token, last  # pyright: ignore[reportPossiblyUnboundVariable] (the prefill loop ran: the prompt has tokens)
         if not more or (eos and bool(mx.all(done))):
             return
-        token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable]
-        size = _capacity_for(total, limit)  # pyright: ignore[reportPossiblyUnboundVariable]
+        token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable] (set above when `more`, the only way here)
+        size = _capacity_for(total, limit)  # pyright: ignore[reportPossiblyUnboundVariable] (set above when `more`, the only way here)
 
 
 CACHE_CHUNK = 32
