@@ -9,7 +9,9 @@ The pieces, each usable alone:
 - `mlxir.import_program(ep) -> ModuleOp`: the aten-level IR of an ExportedProgram
   each weight the `dense<...>` value of its `mlx.global` (`mlxir.weights_of(module)`);
 - `mlxir.lower(module, pipeline=None)`: lowers it in place to the mlx level with the
-  default pipeline `lower-to-mlx` (or any `mlx-opt -p` pipeline string);
+  default pipeline for this device, `lower-to-mlx{target=cpu}` on MLX's CPU (the
+  CPU target's passes, `transforms/cpu/`) and `lower-to-mlx` elsewhere (or any
+  `mlx-opt -p` pipeline string; `target="generic"` or `"cpu"` picks another target);
 - `mlxir.compile(ep, pipeline=None, quantize=None) -> Program`: import, lower,
   quantize the matmul weights if asked (`quantize=mlxir.Quantize(bits=4)`), serialize
   and load (`mlxir.compiled_parts`: the same, without the load, as the pieces a file
@@ -71,7 +73,7 @@ def compile(
     decompose: Decomposition = "nodes",
 ) -> Program:
     """Compiles an ExportedProgram into a program that runs on MLX: import, lower
-    (default pipeline `lower-to-mlx`), quantize the matmul weights if asked
+    (default pipeline: `lower-to-mlx` for this device, see `lower`), quantize the matmul weights if asked
     (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serialize to `.mlxfb` bytes and
     load them. `compile` says when the program runs as an `mx.compile`d function
     (`"auto"`: once an input signature repeats; see `mlxir.runtime.program`).

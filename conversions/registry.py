@@ -62,6 +62,18 @@ def _lower_to_mlx() -> type[ModulePass]:
     return LowerToMlxPass
 
 
+def _cpu_float32_attention() -> type[ModulePass]:
+    from mlxir.transforms.cpu.float32_attention import CpuFloat32AttentionPass
+
+    return CpuFloat32AttentionPass
+
+
+def _cpu_rope_pairs() -> type[ModulePass]:
+    from mlxir.transforms.cpu.rope_pairs import CpuRopePairsPass
+
+    return CpuRopePairsPass
+
+
 def _view_op_graph() -> type[ModulePass]:
     from mlxir.transforms.view_op_graph import ViewOpGraphPass
 
@@ -77,7 +89,8 @@ class PassEntry:
 PASSES: dict[str, PassEntry] = {
     "lower-to-mlx": PassEntry(
         _lower_to_mlx,
-        "the default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce",
+        "the default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce "
+        "(options: target=generic; target=cpu adds the CPU target's passes, fold-known-dims, cse and dce)",
     ),
     "convert-aten-to-mlx": PassEntry(
         _convert_aten_to_mlx, "lower every aten op to mlx ops; fail listing any leftover"
@@ -100,6 +113,16 @@ PASSES: dict[str, PassEntry] = {
     ),
     "cse": PassEntry(_cse, "eliminate common subexpressions"),
     "dce": PassEntry(_dce, "remove ops whose results are unused and that have no effects"),
+    "cpu-float32-attention": PassEntry(
+        _cpu_float32_attention,
+        "CPU target: float16/bfloat16 attention computed in float32 (MLX's CPU rounds its "
+        "scores to 16 bits)",
+    ),
+    "cpu-rope-pairs": PassEntry(
+        _cpu_rope_pairs,
+        "CPU target: rope as rotated pairs of a reshape, with one angle table per "
+        "position source (MLX's CPU has no rope kernel)",
+    ),
     "view-op-graph": PassEntry(
         _view_op_graph,
         "print the IR as a Graphviz DOT graph on stdout, IR unchanged (options: "

@@ -96,17 +96,22 @@ class BisectReport:
 
 
 def pipeline_passes(pipeline: str | None) -> list[str]:
-    """The passes bisection runs one by one: `pipeline` (default lower-to-mlx) with
-    lower-to-mlx and optimize-mlx written out as their passes and patterns."""
-    from mlxir.conversions.aten_to_mlx.passes import DEFAULT_PIPELINE
+    """The passes bisection runs one by one: `pipeline` (default lower-to-mlx for this
+    device, `host_target()`) with lower-to-mlx and optimize-mlx written out as their
+    passes and patterns."""
+    import re
+
+    from mlxir.conversions.aten_to_mlx.passes import default_pipeline
+    from mlxir.conversions.aten_to_mlx.passes import pipeline_passes as lowering_passes
     from mlxir.transforms.catalog import OPTIMIZE, PATTERNS
 
     optimize = ["fold-known-dims", *(n for n, e in PATTERNS.items() if e.stage == OPTIMIZE), "fold-known-dims"]
     names: list[str] = []
-    for name in (pipeline or "lower-to-mlx").split(","):
+    for name in (pipeline or default_pipeline()).split(","):
         name = name.strip()
-        if name == "lower-to-mlx":
-            for inner in DEFAULT_PIPELINE.split(","):
+        lowering = re.fullmatch(r"lower-to-mlx(?:\{\s*target\s*=\s*(\w+)\s*\})?", name)
+        if lowering is not None:
+            for inner in lowering_passes(lowering.group(1) or "generic"):
                 names.extend(optimize if inner == OPTIMIZE else [inner])
         elif name == OPTIMIZE:
             names.extend(optimize)

@@ -1,16 +1,12 @@
 """Runtime kernels' CPU-specific paths: products spread over CPU streams
 (`MLXIR_CPU_STREAMS`) and cut into blocks of the weight's rows (and the size
 thresholds that choose them), quantized products dequantized in blocks or spread over
-streams, and the CPU compositions of rope and attention: each bit for bit against
-MLX's own product or composition."""
+streams, and the CPU composition of attention: each bit for bit against MLX's own
+product or composition (the CPU target's rope is a pass: `tests/test_cpu_target.py`)."""
 
 from __future__ import annotations
 
-import functools
 import itertools
-import re
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import mlx.core as mx
@@ -216,29 +212,6 @@ def test_quantized_matmul_over_cpu_streams_is_one_product_bitwise(
 # --------------------------------------------------------------------------- CPU compositions
 
 
-@pytest.mark.parametrize("mx_type", [mx.float32, mx.float16, mx.bfloat16], ids=str)
-def test_cpu_rope_is_mlx_cpu_composition_bitwise(mx_type: Any) -> None:
-    """The CPU rope (`fast.cpu_rope`) computes what `mx.fast.rope` composes on
-    MLX's CPU, bit for bit: rotate-half and interleaved, whole and partial rotary,
-    base or freqs, one start or one per row, rank 3 to 5, eagerly and compiled."""
-    rng = np.random.default_rng(5)
-    for traditional, dims, rows, shape, with_freqs in itertools.product(
-        [False, True], [16, 8], [False, True], [(3, 4, 5, 16), (3, 5, 16), (3, 2, 2, 5, 16)], [False, True]
-    ):
-        x = mx.array(rng.standard_normal(shape).astype(np.float32)).astype(mx_type)
-        offset = mx.array([7, 0, 2047], dtype=mx.int64) if rows else 100
-        freqs = mx.array((1e4 ** (np.arange(0, dims, 2) / dims)).astype(np.float32)) if with_freqs else None
-        options: dict[str, Any] = dict(
-            traditional=traditional, base=None if with_freqs else 1e4, scale=0.5, freqs=freqs
-        )
-        with mx.stream(mx.cpu):
-            expected = mx.fast.rope(x, dims, offset=offset, **options)
-            assert mx.array_equal(fast.cpu_rope(x, dims, offset=offset, **options), expected).item()
-            if rows:
-                compiled = mx.compile(functools.partial(fast.cpu_rope, dims=dims, **options))
-                assert mx.array_equal(compiled(x, offset=offset), expected).item(), (traditional, dims, shape)
-
-
 def test_cpu_sdpa_is_mlx_cpu_composition_bitwise() -> None:
     """The CPU attention (`fast.cpu_sdpa`, grouped queries as one matrix per K/V
     head) gives MLX's own CPU composition's bits: grouped and not, one and several
@@ -261,26 +234,3 @@ def test_cpu_sdpa_is_mlx_cpu_composition_bitwise() -> None:
             expected = mx.fast.scaled_dot_product_attention(q, k, v, scale=0.25, mask=mask)
             got = fast.cpu_sdpa(q, k, v, scale=0.25, mask=mask)
             assert mx.array_equal(got, expected).item(), (heads, kv_heads, rows, slots, mask_kind)
-
-
-def test_compiled_ropes_share_one_angle_table(tmp_path: Path) -> None:
-    """The ropes of a compiled step at the same positions compute their cosines once
-    (MLX's own CPU composition builds a table per call)."""
-    freqs = mx.array((1e4 ** (np.arange(0, 32, 2) / 32)).astype(np.float32))
-    q, k = mx.ones((1, 8, 1, 32)), mx.ones((1, 4, 1, 32))
-    offset = mx.array([70], dtype=mx.int64)
-
-    def cosines(rope: Callable[..., mx.array]) -> int:
-        def step(q: mx.array, k: mx.array, offset: mx.array) -> tuple[mx.array, mx.array]:
-            return tuple(  # type: ignore[return-value]
-                rope(t, 32, traditional=False, base=None, scale=1.0, offset=offset, freqs=freqs)
-                for t in (q, k)
-            )
-
-        outputs = mx.compile(step)(q, k, offset)
-        mx.export_to_dot(str(tmp_path / "step.dot"), *outputs)
-        return re.findall(r'label ="(\w+)"', (tmp_path / "step.dot").read_text()).count("Cos")
-
-    with mx.stream(mx.cpu):
-        assert cosines(fast.cpu_rope) == 1
-        assert cosines(mx.fast.rope) == 2

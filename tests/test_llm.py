@@ -435,15 +435,16 @@ def test_importing_node_by_node_equals_decomposing_the_program(name: str, dtype:
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
 @pytest.mark.parametrize("name", MODELS)
 def test_every_family_gets_the_fusions(name: str, dtype: torch.dtype) -> None:
-    """The default program of every tested family (the one the tests above compare with
-    transformers) runs its rotary embeddings as `mx.fast.rope` (q and k of each of the
-    2 layers, no cos/sin left at run time), its q/k/v (or fused qkv) projection as one
-    product per layer, writes its cache by slice updates and reads weights without
-    instructions."""
+    """The program of every tested family (the one the tests above compare with
+    transformers), compiled for the CPU target as a compile on the CPU picks, fuses its
+    rotary embeddings (`fuse-rope`: no rope of its own left) and then computes them as
+    rotated pairs (`cpu-rope-pairs`: q and k of the 2 layers read one angle table,
+    one cosine and one sine), its q/k/v (or fused qkv) projection as one product per
+    layer, writes its cache by slice updates and reads weights without instructions."""
     program = compiled_for(name, dtype).program
     ops = Counter(ins.op for ins in program.info.instructions)
-    assert ops["mlx.rope"] == 4, ops
-    assert ops["mlx.cos"] == ops["mlx.sin"] == 0, ops
+    assert ops["mlx.rope"] == 0, ops
+    assert ops["mlx.cos"] == ops["mlx.sin"] == 1, ops
     assert ops["mlx.weight"] == 0, ops
     # the fixed cache's keys and values written by one slice update each
     assert ops["mlx.dynamic_slice_update"] == 4 and ops["mlx.scatter"] == 0, ops

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -84,7 +85,7 @@ def demo(args: argparse.Namespace) -> int:
 
     import mlxir
     from mlxir.codegen import serialize
-    from mlxir.conversions.aten_to_mlx import DEFAULT_PIPELINE
+    from mlxir.conversions.aten_to_mlx import host_target, pipeline_passes
     from mlxir.conversions.registry import PASSES
     from mlxir.dialects.context import make_context
     from mlxir.tools import demo_model, llm
@@ -116,13 +117,19 @@ def demo(args: argparse.Namespace) -> int:
 
     ctx = make_context()
     stages: list[str] = []
-    for name in DEFAULT_PIPELINE.split(","):
+    for name in pipeline_passes(host_target()):
         start = time.perf_counter()
         PASSES[name].factory()().apply(ctx, module)
         module.verify()
         counts = op_counts(module)
         stages.append(f"{name} {sum(counts.values())} ({time.perf_counter() - start:.2f} s)")
-    print("==> lower, ops after each pass: " + ", ".join(stages[:2]) + ",\n    " + ", ".join(stages[2:]))
+    # Each stage whole on its line: "(0.01 s)" must not be cut from its pass.
+    joined = ", ".join(stage.replace(" ", "\xa0") for stage in stages)
+    wrapped = textwrap.fill(
+        "==> lower, ops after each pass: " + joined,
+        width=96, subsequent_indent="    ", break_on_hyphens=False,
+    )
+    print(wrapped.replace("\xa0", " "))
     top = sorted(
         ((n, c) for n, c in counts.items() if n.startswith("mlx.") and n != "mlx.global"),
         key=lambda kv: (-kv[1], kv[0]),

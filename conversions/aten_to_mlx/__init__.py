@@ -24,7 +24,10 @@ from mlxir.conversions.aten_to_mlx.passes import (
     LOWERINGS_BY_OP,
     ConvertAtenToMlxPass,
     LowerToMlxPass,
+    default_pipeline,
+    host_target,
     lower,
+    pipeline_passes,
 )
 
 __all__ = [
@@ -36,6 +39,9 @@ __all__ = [
     "Emitter",
     "LowerToMlxPass",
     "LoweringError",
+    "default_pipeline",
+    "host_target",
     "lower",
+    "pipeline_passes",
     "promoted_dtype",
 ]

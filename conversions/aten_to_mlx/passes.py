@@ -111,40 +111,94 @@ def _erase_consumed_scalars(module: ModuleOp) -> None:
 
 DEFAULT_PIPELINE = "convert-aten-to-mlx,canonicalize,optimize-mlx,cse,dce"
 
+GENERIC_TARGET = "generic"
+CPU_TARGET = "cpu"
+
+
+def _target_passes() -> dict[str, tuple[str, ...]]:
+    from mlxir.transforms.cpu import CPU_TARGET_PASSES
+
+    return {GENERIC_TARGET: (), CPU_TARGET: CPU_TARGET_PASSES}
+
+
+def pipeline_passes(target: str = GENERIC_TARGET) -> list[str]:
+    """The pass names `lower-to-mlx{target=...}` runs: the default pipeline, then the
+    target's own passes, and after them `fold-known-dims` (a rewrite asks `mlx.dim`
+    for sizes the function already knows), `cse` (so that equal subexpressions, such
+    as the ropes' angle tables, are one) and `dce`."""
+    extra = _target_passes().get(target)
+    if extra is None:
+        raise PassFailedException(
+            f"lower-to-mlx: unknown target '{target}' (known: "
+            f"{', '.join(_target_passes())})"
+        )
+    passes = DEFAULT_PIPELINE.split(",")
+    return passes + [*extra, "fold-known-dims", "cse", "dce"] if extra else passes
+
+
+def host_target() -> str:
+    """The target of the device this process computes on: MLX's CPU gets the CPU's
+    passes, a GPU (Metal, CUDA) the generic pipeline. A program compiled for one
+    still runs on the other, with the same meaning."""
+    import mlx.core as mx
+
+    return CPU_TARGET if mx.default_device() == mx.cpu else GENERIC_TARGET
+
+
+def default_pipeline(target: str | None = None) -> str:
+    """`lower-to-mlx` for `target` (default: `host_target()`), as a pass spec."""
+    chosen = target or host_target()
+    return LowerToMlxPass.name if chosen == GENERIC_TARGET else f"{LowerToMlxPass.name}{{target={chosen}}}"
+
 
 @dataclass(frozen=True)
 class LowerToMlxPass(ModulePass):
-    """The default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce."""
+    """The default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce;
+    with `target=cpu`, then the CPU target's passes (`transforms/cpu/`),
+    fold-known-dims, cse and dce."""
 
     name = "lower-to-mlx"
+
+    target: str = GENERIC_TARGET
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xdsl.passes import PassPipeline
 
         from mlxir.conversions.registry import registered_passes
 
-        passes = PassPipeline.parse_spec(registered_passes(), DEFAULT_PIPELINE).passes
+        names = pipeline_passes(self.target)
+        passes = PassPipeline.parse_spec(registered_passes(), ",".join(names)).passes
         for done, module_pass in enumerate(passes):
             report(f"lower: {module_pass.name}", done, len(passes))
             module_pass.apply(ctx, op)
 
 
 @without_gc
-def lower(module: ModuleOp, pipeline: str | None = None, *, verify: bool = True) -> ModuleOp:
-    """Lowers an aten-level module in place with `pipeline` (default: lower-to-mlx), and
-    verifies the result unless `verify=False` (`serialize` verifies what it is given:
-    a compile verifies once)."""
+def lower(
+    module: ModuleOp,
+    pipeline: str | None = None,
+    *,
+    verify: bool = True,
+    target: str | None = None,
+) -> ModuleOp:
+    """Lowers an aten-level module in place with `pipeline` (default: lower-to-mlx for
+    `target`, itself by default the device this process computes on, `host_target()`),
+    and verifies the result unless `verify=False` (`serialize` verifies what it is
+    given: a compile verifies once)."""
     from xdsl.passes import PassPipeline
 
     from mlxir.conversions.registry import registered_passes
     from mlxir.dialects.context import make_context
+
+    if pipeline is not None and target is not None:
+        raise ValueError("lower: give a pipeline or a target, not both")
 
     def show(_: ModulePass | None, __: ModuleOp, next_pass: ModulePass | None) -> None:
         if next_pass is not None:
             report(f"lower: {next_pass.name}")
 
     ctx = make_context()
-    spec = pipeline or LowerToMlxPass.name
+    spec = pipeline or default_pipeline(target)
     PassPipeline.parse_spec(registered_passes(), spec, callback=show).apply(ctx, module)
     if verify:
         module.verify()

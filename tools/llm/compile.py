@@ -237,7 +237,9 @@ def load(
     if not path.is_dir():
         raise FileNotFoundError(f"'{path}': no such folder or program")
     text_tokenizer = load_tokenizer(tokenizer or path)
-    options = {"attention_mask": False, "logits": "last"}
+    from mlxir.conversions.aten_to_mlx import host_target
+
+    options = {"attention_mask": False, "logits": "last", "target": host_target()}
     scheme = {"quantize": quantize.key()} if quantize is not None else {}
     key = cache_key(path, **options, **scheme)
     cached = Path(cache_dir or default_cache_dir()) / "llm" / f"{key}.mlxfb"

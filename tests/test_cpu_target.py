@@ -1,0 +1,257 @@
+"""The CPU target (`lower-to-mlx{target=cpu}`, `transforms/cpu/`): each pass keeps
+its input's meaning, bit for bit where it says so, against the op it rewrites as MLX
+computes it (`mx.fast.rope`, `mx.fast.scaled_dot_product_attention`); the pipeline
+variant is what a compile on the CPU runs, and a program compiled for either target
+runs on the CPU with the same values."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from typing import Any
+
+import mlx.core as mx
+import numpy as np
+import pytest
+import torch
+from kernel_helpers import MX_OF, ir
+from xdsl.dialects.builtin import ModuleOp
+
+import mlxir
+from mlxir.conversions.aten_to_mlx import default_pipeline, host_target, pipeline_passes
+from mlxir.conversions.registry import PASSES
+from mlxir.dialects.context import make_context
+from mlxir.evaluator import arrays as dtypes
+from mlxir.runtime.ir_interpreter import parse_module, run_module
+
+
+def _apply(module: ModuleOp, spec: str) -> ModuleOp:
+    from xdsl.passes import PassPipeline
+
+    from mlxir.conversions.registry import registered_passes
+
+    PassPipeline.parse_spec(registered_passes(), spec).apply(make_context(), module)
+    module.verify()
+    return module
+
+
+def _run(module: ModuleOp, inputs: list[Any]) -> list[mx.array]:
+    with mx.stream(mx.cpu):
+        return run_module(module, {}, inputs)
+
+
+def _op_names(module: ModuleOp) -> Counter[str]:
+    return Counter(op.name for op in module.walk())
+
+
+def _same_bits(got: mx.array, expected: mx.array) -> bool:
+    return got.dtype == expected.dtype and got.shape == expected.shape and mx.array_equal(got, expected).item()
+
+
+# --------------------------------------------------------------------------- cpu-rope-pairs
+
+_ROPE_SHAPES = {
+    2: ("?x16", (5, 16)),
+    3: ("?x?x16", (3, 5, 16)),
+    4: ("?x4x?x16", (3, 4, 5, 16)),
+    5: ("?x2x2x?x16", (3, 2, 2, 5, 16)),
+}
+
+
+def _rope_ir(ty: str, rank: int, dims: int, traditional: bool, freqs: str, offset: str, scale: float) -> str:
+    shape, _ = _ROPE_SHAPES[rank]
+    x = f"tensor<{shape}x{ty}>"
+    angles = {
+        "base": "base 1.000000e+04",
+        "argument": f"freqs %f : tensor<{dims // 2}xf32>",
+        "constant": f"freqs %c : tensor<{dims // 2}xf32>",
+    }[freqs]
+    values = ", ".join(repr(float(v)) for v in _inverse_frequencies(dims))
+    at = {"static": "[100]", "zero": "[0]", "dynamic": "[%pos]", "rows": "[%pos] rows %rows : tensor<?xi64>"}[offset]
+    flag = " traditional" if traditional else ""
+    return ir(
+        """func.func @forward(%x: $X, %f: tensor<${H}xf32>, %rows: tensor<?xi64>, %pos: index) -> $X {
+      %c = mlx.constant dense<[$VALUES]> : tensor<${H}xf32>
+      %r = mlx.rope %x dims $D$FLAG $ANGLES scale $S offset $AT : $X -> $X
+      func.return %r : $X
+    }""",
+        X=x, H=str(dims // 2), D=str(dims), FLAG=flag, ANGLES=angles, S=repr(scale), AT=at, VALUES=values,
+    )
+
+
+def _inverse_frequencies(dims: int) -> np.ndarray:
+    """MLX's `freqs` of base 10^4 (the inverse of HF's `inv_freq`), in float32."""
+    return (1e4 ** (np.arange(0, dims, 2) / dims)).astype(np.float32)
+
+
+@pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
+def test_rope_pairs_are_mlx_rope_bitwise(ty: str) -> None:
+    """`cpu-rope-pairs` (then `cse`) computes what `mx.fast.rope` computes on MLX's CPU,
+    bit for bit: rotate-half and interleaved, whole and partial rotary, base or freqs
+    (an argument, or a constant whose inverse the pass computes), a static, zero, dynamic or per-row offset, scale 1 or not, rank 2 to 5; no rope is
+    left, except a rank-2 input with row offsets."""
+    rng = np.random.default_rng(7)
+    for rank, dims, traditional, freqs, offset, scale in itertools.product(
+        [2, 3, 4, 5], [16, 8], [False, True], ["base", "argument", "constant"], ["static", "zero", "dynamic", "rows"],
+        [1.0, 0.5],
+    ):
+        text = _rope_ir(ty, rank, dims, traditional, freqs, offset, scale)
+        reference = parse_module(text)
+        rewritten = _apply(parse_module(text), "cpu-rope-pairs,cse")
+        left = _op_names(rewritten)["mlx.rope"]
+        assert left == (1 if rank == 2 and offset == "rows" else 0), text
+        if left:
+            continue  # left as it was (and MLX's rope takes one offset for a rank-2 input)
+        x = mx.array(rng.standard_normal(_ROPE_SHAPES[rank][1]).astype(np.float32)).astype(MX_OF[ty])
+        inverse = mx.array(_inverse_frequencies(dims))
+        rows = mx.array([7, 0, 2047][: x.shape[0]], dtype=mx.int64)
+        inputs: list[Any] = [x, inverse, rows, 33]
+        (expected,), (got,) = _run(reference, inputs), _run(rewritten, inputs)
+        assert _same_bits(got, expected), (ty, rank, dims, traditional, freqs, offset, scale)
+
+
+def test_rope_pairs_share_one_angle_table() -> None:
+    """After `cse`, the ropes at the same positions (a decode step) read one angle table: one cosine
+    and one sine for q and k (MLX's own CPU rope computes a table per call), and the
+    inverse frequencies are a constant."""
+    text = """func.func @forward(%q: tensor<?x8x1x32xf32>, %k: tensor<?x4x1x32xf32>, %pos: index) -> (tensor<?x8x1x32xf32>, tensor<?x4x1x32xf32>) {
+      %rq = mlx.rope %q dims 32 base 1.000000e+04 scale 1.000000e+00 offset [%pos] : tensor<?x8x1x32xf32> -> tensor<?x8x1x32xf32>
+      %rk = mlx.rope %k dims 32 base 1.000000e+04 scale 1.000000e+00 offset [%pos] : tensor<?x4x1x32xf32> -> tensor<?x4x1x32xf32>
+      func.return %rq, %rk : tensor<?x8x1x32xf32>, tensor<?x4x1x32xf32>
+    }"""
+    names = _op_names(_apply(parse_module(text), "cpu-rope-pairs,cse"))
+    assert names["mlx.cos"] == names["mlx.sin"] == 1 and names["mlx.exp"] == 0, names
+    assert names["mlx.arange"] == 1 and names["mlx.rope"] == 0, names
+
+
+# --------------------------------------------------------------------------- cpu-float32-attention
+
+
+def _attention_ir(ty: str, mask: str) -> str:
+    q, k = f"tensor<?x8x?x16x{ty}>", f"tensor<?x2x?x16x{ty}>"
+    operand = {
+        "causal": " scale 2.500000e-01 mask_mode \"causal\"",
+        "bool": " mask %m : tensor<?x1x?x?xi1> scale 2.500000e-01 zero_masked_rows",
+        "additive": f" mask %a : tensor<?x1x?x?x{ty}> scale 2.500000e-01",
+        "none": " scale 2.500000e-01",
+    }[mask]
+    return f"""func.func @forward(%q: {q}, %k: {k}, %v: {k}, %m: tensor<?x1x?x?xi1>, %a: tensor<?x1x?x?x{ty}>) -> {q} {{
+      %o = mlx.scaled_dot_product_attention %q, %k, %v{operand} : {q}, {k}, {k} -> {q}
+      func.return %o : {q}
+    }}"""
+
+
+@pytest.mark.parametrize("ty", ["f16", "bf16", "f32"])
+@pytest.mark.parametrize("mask", ["causal", "bool", "additive", "none"])
+def test_float32_attention_is_attention_on_float32_casts(ty: str, mask: str) -> None:
+    """`cpu-float32-attention` computes float16/bfloat16 attention as MLX computes the
+    same attention on the float32 casts of q, k, v (and an additive mask), then rounds
+    once, bit for bit; float32 attention is left alone. Against torch's float64
+    attention it is closer than MLX's CPU composition in the operands' dtype."""
+    rng = np.random.default_rng(8)
+    text = _attention_ir(ty, mask)
+    rewritten = _apply(parse_module(text), "cpu-float32-attention")
+    names = _op_names(rewritten)
+    assert names["mlx.astype"] == (0 if ty == "f32" else 4 + (mask == "additive")), names
+    dtype = MX_OF[ty]
+    shapes = [(2, 8, 5, 16), (2, 2, 9, 16), (2, 2, 9, 16)]
+    q, k, v = (mx.array(rng.standard_normal(s).astype(np.float32)).astype(dtype) for s in shapes)
+    bool_mask = mx.array(rng.random((2, 1, 5, 9)) > 0.3)
+    bool_mask[0, 0, 1] = False  # a row with no key: zeros
+    additive = mx.array(rng.standard_normal((2, 1, 5, 9)).astype(np.float32)).astype(dtype)
+    inputs: list[Any] = [q, k, v, bool_mask, additive]
+    (got,) = _run(rewritten, inputs)
+    as32 = [a.astype(mx.float32) if a.dtype == dtype else a for a in inputs]
+    (in_float32,) = _run(parse_module(text.replace(ty, "f32")), as32)
+    assert _same_bits(got, in_float32.astype(dtype)), (ty, mask)
+    if ty == "f32":
+        return
+    (rounded,) = _run(parse_module(text), inputs)
+    t = [torch.from_numpy(np.asarray(dtypes.to_numpy(a.astype(mx.float32)))).double() for a in (q, k, v)]
+    t[1], t[2] = (x.repeat_interleave(4, dim=1) for x in t[1:])
+    attn_mask: torch.Tensor | None = {
+        "causal": torch.ones(5, 9, dtype=torch.bool).tril(9 - 5),
+        "bool": torch.from_numpy(np.asarray(dtypes.to_numpy(bool_mask))),
+        "additive": torch.from_numpy(np.asarray(dtypes.to_numpy(additive.astype(mx.float32)))).double(),
+        "none": None,
+    }[mask]
+    reference = torch.nn.functional.scaled_dot_product_attention(*t, attn_mask=attn_mask, scale=0.25)
+    reference = torch.nan_to_num(reference, nan=0.0)  # torch's fully masked row: zeros, as zero_masked_rows
+
+    def error(value: mx.array) -> float:
+        return float((torch.from_numpy(np.asarray(dtypes.to_numpy(value.astype(mx.float32)))).double() - reference).abs().max())
+
+    assert error(got) <= error(rounded), (ty, mask, error(got), error(rounded))
+
+
+# --------------------------------------------------------------------------- the pipeline variant
+
+
+def test_target_pipeline_and_host_default() -> None:
+    """`lower-to-mlx{target=cpu}` is the default pipeline, then the CPU passes,
+    `fold-known-dims`, `cse` and `dce`; on MLX's CPU `lower()` picks it; an unknown target names the known."""
+    generic = pipeline_passes("generic")
+    cpu = pipeline_passes("cpu")
+    assert cpu[: len(generic)] == generic and cpu[len(generic) :] == [
+        "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
+    ]
+    with mx.stream(mx.cpu):
+        if mx.default_device() == mx.cpu:
+            assert host_target() == "cpu" and default_pipeline() == "lower-to-mlx{target=cpu}"
+    assert default_pipeline("generic") == "lower-to-mlx"
+    with pytest.raises(Exception, match="unknown target 'tpu'.*generic, cpu"):
+        PASSES["lower-to-mlx"].factory()(target="tpu").apply(make_context(), ModuleOp([]))
+
+
+class _Attention(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.q = torch.nn.Linear(32, 32)
+        self.k = torch.nn.Linear(32, 32)
+        self.register_buffer("inverse", 1e4 ** (-torch.arange(0, 16, 2, dtype=torch.float32) / 16))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        batch, length, _ = x.shape
+        # HF's rotary embedding: angles from the positions, [1, 1, T, 16] cos and sin.
+        positions = torch.arange(length)[None]
+        theta = positions[..., None].float() * self.inverse
+        theta = torch.cat([theta, theta], dim=-1)
+        cos, sin = theta.cos().to(x.dtype).unsqueeze(1), theta.sin().to(x.dtype).unsqueeze(1)
+        q = self.q(x).view(batch, length, 2, 16).transpose(1, 2)
+        k = self.k(x).view(batch, length, 2, 16).transpose(1, 2)
+
+        def rotate_half(t: torch.Tensor) -> torch.Tensor:
+            return torch.cat((-t[..., 8:], t[..., :8]), dim=-1)
+
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, k, is_causal=True)
+        return out.transpose(1, 2).reshape(batch, length, 32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_programs_of_both_targets_match_torch(dtype: torch.dtype) -> None:
+    """A model with rotary embeddings and causal attention, exported at length 6 and
+    run at length 11: compiled for the CPU target (no rope left, float32 attention in
+    half precision) and for the generic one (`mx.fast.rope`, attention in the operands'
+    dtype), both match eager torch within the dtype's tolerance (f32 1e-5, f16 2e-3,
+    bf16 2e-2, relative to the output's largest magnitude)."""
+    torch.manual_seed(0)
+    model = _Attention()
+    model.q.to(dtype), model.k.to(dtype)
+    length = torch.export.Dim("length", min=2, max=64)
+    ep = torch.export.export(model, (torch.randn(2, 6, 32, dtype=dtype),), dynamic_shapes=({1: length},))
+    inputs = (torch.randn(2, 11, 32, dtype=dtype),)
+    with torch.no_grad():
+        expected = model(*inputs)
+    tolerance = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}[dtype]
+    for target in ("cpu", "generic"):
+        module = mlxir.import_program(ep)
+        mlxir.lower(module, target=target)
+        names = _op_names(module)
+        assert names["mlx.rope"] == (0 if target == "cpu" else 2), (target, names)
+        program = mlxir.Program(mlxir.serialize(module))
+        got = program(*inputs)
+        assert got.dtype == dtype and got.shape == expected.shape
+        scale = float(expected.float().abs().max())
+        assert float((got.float() - expected.float()).abs().max()) <= tolerance * scale, target
