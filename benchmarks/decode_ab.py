@@ -70,7 +70,7 @@ def compiled_programs(args: argparse.Namespace) -> dict[str, Any]:
         for name in args.pipelines.split(","):
             module = import_program(exported.ep)
             start = time.perf_counter()
-            lower(module, bench.PIPELINES[name])
+            lower(module, bench.pipeline_spec(name))
             label = f"{name}/{kind}" if kind else name
             print(f"{label}: lowered in {time.perf_counter() - start:.2f} s", flush=True)
             program = mlxir.Program(serialize(module))

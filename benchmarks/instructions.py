@@ -9,7 +9,9 @@ logits: the program `compile_llm` builds by default), lowered with each pipeline
 serialized; a layer costs `(count(4) - count(2)) / 2` instructions, counted as
 `mlxir inspect` counts them. `baseline` is the previous release's pass list (with this
 release's serializer, which reads weights without instructions); `default` is
-`lower-to-mlx`. Counts only: nothing is timed.
+this device's `lower-to-mlx` (`{target=cpu}` on MLX's CPU: rope as 6 ops of rotated
+pairs); `generic` is `lower-to-mlx` without a target's passes. Counts only: nothing
+is timed.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ BASELINE = (
     "convert-aten-to-mlx,canonicalize,fuse-rms-norm,fuse-layer-norm,fold-norm-affine,"
     "unrepeat-kv,fold-weight-transposes,cse,dce"
 )
-PIPELINES: dict[str, str | None] = {"baseline": BASELINE, "default": None}
+PIPELINES: dict[str, str | None] = {"baseline": BASELINE, "default": None, "generic": "lower-to-mlx"}
+"""`default`: this device's `lower-to-mlx` (`{target=cpu}` on MLX's CPU); `generic`: without a
+device's target passes."""
 
 
 def config(family: str, layers: int) -> Any:

@@ -31,7 +31,10 @@ which.
 Before and after in the same run: mlxir is compiled and run once per pipeline of
 `--pipelines` (each in its own compile process and run process):
 
-- `default`: mlxir's default pipeline (`lower(module)`, `pipeline=None`: lower-to-mlx);
+- `default`: mlxir's default pipeline (`lower(module)`, `pipeline=None`: lower-to-mlx
+  for this device, `lower-to-mlx{target=cpu}` on MLX's CPU);
+- `generic`: `lower-to-mlx` without a device's target passes (on the CPU: `mx.fast.rope`,
+  half-precision attention in the operands' dtype);
 - `baseline`: the previous release's pass list, `convert-aten-to-mlx, canonicalize,
   fuse-rms-norm, fuse-layer-norm, fold-norm-affine, unrepeat-kv,
   fold-weight-transposes, cse, dce`. It still benefits from this release's serializer
@@ -115,10 +118,19 @@ PIPELINES: dict[str, str | None] = {
         "convert-aten-to-mlx,canonicalize,fuse-rms-norm,fuse-layer-norm,fold-norm-affine,"
         "unrepeat-kv,fold-weight-transposes,cse,dce"
     ),
-    "default": None,  # mlxir's default pipeline (lower-to-mlx)
+    "default": None,  # mlxir's default pipeline (lower-to-mlx for this device)
+    "generic": "lower-to-mlx",  # without a device's target passes
     # The default with linear weights stored transposed, [K, N], as before this release.
-    "folded": "lower-to-mlx,fold-weight-transposes",
+    "folded": "{default},fold-weight-transposes",
 }
+def pipeline_spec(name: str) -> str | None:
+    """`PIPELINES[name]`, `{default}` replaced by this device's `lower-to-mlx`."""
+    from mlxir.conversions.aten_to_mlx import default_pipeline
+
+    spec = PIPELINES[name]
+    return spec.format(default=default_pipeline()) if spec is not None else None
+
+
 # The step programs whose instructions per layer are counted: compile_llm's default and
 # the one this benchmark runs.
 PROGRAM_KINDS: dict[str, dict[str, Any]] = {
@@ -300,7 +312,7 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
     module = import_program(exported.ep)
     imported = time.perf_counter()
     aten_ops = sum(1 for _ in module.walk()) - 1
-    lower(module, PIPELINES[args.pipeline if not args.bits else "default"])
+    lower(module, pipeline_spec(args.pipeline if not args.bits else "default"))
     if args.bits:
         import mlxir
         from mlxir.transforms.quantize import quantize_weights
@@ -383,7 +395,7 @@ def worker_mlxir_layers(folder: Path, args: argparse.Namespace) -> dict[str, Any
         for kind, options in PROGRAM_KINDS.items():
             exported = llm.export_llm(model, **options)
             for pipeline in pipelines:
-                compiled = llm.compile_llm(exported, pipeline=PIPELINES[pipeline])
+                compiled = llm.compile_llm(exported, pipeline=pipeline_spec(pipeline))
                 counts[pipeline][kind].append(len(compiled.program.info.instructions))
                 del compiled
             del exported
@@ -798,7 +810,7 @@ def main() -> None:
         f"MLX {_version('mlx')} CPU (1 BLAS thread; mlxir's decode products by the weights on "
         f"{configured_count()} CPU streams), mlx-lm {_version('mlx-lm')}; MLX BLAS: {blas}; "
         f"one process per system (mlxir: a compile and a run process per pipeline: "
-        f"{', '.join(f'{p} = ' + (PIPELINES[p] or 'lower-to-mlx') for p in pipelines)}); "
+        f"{', '.join(f'{p} = ' + (pipeline_spec(p) or 'the default') for p in pipelines)}); "
         f"prompt {PROMPT} tokens, greedy, {args.steps} decode steps; {args.runs} rounds, "
         f"the systems in turns, one process each per round (+1 warm-up run each)\n"
     )

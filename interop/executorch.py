@@ -20,7 +20,8 @@
   program before `to_edge`) notes the exported ranges of the user inputs' dims, and
   `partition` gives them back to the Edge program, whose ranges the delegates inherit.
 - `MlxirBackend.preprocess` compiles a partition with `import_program` and the lowering
-  pipeline (`lower-to-mlx`, or the `pipeline` compile spec) and returns the `.mlxfb`
+  pipeline (`lower-to-mlx` for the lowering machine's device, as `mlxir.lower` picks
+  it, or the `pipeline` compile spec) and returns the `.mlxfb`
   bytes as the delegate payload. Weights travel inside the payload: a `.pte` from this
   backend is self-contained.
 - `PteProgram` (what `mlxir.load("model.pte")` returns) runs a method whose
@@ -72,7 +73,8 @@ BACKEND_ID = "MlxirBackend"
 """The delegate id written in `.pte` files: the `BackendDetails` subclass's name."""
 
 PIPELINE_SPEC = "pipeline"
-"""Compile spec key: an `mlx-opt` pass pipeline to lower with instead of `lower-to-mlx`."""
+"""Compile spec key: an `mlx-opt` pass pipeline to lower with instead of the default
+(`lower-to-mlx{target=generic}` makes a payload without the CPU target's rewrites)."""
 
 
 # ---------------------------------------------------------------------------

@@ -109,7 +109,7 @@ def _erase_consumed_scalars(module: ModuleOp) -> None:
         Rewriter.erase_op(constant)
 
 
-DEFAULT_PIPELINE = "convert-aten-to-mlx,canonicalize,optimize-mlx,cse,dce"
+DEFAULT_PIPELINE: str = "convert-aten-to-mlx,canonicalize,optimize-mlx,cse,dce"
 
 GENERIC_TARGET = "generic"
 CPU_TARGET = "cpu"

@@ -1,14 +1,14 @@
 """The CPU backend: MLX's CPU device, with this machine's BLAS and cores.
 
-Its choices compute what the generic kernels mean (in float32 the same values; in
-float16/bfloat16 attention keeps its scores in float32, as torch's CPU kernel and MLX's
-GPU kernels do, where MLX's CPU composition rounds them):
-- `runtime/cpu/fast.py`: rope and attention composed in fewer graph nodes;
+Its run-time choices compute what the generic kernels mean (the same values):
+- `runtime/cpu/fast.py`: attention composed in fewer graph nodes;
 - `runtime/cpu/products.py`: quantized products dequantized or spread over the CPU
   streams, float products by a `linear` weight cut into blocks OpenBLAS computes
-  without packing;
+  without packing (both chosen per call, by the rows of `x`);
 - `runtime/cpu/streams.py`: the extra CPU streams those spread over;
 - `runtime/cpu/blas.py`: which BLAS MLX's CPU matmuls call (chosen at import).
+The CPU's program rewrites (rope as rotated pairs, half-precision attention in
+float32) are compile-time passes of its target, `transforms/cpu/`.
 """
 
 from __future__ import annotations

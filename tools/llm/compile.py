@@ -239,9 +239,9 @@ def load(
     text_tokenizer = load_tokenizer(tokenizer or path)
     from mlxir.conversions.aten_to_mlx import host_target
 
-    options = {"attention_mask": False, "logits": "last", "target": host_target()}
+    options = {"attention_mask": False, "logits": "last"}
     scheme = {"quantize": quantize.key()} if quantize is not None else {}
-    key = cache_key(path, **options, **scheme)
+    key = cache_key(path, **options, **scheme, target=host_target())
     cached = Path(cache_dir or default_cache_dir()) / "llm" / f"{key}.mlxfb"
     if quantize is not None and quantize.skip is not None and use_cache:
         raise ValueError("a quantization with a skip predicate cannot be cached: pass use_cache=False")

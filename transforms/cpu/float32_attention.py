@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    LocationAttr,
+    ModuleOp,
+    TensorType,
+)
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -21,8 +28,9 @@ from mlxir.dialects.common import dtype_of, shape_of
 _LOW_PRECISION = (Float16Type, BFloat16Type)
 
 
-def _as_float32(value: SSAValue, rewriter: PatternRewriter) -> SSAValue:
+def _as_float32(value: SSAValue, rewriter: PatternRewriter, location: LocationAttr) -> SSAValue:
     cast = mlx.AstypeOp(value, TensorType(Float32Type(), shape_of(value)))
+    cast.location = location
     rewriter.insert(cast)
     return cast.result
 
@@ -43,10 +51,12 @@ class Float32Attention(RewritePattern):
         dtype = dtype_of(op.query)
         if not isinstance(dtype, _LOW_PRECISION):
             return
-        query, key, value = (_as_float32(v, rewriter) for v in (op.query, op.key, op.value))
+        query, key, value = (
+            _as_float32(v, rewriter, op.location) for v in (op.query, op.key, op.value)
+        )
         mask = op.mask
         if mask is not None and dtype_of(mask) == dtype:
-            mask = _as_float32(mask, rewriter)
+            mask = _as_float32(mask, rewriter, op.location)
         attention = mlx.ScaledDotProductAttentionOp(
             query,
             key,
@@ -58,6 +68,7 @@ class Float32Attention(RewritePattern):
             zero_masked_rows=op.zero_masked_rows is not None,
         )
         back = mlx.AstypeOp(attention.result, op.result.type)
+        attention.location = back.location = op.location
         rewriter.replace(op, [attention, back])
 
 

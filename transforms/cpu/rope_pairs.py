@@ -75,12 +75,15 @@ def _inverse_frequencies(base: float, half: int) -> list[float]:
 
 
 class _Builder:
-    """Inserts ops before the rope being rewritten and returns their results."""
+    """Inserts ops before the rope being rewritten, at its location (they compute the
+    node it computed), and returns their results."""
 
-    def __init__(self, rewriter: PatternRewriter) -> None:
+    def __init__(self, rewriter: PatternRewriter, rope: mlx.RopeOp) -> None:
         self.rewriter = rewriter
+        self.location = rope.location
 
     def add(self, op: Operation) -> SSAValue:
+        op.location = self.location
         self.rewriter.insert(op)
         return op.results[0]
 
@@ -194,11 +197,13 @@ def _rotated(op: mlx.RopeOp, x: SSAValue, b: _Builder) -> SSAValue:
     pairs = b.reshape(x, pair_sizes)
     pair_shape = shape_of(pairs)
     partners = b.slice(pairs, pair_sizes, len(pair_shape) + pair_axis, (1, -3, -1), 2)
-    products = [
+    rotated = b.binary(
+        "add",
         b.binary("multiply", pairs, cos, pair_shape),
         b.binary("multiply", partners, signed_sin, pair_shape),
-    ]
-    return b.reshape(b.binary("add", *products, pair_shape), sizes)
+        pair_shape,
+    )
+    return b.reshape(rotated, sizes)
 
 
 class RopePairs(RewritePattern):
@@ -219,7 +224,7 @@ class RopePairs(RewritePattern):
         rank = len(shape_of(x))
         if rank == 2 and op.row_offsets is not None and shape_of(op.row_offsets):
             return
-        b = _Builder(rewriter)
+        b = _Builder(rewriter, op)
         dims, features = op.dims.value.data, shape_of(x)[-1]
         if features == DYNAMIC_INDEX:
             return  # the pass-through features' count would be unknown
@@ -230,6 +235,7 @@ class RopePairs(RewritePattern):
         head = b.slice(x, sizes, rank - 1, (0, dims, 1), dims)
         tail = b.slice(x, sizes, rank - 1, (dims, features, 1), features - dims)
         whole = mlx.ConcatenateOp([_rotated(op, head, b), tail], rank - 1, op.result.type)
+        whole.location = op.location
         rewriter.replace(op, whole)
 
 
