@@ -86,7 +86,7 @@ from mlxir.conversions.torch_to_aten.node_decompositions import (
     exported_value_of,
 )
 from mlxir.conversions.torch_to_aten.reduction import REDUCTION_IMPORTERS
-from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS
+from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS, has_static_int_lists
 from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_ATEN_IMPORTERS, SYMBOLIC_IMPORTERS
 from mlxir.dialects import mlx
 from mlxir.dialects.common import int_array
@@ -174,11 +174,16 @@ def unsupported_because(node: Node) -> tuple[str, str] | None:
 def _imports_as_it_is(node: Node) -> bool:
     """Whether `node` has an importer for the values it has: an op on complex64 values
     outside `COMPLEX_PACKETS` (`abs`, `angle`) is decomposed instead where mlxir has a
-    decomposition for it (`COMPLEX_DECOMPOSITIONS`)."""
+    decomposition for it (`COMPLEX_DECOMPOSITIONS`), and so is an op whose `int[]`
+    argument must be static but holds a symbolic size (`STATIC_INT_LISTS`)."""
     if handler_for(node) is None:
         return False
     target = torch_overload(node.target)
-    if target is None or packet_name(target) in COMPLEX_PACKETS:
+    if target is None:
+        return True
+    if not has_static_int_lists(packet_name(target), node):
+        return False
+    if packet_name(target) in COMPLEX_PACKETS:
         return True
     return not any(isinstance(v, torch.Tensor) and v.dtype.is_complex for v in _values_of(node))
 

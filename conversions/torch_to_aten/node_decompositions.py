@@ -365,9 +365,19 @@ def _decomposition_of(node: Node, has_importer: Callable[[Node], bool]) -> Calla
     if has_importer(node) and torch_keeps(overload):
         return None
     decomposition = MLXIR_DECOMPOSITIONS.get(overload) or _table().get(overload)
+    if decomposition is None and overload in NATIVE_OPS:
+        # Kept whole where its importer takes it, torch's own decomposition where the
+        # importer cannot (`repeat` by sizes that depend on an input's shape).
+        decomposition = _torch_decomposition(overload)
     if decomposition is None and _is_composite(overload):
         decomposition = overload.decompose
     return decomposition  # None: no importer and no decomposition, reported as unsupported
+
+
+def _torch_decomposition(overload: OpOverload) -> Callable[..., Any] | None:
+    from torch._decomp import decomposition_table
+
+    return decomposition_table.get(overload)
 
 
 def _with_decomposed_nodes(graph: Graph, plan: dict[Node, Callable[..., Any] | None]) -> Graph:

@@ -213,6 +213,18 @@ def _unbind(state: ImportState, node: Node) -> list[SSAValue]:
     ]
 
 
+STATIC_INT_LISTS: dict[str, str] = {"aten.flip": "dims", "aten.repeat": "repeats"}
+"""Packets whose importer takes an `int[]` argument (named here) only when it is static;
+the importer decomposes a node whose list holds a symbolic size (`repeat(b, 1, 1)` with
+`b` a dynamic batch) instead (`has_static_int_lists`)."""
+
+
+def has_static_int_lists(packet: str, node: Node) -> bool:
+    """Whether `node`'s `STATIC_INT_LISTS` argument, if it has one, is all ints."""
+    name = STATIC_INT_LISTS.get(packet)
+    return name is None or all(isinstance(v, int) for v in arguments_of(node)[name])
+
+
 def _static_int_list(op_cls: type[IRDLOperation], name: str) -> Handler:
     """`op(self, name)` with a static `int[]` argument, the op's property of that name."""
 
@@ -278,7 +290,9 @@ SHAPE_IMPORTERS: dict[str, Handler] = {
     "aten.narrow": _narrow,
     "aten.cat": _join(aten.CatOp),
     "aten.stack": _join(aten.StackOp),
-    "aten.flip": _static_int_list(aten.FlipOp, "dims"),
-    "aten.repeat": _static_int_list(aten.RepeatOp, "repeats"),
+    **{
+        packet: _static_int_list(op_cls, STATIC_INT_LISTS[packet])
+        for packet, op_cls in (("aten.flip", aten.FlipOp), ("aten.repeat", aten.RepeatOp))
+    },
     "aten.constant_pad_nd": _constant_pad,
 }
