@@ -6,15 +6,18 @@ segments, result segments, required properties, allowed properties); see
 
 OP_RULES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None, str | None, tuple[str, ...], tuple[str, ...]]] = {
     'arith.addi': (('single', 'single'), ('single',), None, None, (), ('overflowFlags',)),
+    'arith.andi': (('single', 'single'), ('single',), None, None, (), ()),
     'arith.cmpi': (('single', 'single'), ('single',), None, None, ('predicate',), ('predicate',)),
     'arith.constant': ((), ('single',), None, None, ('value',), ('value',)),
     'arith.floordivsi': (('single', 'single'), ('single',), None, None, (), ()),
     'arith.maxsi': (('single', 'single'), ('single',), None, None, (), ()),
     'arith.minsi': (('single', 'single'), ('single',), None, None, (), ()),
     'arith.muli': (('single', 'single'), ('single',), None, None, (), ('overflowFlags',)),
+    'arith.ori': (('single', 'single'), ('single',), None, None, (), ()),
     'arith.remsi': (('single', 'single'), ('single',), None, None, (), ()),
     'arith.select': (('single', 'single', 'single'), ('single',), None, None, (), ()),
     'arith.subi': (('single', 'single'), ('single',), None, None, (), ('overflowFlags',)),
+    'arith.xori': (('single', 'single'), ('single',), None, None, (), ()),
     'mlx.abs': (('single',), ('single',), None, None, (), ()),
     'mlx.add': (('single', 'single'), ('single',), None, None, (), ()),
     'mlx.addmm': (('single', 'single', 'single'), ('single',), None, None, (), ('alpha', 'beta')),

@@ -58,6 +58,9 @@ PROGRAM_ARITH_OPS = (
     "arith.maxsi",
     "arith.cmpi",
     "arith.select",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
 )
 """The `arith` ops a program may hold, on `index`, `i64` and `i1` scalars."""
 

@@ -83,6 +83,10 @@ KERNELS.update(
         "arith.remsi": _binary_int(_remsi),
         "arith.minsi": _binary_int(min),
         "arith.maxsi": _binary_int(max),
+        # bitwise, as on `i1` (a SymBool is a Python bool; `True ^ True` is False)
+        "arith.andi": _binary_int(lambda a, b: a & b),
+        "arith.ori": _binary_int(lambda a, b: a | b),
+        "arith.xori": _binary_int(lambda a, b: a ^ b),
     }
 )
 

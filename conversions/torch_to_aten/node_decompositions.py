@@ -375,9 +375,10 @@ def _decomposition_of(node: Node, has_importer: Callable[[Node], bool]) -> Calla
 
 
 def _torch_decomposition(overload: OpOverload) -> Callable[..., Any] | None:
-    from torch._decomp import decomposition_table
+    from torch._decomp import decomposition_table  # pyright: ignore[reportUnknownVariableType] (torch types the table's values as a bare Callable)
 
-    return decomposition_table.get(overload)
+    table = cast(dict[Any, Callable[..., Any]], decomposition_table)
+    return table.get(overload)
 
 
 def _with_decomposed_nodes(graph: Graph, plan: dict[Node, Callable[..., Any] | None]) -> Graph:

@@ -12,7 +12,7 @@ from typing import Any, cast
 import torch
 from torch.fx import Node
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
@@ -103,6 +103,35 @@ def _index_compare(predicate: str) -> Handler:
     return handle
 
 
+def _bool_value(state: ImportState, arg: Any) -> SSAValue:
+    """A SymBool operand: an `i1` value, or a literal as an `i1` constant."""
+    if isinstance(arg, bool):
+        return state.insert(arith.ConstantOp(IntegerAttr(int(arg), i1))).results[0]
+    return state.value(arg)
+
+
+def _bool_binary(op_cls: type[IRDLOperation]) -> Handler:
+    def handle(state: ImportState, node: Node) -> Operation:
+        lhs, rhs = positional_args(node, 2)
+        make: Any = op_cls  # each `arith` binary op is built from its two operands
+        return make(_bool_value(state, lhs), _bool_value(state, rhs))
+
+    return handle
+
+
+def _bool_not(state: ImportState, node: Node) -> Operation:
+    (operand,) = positional_args(node, 1)
+    return arith.XOrIOp(_bool_value(state, operand), _bool_value(state, True))
+
+
+def _if_then_else(state: ImportState, node: Node) -> Operation:
+    """`torch.sym_ite(condition, then, else)` on integers."""
+    condition, then, otherwise = positional_args(node, 3)
+    return arith.SelectOp(
+        _bool_value(state, condition), state.index_value(then), state.index_value(otherwise)
+    )
+
+
 def _index_neg(state: ImportState, node: Node) -> Operation:
     (operand,) = positional_args(node, 1)
     return arith.SubiOp(state.index_value(0), state.index_value(operand))
@@ -123,5 +152,13 @@ SYMBOLIC_IMPORTERS: dict[Callable[..., Any], Handler] = {
     operator.le: _index_compare("sle"),
     operator.gt: _index_compare("sgt"),
     operator.ge: _index_compare("sge"),
+    # SymBools, as torch.export's deferred runtime asserts combine them.
+    operator.or_: _bool_binary(arith.OrIOp),  # pyright: ignore[reportUnknownMemberType] (typeshed leaves operator.or_ unannotated)
+    operator.and_: _bool_binary(arith.AndIOp),  # pyright: ignore[reportUnknownMemberType] (typeshed leaves operator.and_ unannotated)
+    operator.xor: _bool_binary(arith.XOrIOp),  # pyright: ignore[reportUnknownMemberType] (typeshed leaves operator.xor unannotated)
+    operator.not_: _bool_not,
+    torch.sym_not: _bool_not,  # pyright: ignore[reportUnknownMemberType] (torch.sym_not is unannotated)
+    torch.sym_ite: _if_then_else,  # pyright: ignore[reportUnknownMemberType] (torch.sym_ite is unannotated)
 }
-"""Python/torch symbolic-integer ops (no ATen schema) → `arith` on `index` values."""
+"""Python/torch symbolic-integer and -boolean ops (no ATen schema) → `arith` on `index`
+and `i1` values."""
