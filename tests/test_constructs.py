@@ -6,6 +6,11 @@ differences are the dtypes' rounding of the same arithmetic)."""
 
 from __future__ import annotations
 
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
 import torch
 from torch.export import Dim, export
 
@@ -104,3 +109,65 @@ def test_alibi_decoder_generates_transformers_tokens() -> None:
     with torch.no_grad():
         expected = model.generate(ids, attention_mask=mask, max_new_tokens=8, do_sample=False)
     assert torch.equal(llm.generate(compiled, ids, mask, max_new_tokens=8), expected)
+
+
+# --------------------------------------------------------------------------- a saved .pt2 with a ModelOutput
+
+
+def _compile_in_a_fresh_process(archive: Path, program: Path) -> subprocess.CompletedProcess[str]:
+    """`mlxir compile` in a process that has not imported transformers."""
+    code = "import sys; from mlxir.tools.mlxir_cli import main; sys.argv[0] = 'mlxir'; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, "compile", str(archive), "-o", str(program)],
+        capture_output=True, text=True, timeout=600,
+    )
+
+
+def test_a_saved_archive_returning_a_model_output_compiles(tmp_path: Path) -> None:
+    """A `.pt2` of a transformers model, whose output is a `ModelOutput` subclass,
+    compiles with `mlxir compile` in a process that never imported transformers (the
+    loader imports the module that registers the output type), and the program matches
+    eager PyTorch at another sequence length."""
+    import transformers
+
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        vocab_size=64, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64
+    )
+    model = transformers.BertModel(config).eval()
+    ids = torch.randint(0, 64, (2, 7))
+    ep = export(model, (ids,), dynamic_shapes=({1: Dim("length", min=2, max=32)},))
+    archive, program_path = tmp_path / "bert.pt2", tmp_path / "bert.mlxfb"
+    torch.export.save(ep, str(archive))
+    result = _compile_in_a_fresh_process(archive, program_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    program = mlxir.load(program_path)
+    longer = torch.randint(0, 64, (2, 12))
+    got, expected = program(longer), model(longer)
+    assert type(got).__name__ == type(expected).__name__
+    _assert_close(got.last_hidden_state, expected.last_hidden_state.detach())
+
+
+@dataclasses.dataclass
+class _Pair:
+    first: torch.Tensor
+    second: torch.Tensor
+
+
+torch.utils._pytree.register_dataclass(_Pair, serialized_type_name="test_constructs._Pair")
+
+
+class _ReturnsPair(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> _Pair:
+        return _Pair(x + 1, x * 2)
+
+
+def test_an_archive_with_an_unregistered_output_type_names_it(tmp_path: Path) -> None:
+    """An output type whose module the loader does not import (not a known model
+    library) is named in one clear error, without a traceback."""
+    archive = tmp_path / "pair.pt2"
+    torch.export.save(export(_ReturnsPair(), (torch.randn(2, 3),)), str(archive))
+    result = _compile_in_a_fresh_process(archive, tmp_path / "pair.mlxfb")
+    assert result.returncode != 0
+    assert "test_constructs._Pair" in result.stderr and "register" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

@@ -184,21 +184,10 @@ class MlxOptMain(xDSLOptMain):
 
     def _import_pt2(self, stream: IO[bytes]) -> ModuleOp:
         """A saved ExportedProgram, imported to the aten level, weights in the IR."""
-        import io
-
-        import torch
-
         from mlxir.conversions.torch_to_aten import import_program
-        from mlxir.support.quiet import quiet_torch_export_logs
+        from mlxir.conversions.torch_to_aten.archive import load_archive
 
-        try:
-            with quiet_torch_export_logs():
-                ep = torch.export.load(io.BytesIO(stream.read()))
-        except Exception as error:  # torch raises many types for a bad archive
-            raise ValueError(
-                f"{self.get_input_name()} is not a torch.export archive: {error}"
-            ) from error
-        return import_program(ep)
+        return import_program(load_archive(stream, self.get_input_name()))  # an ArchiveError is a ValueError
 
     # -- .mlxfb programs: binary in and out, weights in the IR --
 

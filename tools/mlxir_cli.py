@@ -59,17 +59,12 @@ def format_counts(counts: Counter[str], width: int = 3) -> str:
 
 
 def _load_exported(path: Path) -> Any:
-    import torch
-
-    if not path.exists():
-        raise CliError(f"cannot open '{path}': no such file")
-    from mlxir.support.quiet import quiet_torch_export_logs
+    from mlxir.conversions.torch_to_aten.archive import ArchiveError, load_archive
 
     try:
-        with quiet_torch_export_logs():
-            return torch.export.load(str(path))
-    except Exception as error:  # torch raises many types for a bad archive
-        raise CliError(f"'{path}' is not a torch.export archive (.pt2): {error}") from error
+        return load_archive(path)
+    except ArchiveError as error:
+        raise CliError(str(error)) from error
 
 
 # ---------------------------------------------------------------------------

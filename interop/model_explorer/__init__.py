@@ -140,15 +140,9 @@ def _stack_namespace(stack: Mapping[str, Any] | None) -> tuple[str, dict[str, st
 
 
 def load_exported(path: str | Path) -> Any:
-    import torch
+    from mlxir.conversions.torch_to_aten.archive import load_archive
 
-    try:
-        from mlxir.support.quiet import quiet_torch_export_logs
-
-        with quiet_torch_export_logs():
-            return torch.export.load(str(path))
-    except Exception as error:  # torch raises many types for a bad archive
-        raise ValueError(f"{path} is not a torch.export archive: {_one_line(error)}") from error
+    return load_archive(path)  # an ArchiveError is a ValueError
 
 
 def import_with_scopes(ep: Any) -> tuple[ModuleOp, dict[str, str]]:
