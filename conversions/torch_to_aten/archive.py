@@ -118,7 +118,8 @@ def _types_in(spec: Any) -> Iterator[str]:
         node = cast(dict[str, Any], spec)
         if isinstance(node.get("type"), str):
             yield node["type"]
-        for child in node.get("children_spec") or []:
+        children = cast(list[Any], node.get("children_spec") or [])
+        for child in children:
             yield from _types_in(child)
     elif isinstance(spec, list):
         for item in cast(list[Any], spec):
