@@ -171,3 +171,37 @@ def test_an_archive_with_an_unregistered_output_type_names_it(tmp_path: Path) ->
     assert result.returncode != 0
     assert "test_constructs._Pair" in result.stderr and "register" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+# --------------------------------------------------------------------------- pooling a permuted tensor
+
+
+class _ChannelsLastBlock(torch.nn.Module):
+    """A ConvNeXt-style block: normalized in NHWC, permuted back to NCHW (a tensor with
+    channels-last strides), then pooled to 1x1 (torch's `adaptive_avg_pool2d` gives
+    the mean channels-last strides with `as_strided_`) and to 2x3."""
+
+    def __init__(self, dtype: torch.dtype) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8, dtype=dtype)
+        self.norm = torch.nn.LayerNorm(8, dtype=dtype)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = self.norm(self.conv(x).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        pooled = torch.nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)
+        return pooled, torch.nn.functional.adaptive_avg_pool2d(y, (2, 3))
+
+
+def test_pooling_a_permuted_tensor() -> None:
+    """The decomposition's `as_strided_` that only restrides axes of one element is the
+    identity on values, under a dynamic batch too."""
+    for dtype in DTYPES:
+        torch.manual_seed(0)
+        model = _ChannelsLastBlock(dtype)
+        ep = export(model, (torch.randn(2, 8, 6, 6, dtype=dtype),), dynamic_shapes=({0: Dim("batch", min=1, max=16)},))
+        program = mlxir.compile(ep)
+        x = torch.randn(5, 8, 6, 6, dtype=dtype)
+        with torch.no_grad():
+            expected = model(x)
+        for got, want in zip(program(x), expected, strict=True):
+            _assert_close(got, want)

@@ -215,9 +215,35 @@ def _strided_positions(
     return positions
 
 
+def _restrides_in_place(
+    self: torch.Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None
+) -> bool:
+    """Whether `as_strided(self, size, stride, storage_offset)` reads `self`'s own
+    elements in their own order: the same sizes, no offset, and on every axis of more
+    than one element the contiguous stride (an axis of one element may have any
+    stride). torch's `adaptive_avg_pool2d` to 1x1 of a channels-last input gives its
+    `[N, C, 1, 1]` mean channels-last strides this way (`as_strided_`), a no-op on the
+    values, with sizes that may be symbolic (a dynamic batch)."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    if (storage_offset or 0) != self.storage_offset() or len(size) != self.dim() or not self.is_contiguous():
+        return False
+    expected: Any = 1
+    for axis in reversed(range(len(size))):
+        extent = size[axis]
+        if not statically_known_true(extent == self.shape[axis]):
+            return False
+        if not statically_known_true(extent == 1) and not statically_known_true(stride[axis] == expected):
+            return False
+        expected = expected * extent
+    return True
+
+
 def _as_strided(
     self: torch.Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
 ) -> torch.Tensor:
+    if _restrides_in_place(self, size, stride, storage_offset):
+        return self.clone()
     return self.reshape(-1)[_strided_positions(self, size, stride, storage_offset)]
 
 
@@ -294,13 +320,24 @@ def decompose_nodes(
     because = whole_program_because(graph)
     if because is not None:
         return graph, because
-    plan = {node: _decomposition_of(node, has_importer) for node in graph.nodes if node.op == "call_function"}
-    if not any(plan.values()):
-        return graph, None
-    try:
-        return _with_decomposed_nodes(graph, plan), None
-    except NodeDecompositionFailed as error:
-        return graph, str(error)
+    original = graph
+    # A decomposition's trace can hold an op that needs one of its own: an in-place op
+    # of the trace made functional after it (`adaptive_avg_pool2d` of a channels-last
+    # input ends with `as_strided_` of its result). A few rounds reach them.
+    for _ in range(_ROUNDS):
+        plan = {node: _decomposition_of(node, has_importer) for node in graph.nodes if node.op == "call_function"}
+        if not any(plan.values()):
+            return graph, None
+        try:
+            graph = _with_decomposed_nodes(graph, plan)
+        except NodeDecompositionFailed as error:
+            return original, str(error)
+    return graph, None
+
+
+_ROUNDS = 3
+"""Rounds of node decomposition: a node's decomposition, and ops of its trace that
+need their own (what is left after them is reported as unsupported)."""
 
 
 def whole_program_because(graph: Graph) -> str | None:
