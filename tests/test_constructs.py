@@ -205,3 +205,52 @@ def test_pooling_a_permuted_tensor() -> None:
             expected = model(x)
         for got, want in zip(program(x), expected, strict=True):
             _assert_close(got, want)
+
+
+# --------------------------------------------------------------------------- histc and its relatives
+
+
+class _Counting(torch.nn.Module):
+    """What a mixture-of-experts router counts with (`histc` of expert ids) and its
+    relatives: `bincount` (a length that depends on the data), `searchsorted` (batched,
+    both sides) and `bucketize`."""
+
+    def forward(
+        self, x: torch.Tensor, ids: torch.Tensor, sequence: torch.Tensor, values: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        return (
+            torch.histc(x, bins=7, min=-1.5, max=2.0),
+            torch.histc(x, bins=5),
+            torch.histc(ids.to(x.dtype), bins=4, min=0, max=3),
+            torch.bincount(ids, minlength=6),
+            torch.bincount(ids, x.float()),
+            torch.searchsorted(sequence, values),
+            torch.searchsorted(sequence, values, right=True),
+            torch.searchsorted(sequence[0], values[0], side="right", out_int32=True),
+            torch.bucketize(values, sequence[0]),
+        )
+
+
+def test_histc_bincount_searchsorted() -> None:
+    """Counted exactly as torch counts (a NaN value goes after every element of a
+    sorted sequence), at lengths other than the export's; float sums within the
+    dtype's tolerance."""
+    n, m = Dim("n", min=2, max=256), Dim("m", min=1, max=64)
+    for dtype in DTYPES:
+        torch.manual_seed(0)
+        model = _Counting()
+
+        def inputs(count: int, width: int) -> tuple[torch.Tensor, ...]:
+            sequence = torch.sort(torch.randn(3, 10)).values.to(dtype)
+            values = torch.randn(3, width).to(dtype)
+            values[0, 0] = float("nan")
+            return torch.randn(count).to(dtype), torch.randint(0, 4, (count,)), sequence, values
+
+        ep = export(model, inputs(40, 6), dynamic_shapes=({0: n}, {0: n}, None, {1: m}))
+        program = mlxir.compile(ep)
+        args = inputs(77, 9)
+        for got, expected in zip(program(*args), model(*args), strict=True):
+            if expected.is_floating_point():
+                _assert_close(got, expected)
+            else:
+                assert got.dtype == expected.dtype and torch.equal(got, expected), (got, expected)
