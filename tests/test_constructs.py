@@ -240,7 +240,7 @@ def test_histc_bincount_searchsorted() -> None:
         torch.manual_seed(0)
         model = _Counting()
 
-        def inputs(count: int, width: int) -> tuple[torch.Tensor, ...]:
+        def inputs(count: int, width: int, dtype: torch.dtype = dtype) -> tuple[torch.Tensor, ...]:
             sequence = torch.sort(torch.randn(3, 10)).values.to(dtype)
             values = torch.randn(3, width).to(dtype)
             values[0, 0] = float("nan")
@@ -254,3 +254,71 @@ def test_histc_bincount_searchsorted() -> None:
                 _assert_close(got, expected)
             else:
                 assert got.dtype == expected.dtype and torch.equal(got, expected), (got, expected)
+
+
+# --------------------------------------------------------------------------- in-place writes and MoE
+
+
+class _Router(torch.nn.Module):
+    """A router's in-place writes to tensors it made itself: top-k weights normalized
+    with `/=` after being read, an inverse permutation written by `index_put_` into a
+    fresh `empty_like`, a fresh tensor incremented in place and read after."""
+
+    def __init__(self, dtype: torch.dtype) -> None:
+        super().__init__()
+        self.gate = torch.nn.Linear(8, 4, dtype=dtype)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        weights, experts = torch.topk(self.gate(x).softmax(-1), 2, dim=-1)
+        total = weights.sum(-1, keepdim=True)
+        weights /= total
+        order = torch.argsort(experts.reshape(-1), stable=True)
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(order.shape[0])
+        shifted = weights * 2
+        before = shifted.sum()
+        shifted.add_(1)
+        return weights, inverse, shifted + before
+
+
+def test_in_place_writes_to_fresh_tensors_need_no_retrace() -> None:
+    """Writes to tensors the program made itself, unaliased, import as their functional
+    forms (no whole-program re-trace), the readers after a write reading the new value."""
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
+
+    for dtype in DTYPES:
+        torch.manual_seed(0)
+        model = _Router(dtype)
+        ep = export(model, (torch.randn(5, 8, dtype=dtype),), dynamic_shapes=({0: Dim("tokens", min=2, max=64)},))
+        assert DECOMPOSED_BY_TORCH_ATTR not in mlxir.import_program(ep).attributes
+        program = mlxir.compile(ep)
+        x = torch.randn(11, 8, dtype=dtype)
+        with torch.no_grad():
+            expected = model(x)
+        got = program(x)
+        _assert_close(got[0], expected[0])
+        assert torch.equal(got[1], expected[1])
+        _assert_close(got[2], expected[2])
+
+
+def test_mixture_of_experts_default_path_generates_transformers_tokens() -> None:
+    """transformers' default experts path (`histc` of the routed experts, the
+    `transformers::grouped_mm_fallback` custom op, an `index_put_` into a fresh
+    tensor) compiles without a whole-program re-trace, and greedy tokens equal
+    transformers'."""
+    import transformers
+
+    from mlxir.tools import llm
+
+    torch.manual_seed(0)
+    config = transformers.Qwen3MoeConfig(
+        vocab_size=128, hidden_size=32, intermediate_size=64, moe_intermediate_size=16, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, num_experts=4, num_experts_per_tok=2, head_dim=8,
+    )
+    model = transformers.Qwen3MoeForCausalLM(config).eval()
+    compiled = llm.compile_llm(model)
+    ids = torch.randint(0, 128, (2, 9))
+    mask = torch.ones_like(ids)
+    with torch.no_grad():
+        expected = model.generate(ids, attention_mask=mask, max_new_tokens=8, do_sample=False)
+    assert torch.equal(llm.generate(compiled, ids, mask, max_new_tokens=8), expected)

@@ -327,6 +327,30 @@ class LowerMaskedFill(AtenLowering):
         self.replace(op, rewriter, build)
 
 
+def _index_batch_sizes(e: Emitter, op: aten.IndexPutOp, batch: list[int]) -> list[Size]:
+    """The broadcast shape of `op`'s index tensors as sizes: a dynamic dim is read from
+    the one index tensor that has it (the indices of one shape, or one index: an
+    inverse permutation `inv[perm] = arange(n)` with `n` a dynamic token count);
+    several indices broadcast along a dynamic dim are refused."""
+    sizes: list[Size] = []
+    for axis, size in enumerate(batch):
+        if size != DYNAMIC:
+            sizes.append(size)
+            continue
+        holders = [
+            i for i in op.indices
+            if len(shape_of(i)) == len(batch) and shape_of(i)[axis] == DYNAMIC
+        ]
+        others = [i for i in op.indices if i not in holders]
+        # Right-aligned broadcasting: another index has this dim iff its rank reaches it.
+        if not holders or any(
+            len(shape_of(i)) >= len(batch) - axis and shape_of(i)[axis - len(batch)] != 1 for i in others
+        ):
+            raise LoweringError(f"{op.name}: index tensors broadcast along a dynamic dim are not supported yet")
+        sizes.append(e.dim(holders[0], axis))
+    return sizes
+
+
 class LowerIndexPut(AtenLowering):
     """`x[indices] = values` → `mlx.scatter` with updates `broadcast(indices) ++ slice`."""
 
@@ -345,15 +369,14 @@ class LowerIndexPut(AtenLowering):
 
         def build(e: Emitter) -> SSAValue:
             rest = [d for d in range(n) if d not in axes]
+            batch_sizes = _index_batch_sizes(e, op, batch)
             # The shape `x[indices]` has in PyTorch; values broadcast to it.
             if in_place:
                 indexed_shape = [*shape_of(x)[: axes[0]], *batch, *shape_of(x)[axes[-1] + 1 :]]
-                indexed_sizes = [*[e.dim(x, d) for d in range(axes[0])], *batch, *[e.dim(x, d) for d in range(axes[-1] + 1, n)]]
+                indexed_sizes = [*[e.dim(x, d) for d in range(axes[0])], *batch_sizes, *[e.dim(x, d) for d in range(axes[-1] + 1, n)]]
             else:
                 indexed_shape = [*batch, *[shape_of(x)[d] for d in rest]]
-                indexed_sizes = [*batch, *[e.dim(x, d) for d in rest]]
-            if DYNAMIC in batch:
-                raise LoweringError(f"{op.name}: dynamic index lengths are not supported yet")
+                indexed_sizes = [*batch_sizes, *[e.dim(x, d) for d in rest]]
             values = e.astype(op.values, dtype_of(x))
             values = e.broadcast_to(values, indexed_sizes) if list(shape_of(values)) != indexed_shape else values
             if in_place:

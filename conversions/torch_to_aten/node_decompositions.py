@@ -319,6 +319,27 @@ def _bincount(self: torch.Tensor, weights: torch.Tensor | None = None, minlength
     return torch.where(hits, weights.to(dtype), 0).sum(1)
 
 
+def _grouped_mm(input: torch.Tensor, weight: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:  # noqa: A002 (the op's argument names)
+    """transformers' `grouped_mm_fallback` (its mixture-of-experts default on the CPU):
+    rows `offs[e - 1]:offs[e]` of `input` (sorted by expert) times `weight[e]`, rows
+    past `offs[-1]` zero. Each row's expert is the count of group ends at or before it;
+    the row is multiplied by its expert's matrix, gathered (rows x in x out elements:
+    MLX's `gather_mm` would not copy them)."""
+    rows = torch.arange(input.shape[0])
+    expert = (offs.unsqueeze(0) <= rows.unsqueeze(1)).sum(1)
+    covered = expert < weight.shape[0]
+    products = torch.bmm(input.unsqueeze(1), weight[expert.clamp(max=weight.shape[0] - 1)]).squeeze(1)
+    return torch.where(covered.unsqueeze(1), products, torch.zeros((), dtype=products.dtype))
+
+
+CUSTOM_OP_DECOMPOSITIONS: dict[str, Callable[..., Any]] = {
+    "transformers::grouped_mm_fallback": _grouped_mm,
+}
+"""Decompositions of other libraries' custom ops, by qualified name (the op exists only
+once its library registered it), for those whose Python kernel does not trace (it
+loops over data: `offs.tolist()`)."""
+
+
 MLXIR_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
     _A.batch_norm.default: lambda *args: _batch_norm(*args)[0],
     _A.native_batch_norm.default: _batch_norm,
@@ -381,10 +402,14 @@ def decompose_nodes(
     """The graph to import: `graph` itself when every node has an importer, else a copy
     with the nodes that need it decomposed. The reason is not None when the graph needs
     the whole-program re-trace instead (the graph is then returned unchanged)."""
+    original = graph
+    if any(_mutates(node) for node in graph.nodes):
+        graph = _with_decomposed_nodes(graph, {})  # a copy: the caller's graph is not edited
+        if not _functionalize_local_writes(graph):
+            graph = original
     because = whole_program_because(graph)
     if because is not None:
-        return graph, because
-    original = graph
+        return original, because
     # A decomposition's trace can hold an op that needs one of its own: an in-place op
     # of the trace made functional after it (`adaptive_avg_pool2d` of a channels-last
     # input ends with `as_strided_` of its result). A few rounds reach them.
@@ -465,7 +490,11 @@ def _decomposition_of(node: Node, has_importer: Callable[[Node], bool]) -> Calla
         return None
     if has_importer(node) and torch_keeps(overload):
         return None
-    decomposition = MLXIR_DECOMPOSITIONS.get(overload) or _table().get(overload)
+    decomposition = (
+        MLXIR_DECOMPOSITIONS.get(overload)
+        or _table().get(overload)
+        or CUSTOM_OP_DECOMPOSITIONS.get(schema_of(overload).name)
+    )
     if decomposition is None and overload in NATIVE_OPS:
         # Kept whole where its importer takes it, torch's own decomposition where the
         # importer cannot (`repeat` by sizes that depend on an input's shape).
@@ -607,9 +636,48 @@ def _functionalize_fresh_writes(graph: Graph) -> None:
             node.target = functional
 
 
+def _functionalize_local_writes(graph: Graph) -> bool:
+    """In-place ops on a tensor the graph made itself, and that no view aliases, become
+    their functional forms, the written tensor's later readers reading the new value:
+    exactly torch's functionalization where no alias can see the write (a router's
+    `weights /= weights.sum(-1, keepdim=True)`, an `index_put_` into a fresh
+    `empty_like`). Writes to inputs, buffers and views are left for torch's re-trace.
+    Whether any op was rewritten."""
+    order = {node: position for position, node in enumerate(graph.nodes)}
+    rewritten = False
+    for node in list(graph.nodes):
+        overload = torch_overload(node.target) if node.op == "call_function" else None
+        if overload is None or not _mutates(node) or not node.args:
+            continue
+        written = node.args[0]
+        functional = _functional_form(overload)
+        if functional is None or not isinstance(written, Node) or not _is_fresh(written):
+            continue
+        readers = [user for user in written.users if user is not node]
+        if any(_is_view(reader) or _mutates(reader) for reader in readers):
+            continue  # an alias or another write: what it sees is torch's re-trace's to work out
+        node.target = functional
+        for reader in readers:
+            if order[reader] > order[node]:
+                reader.replace_input_with(written, node)
+        rewritten = True
+    return rewritten
+
+
+def _is_view(node: Node) -> bool:
+    """Whether `node`'s result may alias one of its inputs (a view)."""
+    overload = torch_overload(node.target) if node.op == "call_function" else None
+    if overload is None:
+        return node.op == "call_function" and node.target is not operator.getitem
+    return any(result.alias_info is not None for result in schema_of(overload).returns)
+
+
 def _is_fresh(node: Node) -> bool:
     """Whether `node` makes a tensor of its own: not an input, nor a view of another
-    tensor, whose writes would show through (circular padding copies into slices)."""
+    tensor, whose writes would show through (circular padding copies into slices). A
+    result of an op with several (`topk`'s values) is fresh when the op is."""
+    if node.op == "call_function" and node.target is operator.getitem and isinstance(node.args[0], Node):
+        return _is_fresh(node.args[0])
     overload = torch_overload(node.target) if node.op == "call_function" else None
     return overload is not None and not any(
         result.alias_info is not None for result in schema_of(overload).returns
