@@ -7,7 +7,7 @@ from typing import cast
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
@@ -33,6 +33,20 @@ def _heads(value: SSAValue) -> tuple[mlx.ReshapeOp, mlx.TransposeOp] | None:
     if shape_of(value)[-1] != cast(int, sizes[-2]) * cast(int, sizes[-1]):
         return None
     return reshape, transpose
+
+
+def _defined_before(value: SSAValue, op: Operation) -> bool:
+    """Whether `value` is a block argument or the result of an op before `op` in its
+    block (a piece's reshape may read a size computed after the split: Swin's windows)."""
+    owner = value.owner
+    if not isinstance(owner, Operation):
+        return True
+    earlier = op.prev_op
+    while earlier is not None:
+        if earlier is owner:
+            return True
+        earlier = earlier.prev_op
+    return False
 
 
 def _alike(pairs: list[tuple[mlx.ReshapeOp, mlx.TransposeOp]]) -> bool:
@@ -70,6 +84,8 @@ class SplitHeadsOnce(RewritePattern):
             return
         reshape0, transpose0 = pairs[0]
         prefix = mixed_values(ints(reshape0.static_shape), reshape0.shape)[:-2]
+        if not all(isinstance(size, int) or _defined_before(size, op) for size in prefix):
+            return  # the new reshape goes where the split is, and must see its sizes
         head_dim = shape_of(reshape0.result)[-1]
         perm = list(ints(transpose0.axes))
         heads = [shape_of(r.result)[-2] for r, _ in pairs]

@@ -196,3 +196,22 @@ func.func @one_piece(%y: tensor<?x?x32xf32>) -> tensor<?x4x?x8xf32> {
   %q = mlx.transpose %q4 [0, 2, 1, 3] : tensor<?x?x4x8xf32> -> tensor<?x4x?x8xf32>
   func.return %q : tensor<?x4x?x8xf32>
 }
+
+// The pieces' leading size is computed after the split (Swin's window attention reads
+// a product of sizes made there): the merged reshape would go where the split is, before
+// that size exists, so nothing changes.
+// CHECK-LABEL: func.func @size_after_split(%y: tensor<?x3x64xf32>, %n: index) -> (tensor<?x2x3x16xf32>, tensor<?x2x3x16xf32>) {
+// CHECK-NEXT:    %a, %b = mlx.split %y at [32] axis 2
+// CHECK-NEXT:    %two = arith.constant 2 : index
+// CHECK-NEXT:    %m = arith.muli %n, %two : index
+// CHECK-NEXT:    %ra = mlx.reshape %a [%m, 3, 2, 16]
+func.func @size_after_split(%y: tensor<?x3x64xf32>, %n: index) -> (tensor<?x2x3x16xf32>, tensor<?x2x3x16xf32>) {
+  %a, %b = mlx.split %y at [32] axis 2 : tensor<?x3x64xf32> -> tensor<?x3x32xf32>, tensor<?x3x32xf32>
+  %two = arith.constant 2 : index
+  %m = arith.muli %n, %two : index
+  %ra = mlx.reshape %a [%m, 3, 2, 16] : tensor<?x3x32xf32> -> tensor<?x3x2x16xf32>
+  %ta = mlx.transpose %ra [0, 2, 1, 3] : tensor<?x3x2x16xf32> -> tensor<?x2x3x16xf32>
+  %rb = mlx.reshape %b [%m, 3, 2, 16] : tensor<?x3x32xf32> -> tensor<?x3x2x16xf32>
+  %tb = mlx.transpose %rb [0, 2, 1, 3] : tensor<?x3x2x16xf32> -> tensor<?x2x3x16xf32>
+  func.return %ta, %tb : tensor<?x2x3x16xf32>, tensor<?x2x3x16xf32>
+}
