@@ -117,6 +117,53 @@ def _audio(name: str, model_class: str, config_class: str, **config: Any) -> Arc
     return Architecture(name, "speech/audio encoder", _hf(model_class, config_class, **config), inputs, _batch_dims)
 
 
+
+class _TextAndImage(torch.nn.Module):
+    """A dual encoder called as `model(input_ids=..., pixel_values=...)`."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor, pixel_values: torch.Tensor) -> Any:
+        return self.model(input_ids=input_ids, pixel_values=pixel_values)
+
+
+def _text_and_image(name: str, model_class: str, config_class: str, **config: Any) -> Architecture:
+    make = _hf(model_class, config_class, **config)
+
+    def inputs(variant: int) -> tuple[Any, ...]:
+        generator = torch.Generator().manual_seed(variant)
+        return (
+            torch.randint(0, 96, ((2, 3)[variant], (7, 11)[variant]), generator=generator),
+            torch.randn((2, 3)[variant], 3, 32, 32, generator=generator),
+        )
+
+    def dims() -> tuple[Any, ...]:
+        return ({0: Dim("texts", min=1, max=16), 1: Dim("length", min=2, max=16)}, {0: Dim("images", min=1, max=16)})
+
+    return Architecture(
+        name, "CLIP-style dual encoder", lambda: _TextAndImage(make()).eval(), inputs, dims
+    )
+
+
+def _video(name: str, model_class: str, config_class: str, **config: Any) -> Architecture:
+    def inputs(variant: int) -> tuple[Any, ...]:
+        generator = torch.Generator().manual_seed(variant)
+        return (torch.randn((2, 3)[variant], 4, 3, 32, 32, generator=generator),)
+
+    return Architecture(name, "video (3-D conv)", _hf(model_class, config_class, **config), inputs, _batch_dims)
+
+
+def _features(name: str, model_class: str, config_class: str, shape: tuple[int, ...], **config: Any) -> Architecture:
+    """A speech model on precomputed features (`[batch, *shape]`), dynamic batch."""
+
+    def inputs(variant: int) -> tuple[Any, ...]:
+        generator = torch.Generator().manual_seed(variant)
+        return (torch.randn((2, 3)[variant], *shape, generator=generator),)
+
+    return Architecture(name, "speech/audio encoder", _hf(model_class, config_class, **config), inputs, _batch_dims)
+
 _WAV2VEC2 = dict(
     hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
     conv_dim=(16, 16), conv_stride=(5, 4), conv_kernel=(10, 4), num_conv_pos_embeddings=16,
@@ -182,4 +229,72 @@ ARCHITECTURES: list[Architecture] = [
     # speech and audio
     _audio("wav2vec2", "Wav2Vec2Model", "Wav2Vec2Config", **_WAV2VEC2),
     _audio("hubert", "HubertModel", "HubertConfig", **_WAV2VEC2),
+    # more decoders
+    _decoder("qwen3", "Qwen3ForCausalLM", "Qwen3Config", **_DECODER, head_dim=8),
+    _decoder("gemma2", "Gemma2ForCausalLM", "Gemma2Config", **_DECODER, head_dim=8, sliding_window=4),
+    _decoder("gemma3 (sliding window)", "Gemma3ForCausalLM", "Gemma3TextConfig", **_DECODER, head_dim=8,
+             sliding_window=4),
+    _decoder("phi", "PhiForCausalLM", "PhiConfig", vocab_size=96, hidden_size=32, num_hidden_layers=2,
+             num_attention_heads=4, intermediate_size=64),
+    _decoder("gptj", "GPTJForCausalLM", "GPTJConfig", vocab_size=96, n_embd=32, n_layer=2, n_head=4, rotary_dim=4),
+    _decoder("codegen", "CodeGenForCausalLM", "CodeGenConfig", vocab_size=96, n_embd=32, n_layer=2, n_head=4,
+             rotary_dim=4),
+    _decoder("stablelm", "StableLmForCausalLM", "StableLmConfig", **_DECODER),
+    _decoder("olmo", "OlmoForCausalLM", "OlmoConfig", **_DECODER),
+    _decoder("granite", "GraniteForCausalLM", "GraniteConfig", **_DECODER),
+    _decoder("starcoder2", "Starcoder2ForCausalLM", "Starcoder2Config", **_DECODER),
+    _decoder("mpt (ALiBi)", "MptForCausalLM", "MptConfig", vocab_size=96, d_model=32, n_layers=2, n_heads=4),
+    _decoder("cohere", "CohereForCausalLM", "CohereConfig", **_DECODER),
+    # more encoder-decoders
+    _encoder_decoder("pegasus", "PegasusForConditionalGeneration", "PegasusConfig", vocab_size=96, d_model=32,
+                     encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+                     encoder_ffn_dim=64, decoder_ffn_dim=64),
+    _encoder_decoder("marian", "MarianMTModel", "MarianConfig", vocab_size=96, d_model=32, encoder_layers=2,
+                     decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64,
+                     decoder_ffn_dim=64, decoder_start_token_id=0, pad_token_id=0),
+    # more vision
+    _vision("beit", "vision transformer", "BeitModel", "BeitConfig", hidden_size=32, num_hidden_layers=2,
+            num_attention_heads=2, intermediate_size=64, image_size=32, patch_size=8),
+    _vision("dinov2", "vision transformer", "Dinov2Model", "Dinov2Config", hidden_size=32, num_hidden_layers=2,
+            num_attention_heads=2, mlp_ratio=2, image_size=32, patch_size=8),
+    _vision("swinv2", "hierarchical/windowed transformer", "Swinv2Model", "Swinv2Config", image_size=32,
+            patch_size=4, embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=4),
+    _vision("convnextv2", "vision CNN", "ConvNextV2Model", "ConvNextV2Config", hidden_sizes=[16, 32], depths=[1, 1],
+            num_stages=2, image_size=32),
+    _vision("regnet", "vision CNN", "RegNetModel", "RegNetConfig", embedding_size=16, hidden_sizes=[16, 32],
+            depths=[1, 1], groups_width=8),
+    _vision("mobilenet-v2", "vision CNN", "MobileNetV2Model", "MobileNetV2Config", image_size=32, depth_multiplier=0.25),
+    _vision("poolformer", "vision CNN", "PoolFormerModel", "PoolFormerConfig", hidden_sizes=[16, 32], depths=[1, 1],
+            num_encoder_blocks=2, patch_sizes=[7, 3], strides=[4, 2], padding=[2, 1]),
+    _vision("yolos (detection head)", "detection", "YolosForObjectDetection", "YolosConfig", hidden_size=32,
+            num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, image_size=[32, 32], patch_size=8,
+            num_detection_tokens=5),
+    _vision("dpt (depth head)", "segmentation", "DPTForDepthEstimation", "DPTConfig", hidden_size=32,
+            num_hidden_layers=4, num_attention_heads=2, intermediate_size=64, image_size=32, patch_size=8,
+            backbone_out_indices=[0, 1, 2, 3], neck_hidden_sizes=[8, 16, 32, 32], fusion_hidden_size=16,
+            head_in_index=-1),
+    # video
+    _video("videomae", "VideoMAEModel", "VideoMAEConfig", image_size=32, patch_size=8, num_frames=4, tubelet_size=2,
+           hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64),
+    # CLIP-style dual encoders
+    _text_and_image("clip", "CLIPModel", "CLIPConfig",
+                    text_config=dict(vocab_size=96, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                     intermediate_size=64, max_position_embeddings=16),
+                    vision_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                       intermediate_size=64, image_size=32, patch_size=8),
+                    projection_dim=16),
+    _text_and_image("siglip", "SiglipModel", "SiglipConfig",
+                    text_config=dict(vocab_size=96, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                     intermediate_size=64, max_position_embeddings=16),
+                    vision_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                       intermediate_size=64, image_size=32, patch_size=8)),
+    # more speech and audio
+    _audio("wavlm", "WavLMModel", "WavLMConfig", **_WAV2VEC2),
+    _audio("data2vec-audio", "Data2VecAudioModel", "Data2VecAudioConfig", **_WAV2VEC2),
+    _features("whisper encoder", "WhisperForAudioClassification", "WhisperConfig", (16, 32), num_mel_bins=16,
+              d_model=32, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=64, max_source_positions=16,
+              num_labels=3),
+    _features("audio spectrogram transformer", "ASTModel", "ASTConfig", (32, 16), hidden_size=32,
+              num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, max_length=32, num_mel_bins=16,
+              patch_size=8, frequency_stride=8, time_stride=8),
 ]
