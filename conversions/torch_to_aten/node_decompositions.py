@@ -259,51 +259,6 @@ def _as_strided_scatter(
     return flat.reshape(self.shape)
 
 
-def _histc(self: torch.Tensor, bins: int = 100, min: float = 0, max: float = 0) -> torch.Tensor:  # noqa: A002 (torch's argument names)
-    """torch's CPU `histc`: `bins` equal bins over [min, max] (the data's extremes when
-    min == max, widened by 1 each way if those are equal too); element `x` counts in
-    bin `trunc((x - min) * bins / (max - min))` computed in its dtype, the last bin
-    also taking `x == max`; elements outside, and NaN, count nowhere."""
-    values = self.reshape(-1)
-    if min == max:
-        low, high = values.min(), values.max()
-        same = low == high
-        low, high = torch.where(same, low - 1, low), torch.where(same, high + 1, high)
-    else:
-        low = torch.tensor(min, dtype=values.dtype)
-        high = torch.tensor(max, dtype=values.dtype)
-    inside = (values >= low) & (values <= high)
-    position = ((values - low) * bins / (high - low)).to(torch.int64).clamp(0, bins - 1)
-    counts = torch.zeros(bins, dtype=values.dtype)
-    return counts.index_add(0, position, inside.to(values.dtype))
-
-
-def _searchsorted(
-    sorted_sequence: torch.Tensor,
-    self: torch.Tensor | float,
-    *,
-    out_int32: bool = False,
-    right: bool = False,
-    side: str | None = None,
-    sorter: torch.Tensor | None = None,
-) -> torch.Tensor:
-    """The insertion points of `self` in the last axis of `sorted_sequence`: how many of
-    its elements are below each value (`<=` with `right` or `side="right"`), the
-    sequence read through `sorter` if given; a NaN value goes after every element, as
-    torch's binary search puts it. One comparison per (value, element): exact,
-    O(values x elements) memory."""
-    sequence = sorted_sequence if sorter is None else sorted_sequence.gather(-1, sorter)
-    values = self if isinstance(self, torch.Tensor) else torch.tensor(self, dtype=sequence.dtype)
-    before = torch.le if right or side == "right" else torch.lt
-    if sequence.dim() == 1:
-        counts = before(sequence, values.unsqueeze(-1)).sum(-1)
-    else:
-        counts = before(sequence.unsqueeze(-2), values.unsqueeze(-1)).sum(-1)
-    if values.is_floating_point():  # torch's binary search puts a NaN value after everything
-        counts = torch.where(values.isnan(), sequence.shape[-1], counts)
-    return counts.to(torch.int32 if out_int32 else torch.int64)
-
-
 def _bincount(self: torch.Tensor, weights: torch.Tensor | None = None, minlength: int = 0) -> torch.Tensor:
     """torch's `bincount`: `max(self) + 1` bins (at least `minlength`; `minlength`
     for an empty input), each counting (or summing the `weights` of) the elements
@@ -353,10 +308,7 @@ MLXIR_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
     _A.as_strided.default: _as_strided,
     _A.as_strided_copy.default: _as_strided,
     _A.as_strided_scatter.default: _as_strided_scatter,
-    _A.histc.default: _histc,
     _A.bincount.default: _bincount,
-    _A.searchsorted.Tensor: _searchsorted,
-    _A.searchsorted.Scalar: _searchsorted,
     **SPECIAL_FUNCTIONS,
     **BESSEL_FUNCTIONS,
     **CHEBYSHEV_POLYNOMIALS,
