@@ -4,9 +4,20 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv blas chromium demo test ruff pyright pytest lit lint bench clean fbs op-rules
+.PHONY: venv zoo-packages blas chromium demo test ruff pyright pytest lit lint bench clean fbs op-rules
 
-venv: blas chromium $(STAMP)
+venv: blas chromium $(STAMP) zoo-packages
+
+# torchvision and timm for the model zoo's tests only, in a folder of their own that only
+# tests/zoo/vision_packages.py puts on sys.path: PyPI's torchvision is built for CUDA
+# torch and, seen by the main venv, breaks `import transformers` (docs/models.md).
+ZOO_PACKAGES := build/zoo-packages
+ZOO_PINS     := torchvision==0.28.0 timm==1.0.31 pillow==13.0.0
+zoo-packages: $(ZOO_PACKAGES)/.installed
+$(ZOO_PACKAGES)/.installed: Makefile $(STAMP)
+	rm -rf $(ZOO_PACKAGES)
+	$(BIN)/pip install --quiet --no-deps --target $(ZOO_PACKAGES) $(ZOO_PINS)
+	touch $@
 
 # $(call best_effort_apt,NAME,PACKAGE,WHY,WITHOUT_IT): installs a Debian package with
 # apt-get where the machine has it, never an error: sudo only when not root, and

@@ -322,3 +322,143 @@ def test_mixture_of_experts_default_path_generates_transformers_tokens() -> None
     with torch.no_grad():
         expected = model.generate(ids, attention_mask=mask, max_new_tokens=8, do_sample=False)
     assert torch.equal(llm.generate(compiled, ids, mask, max_new_tokens=8), expected)
+
+
+# --------------------------------------------------------------------------- what the vision zoo needed
+
+
+class _Paddings(torch.nn.Module):
+    """`F.pad` in every mode after an op of the program's own (torch's kernel of `pad`,
+    traced, read the batch as a plain int and fixed it), with cropping (negative pads)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        y = torch.sin(x)
+        pad = torch.nn.functional.pad
+        return (
+            pad(y, (0, 1, 0, 1)),
+            pad(y, (-1, 2, 1, -2), value=0.5),
+            pad(y, (1, 2, 2, 1), mode="reflect"),
+            pad(y, (1, 2, 2, 1), mode="replicate"),
+            pad(y, (1, 2, 2, 1), mode="circular"),
+            pad(y, (-1, 2, 0, 1), mode="circular"),
+        )
+
+
+def test_padding_keeps_dynamic_sizes() -> None:
+    for dtype in DTYPES:
+        model = _Paddings()
+        dims = {0: Dim("batch", min=1, max=16), 3: Dim("width", min=4, max=32)}
+        ep = export(model, (torch.randn(2, 3, 6, 7, dtype=dtype),), dynamic_shapes=(dims,))
+        program = mlxir.compile(ep)
+        x = torch.randn(5, 3, 6, 9, dtype=dtype)
+        for got, expected in zip(program(x), model(x), strict=True):
+            _assert_close(got, expected)
+
+
+def test_a_decomposition_that_fixes_a_dynamic_size_is_refused(monkeypatch: object) -> None:
+    """A decomposition whose trace reads a dynamic size as a plain int would make the
+    program take that size only: the import says so instead."""
+    import pytest
+
+    from mlxir.conversions.torch_to_aten import node_decompositions
+
+    library = torch.library.Library("mlxir_test_fixing", "FRAGMENT")
+    library.define("scaled(Tensor x) -> Tensor")
+    library.impl("scaled", lambda x: x * x.shape[0], "CompositeExplicitAutograd")
+    torch.library.register_fake("mlxir_test_fixing::scaled", lambda x: torch.empty_like(x), lib=library)
+
+    class Scaled(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.ops.mlxir_test_fixing.scaled(x) + 1
+
+    def fixing(x: torch.Tensor) -> torch.Tensor:
+        return x * int(x.shape[0])
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setitem(node_decompositions.CUSTOM_OP_DECOMPOSITIONS, "mlxir_test_fixing::scaled", fixing)
+    ep = export(Scaled(), (torch.randn(3, 4),), dynamic_shapes=({0: Dim("rows", min=2, max=16)},))
+    from mlxir.conversions.torch_to_aten.core import ImportError_
+
+    with pytest.raises(ImportError_, match=r"fixes the dynamic size\(s\) s\w+ to 3"):
+        mlxir.compile(ep)
+
+
+class _WindowAttention(torch.nn.Module):
+    """Attention over windows of heads, `[batch, windows, heads, length, dim]` (Twins,
+    Hiera, NesT): with a mask per window, a boolean mask, and causal."""
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        attention = torch.nn.functional.scaled_dot_product_attention
+        keep = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril()
+        return (
+            attention(q, k, v, attn_mask=bias),
+            attention(q, k, v, attn_mask=keep),
+            attention(q, k, v, is_causal=True),
+            attention(q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0)).squeeze(0),
+        )
+
+
+def test_attention_over_windows_of_heads() -> None:
+    tolerance = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}
+    for dtype in DTYPES:
+        torch.manual_seed(0)
+
+        def inputs(batch: int, length: int, dtype: torch.dtype = dtype) -> tuple[torch.Tensor, ...]:
+            q, k, v = (torch.randn(batch, 3, 2, length, 8, dtype=dtype) for _ in range(3))
+            return q, k, v, torch.randn(3, 1, length, length, dtype=dtype)
+
+        length = Dim("length", min=2, max=32)
+        dims = ({0: Dim("batch", min=1, max=8), 3: length},) * 3 + ({2: length, 3: length},)
+        ep = export(_WindowAttention(), inputs(2, 5), dynamic_shapes=dims)
+        program = mlxir.compile(ep)
+        x = inputs(4, 7)
+        for got, expected in zip(program(*x), _WindowAttention()(*x), strict=True):
+            scale = max(float(expected.float().abs().max()), 1.0)
+            assert float((got.float() - expected.float()).abs().max()) <= tolerance[dtype] * scale
+
+
+def test_pooling_wider_than_its_input() -> None:
+    """transformers' EfficientNet pools its 1x1 map with `AvgPool2d(1280, ceil_mode=True)`:
+    the windows read what the input holds (one slice each for sums and counts), not
+    1280 x 1280 of them, and a
+    window's divisor counts the cells inside the input and its padding."""
+    models = [
+        torch.nn.AvgPool2d(1280, ceil_mode=True),
+        torch.nn.AvgPool2d(5, stride=2, padding=2, ceil_mode=True),
+        torch.nn.AvgPool2d(4, stride=3, padding=1, ceil_mode=True, count_include_pad=False),
+        torch.nn.MaxPool2d(9, ceil_mode=True),
+    ]
+    for model in models:
+        for dtype in DTYPES:
+            ep = export(model, (torch.randn(2, 3, 7, 6, dtype=dtype),), dynamic_shapes=({0: Dim("batch")},))
+            program = mlxir.compile(ep)
+            x = torch.randn(3, 3, 7, 6, dtype=dtype)
+            _assert_close(program(x), model(x))
+    lowered = mlxir.lower(mlxir.import_program(export(models[0], (torch.randn(2, 8, 1, 1),))))
+    # one window for the sums, one for the cells counted (the windows run past the input)
+    assert sum(1 for op in lowered.walk() if op.name == "mlx.slice") == 2
+
+
+class _WriteThenPool(torch.nn.Module):
+    """Swin's attention mask (a slice of a fresh tensor written in place: torch's
+    whole-program re-trace) and a pool of a permuted map (its decomposition ends in
+    `as_strided`, decomposed after the re-trace)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mask = x.new_zeros(x.shape[1], x.shape[2])
+        mask[1:3, :] = 1.0
+        y = (x + mask.unsqueeze(-1)).permute(0, 3, 1, 2)
+        return torch.nn.functional.adaptive_avg_pool2d(y, 1), mask
+
+
+def test_decompositions_after_the_whole_program_retrace() -> None:
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
+
+    for dtype in DTYPES:
+        model = _WriteThenPool()
+        ep = export(model, (torch.randn(2, 4, 4, 8, dtype=dtype),), dynamic_shapes=({0: Dim("batch")},))
+        assert DECOMPOSED_BY_TORCH_ATTR in mlxir.import_program(ep).attributes
+        program = mlxir.compile(ep)
+        x = torch.randn(5, 4, 4, 8, dtype=dtype)
+        for got, expected in zip(program(x), model(x), strict=True):
+            _assert_close(got, expected)

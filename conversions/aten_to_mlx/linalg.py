@@ -232,10 +232,19 @@ class LowerPool(AtenLowering):
         dilation = _expand_list(ints(op.dilation), n) if isinstance(op, aten.MaxPoolOp) else [1] * n
         ceil = op.ceil_mode is not None
         out = [_pool_output(*args, ceil) for args in zip(sizes, kernel, stride, pad, dilation)]
-        # The window extent each spatial dim needs: (out - 1) * stride + dilated kernel.
-        spans = [(o - 1) * s + d * (k - 1) + 1 for o, s, d, k in zip(out, stride, dilation, kernel)]
+        # The kernel offsets taken: one at or past the input and its explicit padding
+        # reads only the ceil-mode extra (zero for sums and counts, -inf for max), so
+        # a kernel wider than its input (a "global" 1280-wide average pool) costs what
+        # the input holds, not what the kernel spans.
+        offsets = [range(min(k, -(-(size + 2 * p) // d))) for k, size, p, d in zip(kernel, sizes, pad, dilation)]
+        # The extent each spatial dim's windows read: (out - 1) * stride + last offset.
+        spans = [(o - 1) * s + d * (len(r) - 1) + 1 for o, s, d, r in zip(out, stride, dilation, offsets)]
         # Extra high padding lets ceil-mode windows run past the edge.
         extra = [max(0, span - (size + 2 * p)) for span, size, p in zip(spans, sizes, pad)]
+        runs_past = any(
+            (o - 1) * s + d * (k - 1) + 1 > size + 2 * p
+            for o, s, d, k, size, p in zip(out, stride, dilation, kernel, sizes, pad)
+        )
         dtype = dtype_of(op.result)
 
         def padded(e: Emitter, x: SSAValue, low: Sequence[int], high: Sequence[int], value: float) -> SSAValue:
@@ -260,11 +269,11 @@ class LowerPool(AtenLowering):
             count = rank_of(x) - n
             leading = e.dims(x)[:count]
             acc: SSAValue | None = None
-            for offsets in itertools.product(*(range(k) for k in kernel)):
-                starts: list[Size] = [*([0] * count), *(o * d for o, d in zip(offsets, dilation))]
+            for window in itertools.product(*offsets):
+                starts: list[Size] = [*([0] * count), *(o * d for o, d in zip(window, dilation))]
                 stops: list[Size] = [
                     *leading,
-                    *(o * d + (m - 1) * s + 1 for o, d, m, s in zip(offsets, dilation, out, stride)),
+                    *(o * d + (m - 1) * s + 1 for o, d, m, s in zip(window, dilation, out, stride)),
                 ]
                 part = e.slice(x, starts, stops, [1] * count + stride, [*shape_of(x)[:count], *out])
                 acc = part if acc is None else e.binary(combine, acc, part)
@@ -281,7 +290,7 @@ class LowerPool(AtenLowering):
             if isinstance(divisor_attr, IntegerAttr):
                 return e.binary("divide", total, e.constant(divisor_attr.value.data, dtype))
             include_pad = op.properties.get("count_include_pad") is not None
-            if include_pad and not any(extra):
+            if include_pad and not runs_past:
                 return e.binary("divide", total, e.constant(math.prod(kernel), dtype))
             # Count the window cells that are real input (or real padding with
             # count_include_pad): pool a tensor of ones the same way.

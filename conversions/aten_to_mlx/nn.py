@@ -4,6 +4,7 @@ dot-product attention."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 from xdsl.dialects.builtin import Float64Type, FloatAttr
@@ -15,6 +16,7 @@ from mlxir.conversions.aten_to_mlx.core import (
     AtenLowering,
     Emitter,
     LoweringError,
+    Size,
     arange,
     numel,
     tensor_of,
@@ -147,13 +149,21 @@ class LowerAttention(AtenLowering):
         else:
             raise LoweringError(f"{op.name}: a dynamic head dim needs an explicit scale")
         rank = rank_of(op.query)
-        if rank not in (3, 4):
-            raise LoweringError(f"{op.name}: only 3-D and 4-D attention is supported")
+        if rank < 3:
+            raise LoweringError(f"{op.name}: attention needs a head or batch dim (3-D or more)")
+        leading = [shape_of(t)[: rank - 3] for t in (op.query, op.key, op.value)]
+        if rank > 4 and (
+            any(rank_of(t) != rank for t in (op.key, op.value)) or any(lead != leading[0] for lead in leading)
+        ):
+            raise LoweringError(f"{op.name}: query, key and value must have the same batch dims")
 
         def build(e: Emitter) -> SSAValue:
             q, k, v = (e.astype(t, dtype) for t in (op.query, op.key, op.value))
+            batch_dims = e.dims(q)[: rank - 3]
             if rank == 3:
                 q, k, v = (e.expand_dims(t, [0]) for t in (q, k, v))
+            elif rank > 4:  # windows of heads (Twins, Hiera): the batch dims become one
+                q, k, v = (_collapse_batch_dims(e, t, rank - 3) for t in (q, k, v))
             mask: SSAValue | None = op.attn_mask
             mask_mode: str | None = None
             if mask is not None:
@@ -161,6 +171,8 @@ class LowerAttention(AtenLowering):
                     mask = e.astype(mask, dtype)
                 if rank == 3 and rank_of(mask) == 3:
                     mask = e.expand_dims(mask, [0])
+                elif rank > 4:
+                    mask = _batch_collapsed_mask(e, mask, batch_dims)
             elif op.is_causal is not None:
                 lq, lk = shape_of(q)[2], shape_of(k)[2]
                 same_length = (lq == lk and lq != DYNAMIC) or _same_runtime_length(op.query, op.key)
@@ -180,9 +192,35 @@ class LowerAttention(AtenLowering):
                     zero_masked_rows=op.attn_mask is not None,
                 )
             )
-            return e.squeeze(out, [0]) if rank == 3 else out
+            if rank == 3:
+                return e.squeeze(out, [0])
+            if rank > 4:
+                return e.reshape(out, [*batch_dims, *e.dims(out)[1:]])
+            return out
 
         self.replace(op, rewriter, build)
+
+
+def _collapse_batch_dims(e: Emitter, value: SSAValue, count: int) -> SSAValue:
+    """`value` with its first `count` dims made one."""
+    dims = e.dims(value)
+    batch: Size = 1
+    for dim in dims[:count]:
+        batch = e.mul(batch, dim)
+    return e.reshape(value, [batch, *dims[count:]])
+
+
+def _batch_collapsed_mask(e: Emitter, mask: SSAValue, batch_dims: Sequence[Size]) -> SSAValue:
+    """A mask of attention whose batch dims were collapsed into one (`[B, H, L, S]`
+    from `[*batch, H, L, S]`): its own batch dims broadcast to the query's first, unless
+    they are all 1 (they then broadcast as one)."""
+    count = len(batch_dims)
+    mask = e.expand_dims(mask, list(range(count + 3 - rank_of(mask)))) if rank_of(mask) < count + 3 else mask
+    dims = e.dims(mask)
+    if all(isinstance(d, int) and d == 1 for d in dims[:count]):
+        return e.reshape(mask, [1, *dims[count:]])
+    mask = e.broadcast_to(mask, [*batch_dims, *dims[count:]])
+    return _collapse_batch_dims(e, mask, count)
 
 
 def _same_runtime_length(query: SSAValue, key: SSAValue) -> bool:

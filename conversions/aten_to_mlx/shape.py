@@ -311,16 +311,25 @@ class LowerConstantPad(AtenLowering):
         low, high = [0] * rank, [0] * rank
         for i in range(len(pad) // 2):
             low[rank - 1 - i], high[rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
-        if any(p < 0 for p in (*low, *high)):
-            raise LoweringError(f"{op.name}: negative padding (cropping) is not supported yet")
         value = op.value.value.data if op.value is not None else 0.0
-        self.replace(
-            op,
-            rewriter,
-            lambda e: e.emit(
-                mlx.PadOp(op.input, low, high, value, op.result.type)
-            ),
-        )
+
+        def build(e: Emitter) -> SSAValue:
+            x: SSAValue = op.input
+            if any(p < 0 for p in (*low, *high)):  # torch crops by negative padding
+                dims = e.dims(x)
+                starts: list[Size] = [max(0, -lo) for lo in low]
+                stops: list[Size] = [e.add(d, min(0, hi)) for d, hi in zip(dims, high)]
+                cropped = [
+                    DYNAMIC if d == DYNAMIC else d - max(0, -lo) - max(0, -hi)
+                    for d, lo, hi in zip(shape_of(x), low, high)
+                ]
+                x = e.slice(x, starts, stops, [1] * rank, cropped)
+            grow_low, grow_high = [max(0, p) for p in low], [max(0, p) for p in high]
+            if not any(grow_low) and not any(grow_high):
+                return x
+            return e.emit(mlx.PadOp(x, grow_low, grow_high, value, op.result.type))
+
+        self.replace(op, rewriter, build)
 
 
 PATTERNS: tuple[AtenLowering, ...] = (

@@ -37,6 +37,9 @@ NATIVE_OPS: tuple[OpOverload, ...] = (
     _A.repeat.default,
     _A.square.default,
     _A.floor_divide.default,
+    # constant mode imports as `constant_pad_nd` (torch's kernel of `pad`, traced,
+    # fixes symbolic sizes); its other modes decompose by mlxir's table
+    _A.pad.default,
     # The `_copy` forms of views (ExecuTorch Edge programs are made of them) import as
     # their views; torch would decompose these to the view plus a clone.
     _A.alias_copy.default,

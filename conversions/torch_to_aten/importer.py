@@ -81,12 +81,13 @@ from mlxir.conversions.torch_to_aten.indexing import INDEXING_IMPORTERS
 from mlxir.conversions.torch_to_aten.linalg import LINALG_IMPORTERS
 from mlxir.conversions.torch_to_aten.nn import NN_IMPORTERS
 from mlxir.conversions.torch_to_aten.node_decompositions import (
+    DynamicDimFixed,
     decompose_nodes,
     exported_name,
     exported_value_of,
 )
 from mlxir.conversions.torch_to_aten.reduction import REDUCTION_IMPORTERS
-from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS, has_static_int_lists
+from mlxir.conversions.torch_to_aten.shape import SHAPE_IMPORTERS, has_own_importer
 from mlxir.conversions.torch_to_aten.symbolic import SYMBOLIC_ATEN_IMPORTERS, SYMBOLIC_IMPORTERS
 from mlxir.dialects import mlx
 from mlxir.dialects.common import int_array
@@ -175,13 +176,14 @@ def _imports_as_it_is(node: Node) -> bool:
     """Whether `node` has an importer for the values it has: an op on complex64 values
     outside `COMPLEX_PACKETS` (`abs`, `angle`) is decomposed instead where mlxir has a
     decomposition for it (`COMPLEX_DECOMPOSITIONS`), and so is an op whose `int[]`
-    argument must be static but holds a symbolic size (`STATIC_INT_LISTS`)."""
+    argument must be static but holds a symbolic size (`STATIC_INT_LISTS`), or
+    that its importer does not take (`has_own_importer`)."""
     if handler_for(node) is None:
         return False
     target = torch_overload(node.target)
     if target is None:
         return True
-    if not has_static_int_lists(packet_name(target), node):
+    if not has_own_importer(packet_name(target), node):
         return False
     if packet_name(target) in COMPLEX_PACKETS:
         return True
@@ -400,7 +402,10 @@ def graph_to_import(
     graph = ep.graph_module.graph
     because: str | None = None
     if mode == "nodes":
-        graph, because = decompose_nodes(graph, _imports_as_it_is)
+        try:
+            graph, because = decompose_nodes(graph, _imports_as_it_is)
+        except DynamicDimFixed as error:
+            raise ImportError_(str(error)) from None
     elif mode == "program":
         because = "decompose='program' was asked for"
     elif mode != "none":
@@ -409,6 +414,13 @@ def graph_to_import(
         report("import: torch re-traces the whole program")
         ep = _decompose_whole_program(ep)
         graph = ep.graph_module.graph
+        # torch's table leaves ops mlxir decomposes itself (`adaptive_avg_pool2d` of a
+        # permuted input ends in `as_strided`). Where they cannot be, the graph stays
+        # as torch left it and the importer reports what it lacks.
+        try:
+            graph, _ = decompose_nodes(graph, _imports_as_it_is)
+        except DynamicDimFixed as error:
+            raise ImportError_(str(error)) from None
     return ep, graph, because
 
 

@@ -736,7 +736,44 @@ def _linear_cross_entropy_ops() -> dict[OpOverload, Callable[..., Any]]:
     }
 
 
+_PADDING_OPS: dict[str, tuple[OpOverload, ...]] = {
+    "reflect": (_A.reflection_pad1d.default, _A.reflection_pad2d.default, _A.reflection_pad3d.default),
+    "replicate": (_A.replication_pad1d.default, _A.replication_pad2d.default, _A.replication_pad3d.default),
+}
+
+
+def _pad(self: torch.Tensor, pad: list[int], mode: str = "constant", value: float | None = None) -> torch.Tensor:
+    """`F.pad`'s op by its mode's own. torch's C++ kernel reads the input's sizes as
+    plain ints (`aten.size`), which, traced on symbolic sizes, fixes a dynamic batch to
+    the export's value."""
+    if mode == "constant":
+        return _A.constant_pad_nd.default(self, pad, 0.0 if value is None else value)
+    if mode == "circular":
+        return _circular_pad(self, pad)
+    return _PADDING_OPS[mode][len(pad) // 2 - 1](self, pad)
+
+
+def _circular_pad(self: torch.Tensor, pad: list[int]) -> torch.Tensor:
+    """Each padded dim, last first, cropped by its negative pads, then wrapped around:
+    its last `low` elements before it and its first `high` after (torch's kernel copies into slices of a fresh tensor,
+    which only its whole-program re-trace makes functional)."""
+    out = self
+    for pair in range(len(pad) // 2):
+        dim, low, high = self.dim() - 1 - pair, pad[2 * pair], pad[2 * pair + 1]
+        crop_low, crop_high = max(0, -low), max(0, -high)
+        kept = out.narrow(dim, crop_low, out.shape[dim] - crop_low - crop_high)  # negative pads crop first
+        size = kept.shape[dim]
+        torch._check(low <= size and high <= size, lambda: "circular padding wider than its dim")  # pyright: ignore[reportPrivateUsage, reportUnknownMemberType] (torch's documented check of a symbolic condition)
+        pieces = [kept.narrow(dim, size - low, low)] if low > 0 else []
+        pieces.append(kept)
+        if high > 0:
+            pieces.append(kept.narrow(dim, 0, high))
+        out = torch.cat(pieces, dim) if len(pieces) > 1 else kept
+    return out
+
+
 NN_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
+    _A.pad.default: _pad,
     _A.adaptive_max_pool2d.default: _adaptive_max_pool,
     _A.adaptive_max_pool3d.default: _adaptive_max_pool,
     _A._adaptive_avg_pool3d.default: _adaptive_avg_pool,

@@ -541,6 +541,7 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
         return tuple(cast(tuple[Any, ...], result)) if isinstance(result, tuple) else result
 
     values = [i.meta["val"] for i in inputs]
+    symbols = _symbolic_sizes(values)
     try:
         with fake_mode:
             traced = make_fx(call, decomposition_table=_nested_table())(*values)
@@ -551,6 +552,17 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
             f"torch's decomposition of {node.target} ({describe_location(node)}) does not trace "
             f"alone ({type(error).__name__}: {error})"
         ) from error
+    fixed = {
+        symbol: now
+        for symbol, now in zip(symbols, _symbolic_sizes(values, symbols))
+        if now != symbol and now.lstrip("-").isdigit()
+    }
+    if fixed:
+        raise DynamicDimFixed(
+            f"torch's decomposition of {node.target} ({describe_location(node)}) fixes the dynamic "
+            f"size(s) {', '.join(f'{symbol} to {now}' for symbol, now in fixed.items())}: "
+            "mlxir needs an importer or a decomposition of its own for this op"
+        )
     traced.graph.eliminate_dead_code()  # e.g. max_pool1d's indices, computed and unused
     _functionalize_fresh_writes(traced.graph)
     # e.g. circular padding's C++ kernel copies into slices of a fresh tensor: only
@@ -567,6 +579,23 @@ def _trace(node: Node, decomposition: Callable[..., Any], fake_mode: Any) -> tor
             f"torch's decomposition of {node.target} ({describe_location(node)}) makes tensor constants"
         )
     return traced
+
+
+class DynamicDimFixed(Exception):
+    """A decomposition's trace guarded a dynamic size to its export-time value (a C++
+    kernel read it as a plain int): the program would silently take that size only."""
+
+
+def _symbolic_sizes(values: Sequence[Any], among: Sequence[str] | None = None) -> list[str]:
+    """The symbolic sizes of `values`' tensors as text (`s77`), in order; with `among`,
+    what each of those sizes (by position) now reads as, a number once it was fixed."""
+    found: list[str] = []
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            found.extend(str(d) for d in value.shape if isinstance(d, torch.SymInt))
+        elif isinstance(value, torch.SymInt):
+            found.append(str(value))
+    return found if among is None else found[: len(among)]
 
 
 def _functionalize_fresh_writes(graph: Graph) -> None:

@@ -3,6 +3,7 @@ splits, padding, and the `_copy` forms of views."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from torch.fx import Node
@@ -225,6 +226,21 @@ def has_static_int_lists(packet: str, node: Node) -> bool:
     return name is None or all(isinstance(v, int) for v in arguments_of(node)[name])
 
 
+_IMPORTS_ONLY_WHEN: dict[str, Callable[[Node], bool]] = {
+    # its other modes decompose (`nn_decompositions._pad`); constant padding imports
+    # whole, for torch's kernel of it fixes symbolic sizes when traced
+    "aten.pad": lambda node: arguments_of(node)["mode"] == "constant",
+}
+
+
+def has_own_importer(packet: str, node: Node) -> bool:
+    """Whether `node`, of a packet with an importer, imports as it is: not when its
+    `STATIC_INT_LISTS` argument holds symbolic sizes, nor when it is outside what
+    `_IMPORTS_ONLY_WHEN` says the importer takes."""
+    condition = _IMPORTS_ONLY_WHEN.get(packet)
+    return has_static_int_lists(packet, node) and (condition is None or condition(node))
+
+
 def _static_int_list(op_cls: type[IRDLOperation], name: str) -> Handler:
     """`op(self, name)` with a static `int[]` argument, the op's property of that name."""
 
@@ -248,6 +264,8 @@ def _static_int_list(op_cls: type[IRDLOperation], name: str) -> Handler:
 
 def _constant_pad(state: ImportState, node: Node) -> Operation:
     args = arguments_of(node)
+    if args.get("mode", "constant") != "constant":  # `_IMPORTS_ONLY_WHEN` decomposes them first
+        raise refuse(node, f"in {args['mode']} mode is not supported")
     value = args["value"]
     return aten.ConstantPadNdOp.build(
         operands=[state.value(args["self"])],
@@ -295,4 +313,5 @@ SHAPE_IMPORTERS: dict[str, Handler] = {
         for packet, op_cls in (("aten.flip", aten.FlipOp), ("aten.repeat", aten.RepeatOp))
     },
     "aten.constant_pad_nd": _constant_pad,
+    "aten.pad": _constant_pad,
 }
