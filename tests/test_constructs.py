@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 from torch.export import Dim, export
 
@@ -301,11 +302,14 @@ def test_in_place_writes_to_fresh_tensors_need_no_retrace() -> None:
         _assert_close(got[2], expected[2])
 
 
-def test_mixture_of_experts_default_path_generates_transformers_tokens() -> None:
-    """transformers' default experts path (`histc` of the routed experts, the
-    `transformers::grouped_mm_fallback` custom op, an `index_put_` into a fresh
-    tensor) compiles without a whole-program re-trace, and greedy tokens equal
-    transformers'."""
+@pytest.mark.parametrize("experts", [None, "batched_mm"])
+def test_mixture_of_experts_generates_transformers_tokens(experts: str | None) -> None:
+    """transformers' default experts path (`grouped_mm`: `histc` of the routed experts,
+    the `transformers::grouped_mm_fallback` custom op, an `index_put_` into a fresh
+    tensor) compiles without a whole-program re-trace, and so does its `batched_mm`
+    path (each token's experts' matrices gathered); greedy tokens equal transformers'.
+    (Its `eager` path loops over the experts the data routes to: torch.export cannot
+    capture it, the zoo records.)"""
     import transformers
 
     from mlxir.tools import llm
@@ -314,8 +318,10 @@ def test_mixture_of_experts_default_path_generates_transformers_tokens() -> None
     config = transformers.Qwen3MoeConfig(
         vocab_size=128, hidden_size=32, intermediate_size=64, moe_intermediate_size=16, num_hidden_layers=2,
         num_attention_heads=4, num_key_value_heads=2, num_experts=4, num_experts_per_tok=2, head_dim=8,
+        **({} if experts is None else {"experts_implementation": experts}),
     )
     model = transformers.Qwen3MoeForCausalLM(config).eval()
+    assert model.config._experts_implementation == (experts or "grouped_mm")
     compiled = llm.compile_llm(model)
     ids = torch.randint(0, 128, (2, 9))
     mask = torch.ones_like(ids)
@@ -355,11 +361,9 @@ def test_padding_keeps_dynamic_sizes() -> None:
             _assert_close(got, expected)
 
 
-def test_a_decomposition_that_fixes_a_dynamic_size_is_refused(monkeypatch: object) -> None:
+def test_a_decomposition_that_fixes_a_dynamic_size_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """A decomposition whose trace reads a dynamic size as a plain int would make the
     program take that size only: the import says so instead."""
-    import pytest
-
     from mlxir.conversions.torch_to_aten import node_decompositions
 
     library = torch.library.Library("mlxir_test_fixing", "FRAGMENT")
@@ -374,7 +378,6 @@ def test_a_decomposition_that_fixes_a_dynamic_size_is_refused(monkeypatch: objec
     def fixing(x: torch.Tensor) -> torch.Tensor:
         return x * int(x.shape[0])
 
-    assert isinstance(monkeypatch, pytest.MonkeyPatch)
     monkeypatch.setitem(node_decompositions.CUSTOM_OP_DECOMPOSITIONS, "mlxir_test_fixing::scaled", fixing)
     ep = export(Scaled(), (torch.randn(3, 4),), dynamic_shapes=({0: Dim("rows", min=2, max=16)},))
     from mlxir.conversions.torch_to_aten.core import ImportError_
@@ -462,3 +465,34 @@ def test_decompositions_after_the_whole_program_retrace() -> None:
         x = torch.randn(5, 4, 4, 8, dtype=dtype)
         for got, expected in zip(program(x), model(x), strict=True):
             _assert_close(got, expected)
+
+
+class _Recurrent(torch.nn.Module):
+    """LSTMs as Sequencer runs them over rows of patches: batch-first, and stacked
+    bidirectional (torch's CPU `lstm` runs each layer's direction as `mkldnn_rnn_layer`)."""
+
+    def __init__(self, dtype: torch.dtype) -> None:
+        super().__init__()
+        self.first = torch.nn.LSTM(8, 12, batch_first=True).to(dtype)
+        self.stacked = torch.nn.LSTM(12, 6, num_layers=2, bidirectional=True).to(dtype)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        rows, _ = self.first(x)
+        out, (h, c) = self.stacked(rows.transpose(0, 1))
+        return out, h, c
+
+
+def test_lstm_layers_unroll_over_a_static_sequence() -> None:
+    """(torch.export itself fixes an LSTM's sequence length: its dims cannot be dynamic.)"""
+    tolerance = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}
+    for dtype in DTYPES:
+        torch.manual_seed(0)
+        model = _Recurrent(dtype).eval()
+        ep = export(model, (torch.randn(2, 5, 8, dtype=dtype),), dynamic_shapes=({0: Dim("batch", min=1, max=16)},))
+        program = mlxir.compile(ep)
+        x = torch.randn(4, 5, 8, dtype=dtype)
+        with torch.no_grad():
+            expected = model(x)
+        for got, want in zip(program(x), expected, strict=True):
+            scale = max(float(want.float().abs().max()), 1.0)
+            assert float((got.float() - want.float()).abs().max()) <= tolerance[dtype] * scale

@@ -29,3 +29,19 @@ def test_table_lists_every_architecture_and_is_current() -> None:
     assert list(RECORDED) == [a.name for a in ARCHITECTURES], REGENERATE
     assert TABLE.read_text() == render(RECORDED), REGENERATE
     assert all(o["status"] != "mismatch" for o in RECORDED.values())
+
+
+def test_the_venv_itself_has_no_torchvision_and_imports_transformers() -> None:
+    """torchvision and timm live in `build/zoo-packages`, on the path of the zoo's
+    processes only: the venv's `import transformers` (which would import a torchvision
+    it can see, and fail with it) works, and finds none."""
+    import subprocess
+    import sys
+
+    check = (
+        "import importlib.util, transformers, transformers.models.resnet;"
+        "assert importlib.util.find_spec('torchvision') is None, 'torchvision is in the venv';"
+        "assert importlib.util.find_spec('timm') is None, 'timm is in the venv'"
+    )
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]

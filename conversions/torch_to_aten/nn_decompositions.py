@@ -772,7 +772,55 @@ def _circular_pad(self: torch.Tensor, pad: list[int]) -> torch.Tensor:
     return out
 
 
+_ONEDNN_LSTM = 2
+"""oneDNN's `rnn_kind` of an LSTM, the only kind torch runs through `mkldnn_rnn_layer`."""
+
+
+def _mkldnn_lstm_layer(
+    input: torch.Tensor,
+    weight_ih: torch.Tensor,
+    weight_hh: torch.Tensor,
+    bias_ih: torch.Tensor,
+    bias_hh: torch.Tensor,
+    hx: torch.Tensor,
+    cx: torch.Tensor,
+    reverse: bool,
+    batch_sizes: list[int],
+    mode: int,
+    hidden_size: int,
+    num_layers: int,
+    has_biases: bool,
+    bidirectional: bool,
+    batch_first: bool,
+    train: bool,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One direction of one LSTM layer, the op torch's CPU `lstm` runs per layer (its
+    decomposition calls it with `[1, batch, hidden]` states), unrolled over the
+    sequence: gates `x W_ih^T + b_ih + h W_hh^T + b_hh` split into input, forget, cell
+    and output. The sequence length must be static: a dynamic one is a loop MLX cannot
+    express (its trace fixes the length, which the importer refuses by name)."""
+    if mode != _ONEDNN_LSTM or batch_sizes:
+        raise NotImplementedError("mkldnn_rnn_layer: only unpacked LSTM layers")
+    steps = input.transpose(0, 1) if batch_first else input
+    projected = torch.nn.functional.linear(steps, weight_ih, bias_ih if has_biases else None)
+    h, c = hx[0], cx[0]
+    outputs: list[torch.Tensor] = []
+    order = range(steps.shape[0] - 1, -1, -1) if reverse else range(steps.shape[0])
+    for t in order:
+        gates = projected[t] + torch.nn.functional.linear(h, weight_hh, bias_hh if has_biases else None)
+        i, f, g, o = gates.chunk(4, dim=-1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+        outputs.append(h)
+    if reverse:
+        outputs.reverse()
+    output = torch.stack(outputs)
+    workspace = torch.empty(0, dtype=torch.uint8)
+    return output.transpose(0, 1) if batch_first else output, h.unsqueeze(0), c.unsqueeze(0), workspace
+
+
 NN_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
+    _A.mkldnn_rnn_layer.default: _mkldnn_lstm_layer,
     _A.pad.default: _pad,
     _A.adaptive_max_pool2d.default: _adaptive_max_pool,
     _A.adaptive_max_pool3d.default: _adaptive_max_pool,

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import torch
 from torch.export import Dim
+
+from zoo.vision_packages import vision_packages
 
 
 @dataclass(frozen=True)
@@ -25,21 +28,85 @@ class Architecture:
     dims: Callable[[], tuple[Any, ...]]
 
 
+FULL_SIZES = False
+"""`tests/zoo/run.py --full`: the run inputs' dynamic dims grow (batch 3 → 12, sequence
+length 11 → 60, decoder targets 8 → 40); the exported program stays the same."""
+
+
+def _sized(pair: tuple[int, int], variant: int, full: int) -> int:
+    """`pair[variant]`, or `full` for the run input of a dim that differs between the
+    two (a dynamic one) under `FULL_SIZES`."""
+    return full if FULL_SIZES and variant == 1 and pair[0] != pair[1] else pair[variant]
+
+
+def _without_zero_parameters(model: torch.nn.Module) -> torch.nn.Module:
+    """`model` with every all-zero parameter drawn at random: libraries zero-initialize
+    classifier heads (timm's and torchvision's ViTs), residual branches' last norm
+    (timm's ResNets) and layer scales, which would make an output constant, or a block
+    the identity, and a comparison with eager PyTorch see none of what they hide."""
+    generator = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.numel() and not parameter.any():
+                fan_in = parameter[0].numel() if parameter.dim() > 1 else 4
+                values = torch.randn(parameter.shape, generator=generator) / fan_in**0.5
+                parameter.copy_(values.to(parameter.dtype))
+    return model
+
+
 def _hf(model_class: str, config_class: str, **config: Any) -> Callable[[], torch.nn.Module]:
     def build() -> torch.nn.Module:
         import transformers
 
         torch.manual_seed(0)
         settings = getattr(transformers, config_class)(**config)
-        return getattr(transformers, model_class)(settings).eval()
+        return _without_zero_parameters(getattr(transformers, model_class)(settings)).eval()
 
     return build
+
+
+def _torchvision(name: str, family: str, builder: str, size: int = 32, **arguments: Any) -> Architecture:
+    """`torchvision.models.<builder>(**arguments)` (no weights: nothing downloads)."""
+
+    def build() -> torch.nn.Module:
+        torchvision, _ = vision_packages()
+        torch.manual_seed(0)
+        return _without_zero_parameters(attrgetter(builder)(torchvision.models)(**arguments)).eval()
+
+    return Architecture(f"torchvision {name}", family, build, _images(size=size), _batch_dims)
+
+
+def _timm(name: str, family: str, model_name: str, size: int = 32, **arguments: Any) -> Architecture:
+    """`timm.create_model(model_name, pretrained=False, num_classes=10, **arguments)`."""
+
+    def build() -> torch.nn.Module:
+        _, timm = vision_packages()
+        torch.manual_seed(0)
+        model = timm.create_model(model_name, pretrained=False, num_classes=10, **arguments)
+        return _without_zero_parameters(model).eval()
+
+    return Architecture(f"timm {name}", family, build, _images(size=size), _batch_dims)
+
+
+def _clips(name: str, builder: str, frames: int, size: int) -> Architecture:
+    """A torchvision video model on `[batch, 3, frames, size, size]` clips."""
+
+    def build() -> torch.nn.Module:
+        torchvision, _ = vision_packages()
+        torch.manual_seed(0)
+        return _without_zero_parameters(attrgetter(builder)(torchvision.models.video)(num_classes=10)).eval()
+
+    def inputs(variant: int) -> tuple[Any, ...]:
+        generator = torch.Generator().manual_seed(variant)
+        return (torch.randn(_sized((2, 3), variant, 12), 3, frames, size, size, generator=generator),)
+
+    return Architecture(f"torchvision {name}", "video (3-D conv)", build, inputs, _batch_dims)
 
 
 def _tokens(vocab: int, batch: tuple[int, int] = (2, 2), length: tuple[int, int] = (7, 11)) -> Callable[[int], tuple[Any, ...]]:
     def inputs(variant: int) -> tuple[Any, ...]:
         generator = torch.Generator().manual_seed(variant)
-        return (torch.randint(0, vocab, (batch[variant], length[variant]), generator=generator),)
+        return (torch.randint(0, vocab, (_sized(batch, variant, 12), _sized(length, variant, 60)), generator=generator),)
 
     return inputs
 
@@ -47,7 +114,7 @@ def _tokens(vocab: int, batch: tuple[int, int] = (2, 2), length: tuple[int, int]
 def _images(channels: int = 3, size: int = 32, batch: tuple[int, int] = (2, 3)) -> Callable[[int], tuple[Any, ...]]:
     def inputs(variant: int) -> tuple[Any, ...]:
         generator = torch.Generator().manual_seed(variant)
-        return (torch.randn(batch[variant], channels, size, size, generator=generator),)
+        return (torch.randn(_sized(batch, variant, 12), channels, size, size, generator=generator),)
 
     return inputs
 
@@ -97,7 +164,7 @@ def _encoder_decoder(name: str, model_class: str, config_class: str, **config: A
 
     def inputs(variant: int) -> tuple[Any, ...]:
         generator = torch.Generator().manual_seed(variant)
-        length, target = (7, 11)[variant], (5, 8)[variant]
+        length, target = _sized((7, 11), variant, 60), _sized((5, 8), variant, 40)
         return (
             torch.randint(0, 96, (2, length), generator=generator),
             torch.randint(0, 96, (2, target), generator=generator),
@@ -112,7 +179,7 @@ def _encoder_decoder(name: str, model_class: str, config_class: str, **config: A
 def _audio(name: str, model_class: str, config_class: str, **config: Any) -> Architecture:
     def inputs(variant: int) -> tuple[Any, ...]:
         generator = torch.Generator().manual_seed(variant)
-        return (torch.randn((2, 3)[variant], 1600, generator=generator),)
+        return (torch.randn(_sized((2, 3), variant, 12), 1600, generator=generator),)
 
     return Architecture(name, "speech/audio encoder", _hf(model_class, config_class, **config), inputs, _batch_dims)
 
@@ -135,8 +202,8 @@ def _text_and_image(name: str, model_class: str, config_class: str, **config: An
     def inputs(variant: int) -> tuple[Any, ...]:
         generator = torch.Generator().manual_seed(variant)
         return (
-            torch.randint(0, 96, ((2, 3)[variant], (7, 11)[variant]), generator=generator),
-            torch.randn((2, 3)[variant], 3, 32, 32, generator=generator),
+            torch.randint(0, 96, (_sized((2, 3), variant, 12), _sized((7, 11), variant, 16)), generator=generator),
+            torch.randn(_sized((2, 3), variant, 12), 3, 32, 32, generator=generator),
         )
 
     def dims() -> tuple[Any, ...]:
@@ -150,7 +217,7 @@ def _text_and_image(name: str, model_class: str, config_class: str, **config: An
 def _video(name: str, model_class: str, config_class: str, **config: Any) -> Architecture:
     def inputs(variant: int) -> tuple[Any, ...]:
         generator = torch.Generator().manual_seed(variant)
-        return (torch.randn((2, 3)[variant], 4, 3, 32, 32, generator=generator),)
+        return (torch.randn(_sized((2, 3), variant, 12), 4, 3, 32, 32, generator=generator),)
 
     return Architecture(name, "video (3-D conv)", _hf(model_class, config_class, **config), inputs, _batch_dims)
 
@@ -160,7 +227,7 @@ def _features(name: str, model_class: str, config_class: str, shape: tuple[int, 
 
     def inputs(variant: int) -> tuple[Any, ...]:
         generator = torch.Generator().manual_seed(variant)
-        return (torch.randn((2, 3)[variant], *shape, generator=generator),)
+        return (torch.randn(_sized((2, 3), variant, 12), *shape, generator=generator),)
 
     return Architecture(name, "speech/audio encoder", _hf(model_class, config_class, **config), inputs, _batch_dims)
 
@@ -197,6 +264,12 @@ ARCHITECTURES: list[Architecture] = [
              num_experts_per_tok=2),
     _decoder("qwen3-moe (MoE)", "Qwen3MoeForCausalLM", "Qwen3MoeConfig", **_DECODER, moe_intermediate_size=16,
              num_experts=4, num_experts_per_tok=2, head_dim=8),
+    _decoder("qwen3-moe (MoE batched_mm experts)", "Qwen3MoeForCausalLM", "Qwen3MoeConfig", **_DECODER,
+             moe_intermediate_size=16, num_experts=4, num_experts_per_tok=2, head_dim=8,
+             experts_implementation="batched_mm"),
+    _decoder("qwen3-moe (MoE eager experts loop)", "Qwen3MoeForCausalLM", "Qwen3MoeConfig", **_DECODER,
+             moe_intermediate_size=16, num_experts=4, num_experts_per_tok=2, head_dim=8,
+             experts_implementation="eager"),
     # Mamba's scan specializes the sequence length at export: its batch is what varies.
     Architecture(
         "mamba (state space)", "decoder",
@@ -297,4 +370,98 @@ ARCHITECTURES: list[Architecture] = [
     _features("audio spectrogram transformer", "ASTModel", "ASTConfig", (32, 16), hidden_size=32,
               num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, max_length=32, num_mel_bins=16,
               patch_size=8, frequency_stride=8, time_stride=8),
+    # more vision from transformers
+    _vision("efficientnet", "vision CNN", "EfficientNetModel", "EfficientNetConfig", image_size=32,
+            width_coefficient=1.0, depth_coefficient=0.25, hidden_dim=1280),
+    # torchvision
+    _torchvision("resnet18", "vision CNN", "resnet18", num_classes=10),
+    _torchvision("resnext50", "vision CNN", "resnext50_32x4d", num_classes=10),
+    _torchvision("mobilenet-v3", "vision CNN", "mobilenet_v3_small", num_classes=10),
+    _torchvision("efficientnet-b0", "vision CNN", "efficientnet_b0", num_classes=10),
+    _torchvision("convnext", "vision CNN", "convnext_tiny", num_classes=10),
+    _torchvision("regnet-y", "vision CNN", "regnet_y_400mf", num_classes=10),
+    _torchvision("densenet121", "vision CNN", "densenet121", num_classes=10),
+    _torchvision("squeezenet", "vision CNN", "squeezenet1_1", size=64, num_classes=10),
+    _torchvision("shufflenet-v2", "vision CNN", "shufflenet_v2_x0_5", num_classes=10),
+    _torchvision("mnasnet", "vision CNN", "mnasnet0_5", num_classes=10),
+    _torchvision("googlenet", "vision CNN", "googlenet", size=64, num_classes=10, aux_logits=False,
+                 init_weights=False),
+    _torchvision("inception-v3", "vision CNN", "inception_v3", size=80, num_classes=10, aux_logits=False,
+                 init_weights=False),
+    _torchvision("vit", "vision transformer", "VisionTransformer", image_size=32, patch_size=8, num_layers=2,
+                 num_heads=2, hidden_dim=32, mlp_dim=64, num_classes=10),
+    _torchvision("swin", "hierarchical/windowed transformer", "swin_t", size=64, num_classes=10),
+    _torchvision("swin-v2", "hierarchical/windowed transformer", "swin_v2_t", size=64, num_classes=10),
+    _torchvision("maxvit", "hierarchical/windowed transformer", "MaxVit", input_size=(32, 32), stem_channels=16,
+                 partition_size=2, block_channels=[16, 32], block_layers=[1, 1], head_dim=8,
+                 stochastic_depth_prob=0.0, num_classes=10),
+    _torchvision("lraspp (segmentation head)", "segmentation", "segmentation.lraspp_mobilenet_v3_large", size=64,
+                 num_classes=5, weights_backbone=None),
+    _torchvision("deeplabv3 (segmentation head)", "segmentation", "segmentation.deeplabv3_mobilenet_v3_large",
+                 size=64, num_classes=5, weights_backbone=None),
+    _torchvision("fcn (segmentation head)", "segmentation", "segmentation.fcn_resnet50", size=64, num_classes=5,
+                 weights_backbone=None),
+    _clips("r3d-18", "r3d_18", frames=4, size=32),
+    _clips("r(2+1)d-18", "r2plus1d_18", frames=4, size=32),
+    # timm
+    _timm("resnet26d", "vision CNN", "resnet26d"),
+    _timm("seresnext26d (squeeze-excite)", "vision CNN", "seresnext26d_32x4d"),
+    _timm("efficientnet-b0", "vision CNN", "efficientnet_b0"),
+    _timm("mobilenet-v3", "vision CNN", "mobilenetv3_small_050"),
+    _timm("mobilenet-v4", "vision CNN", "mobilenetv4_conv_small"),
+    _timm("convnext", "vision CNN", "convnext_atto"),
+    _timm("nfnet (weight-standardized)", "vision CNN", "nfnet_l0"),
+    _timm("repvgg", "vision CNN", "repvgg_a0"),
+    _timm("cspresnet", "vision CNN", "cspresnet50"),
+    _timm("dla", "vision CNN", "dla34"),
+    _timm("ghostnet", "vision CNN", "ghostnet_050"),
+    _timm("hrnet", "vision CNN", "hrnet_w18_small", size=64),
+    _timm("rexnet", "vision CNN", "rexnet_100"),
+    _timm("xception", "vision CNN", "xception41", size=64),
+    _timm("res2net", "vision CNN", "res2net50_14w_8s"),
+    _timm("resnest (split attention)", "vision CNN", "resnest14d"),
+    _timm("dpn", "vision CNN", "dpn68"),
+    _timm("hgnet-v2", "vision CNN", "hgnetv2_b0"),
+    _timm("lcnet", "vision CNN", "lcnet_050"),
+    _timm("tinynet", "vision CNN", "tinynet_e"),
+    _timm("vovnet", "vision CNN", "vovnet39a"),
+    _timm("regnetz", "vision CNN", "regnetz_005"),
+    _timm("repvit", "vision CNN", "repvit_m0_9"),
+    _timm("inception-next", "vision CNN", "inception_next_tiny"),
+    _timm("convmixer", "vision CNN", "convmixer_768_32"),
+    _timm("fastvit (reparameterized)", "vision CNN", "fastvit_t8"),
+    _timm("edgenext", "vision CNN", "edgenext_xx_small"),
+    _timm("poolformer-v2", "vision CNN", "poolformerv2_s12"),
+    _timm("mobilevit-v2", "vision CNN", "mobilevitv2_050", size=64),
+    _timm("efficientvit", "vision CNN", "efficientvit_b0", size=64),
+    _timm("vit", "vision transformer", "vit_tiny_patch16_224", img_size=32, patch_size=8, depth=2),
+    _timm("deit (distilled)", "vision transformer", "deit_tiny_distilled_patch16_224", img_size=32, patch_size=8,
+          depth=2),
+    _timm("eva02 (RoPE)", "vision transformer", "eva02_tiny_patch14_224", size=28, img_size=28, depth=2),
+    _timm("beit-v2", "vision transformer", "beitv2_base_patch16_224", img_size=32, patch_size=8, depth=2,
+          embed_dim=64, num_heads=2),
+    _timm("cait (class attention)", "vision transformer", "cait_xxs24_224", img_size=32, patch_size=8, depth=2),
+    _timm("xcit (cross-covariance)", "vision transformer", "xcit_nano_12_p16_224", img_size=32, depth=2),
+    _timm("levit", "vision transformer", "levit_128s", img_size=32),
+    _timm("pit (pooling)", "vision transformer", "pit_ti_224", size=64, img_size=64),
+    _timm("tnt (transformer in transformer)", "vision transformer", "tnt_s_patch16_224", img_size=32),
+    _timm("volo (outlook attention)", "vision transformer", "volo_d1_224", img_size=32),
+    _timm("efficientformer", "vision transformer", "efficientformer_l1", size=224),
+    _timm("efficientformer-v2", "vision transformer", "efficientformerv2_s0", img_size=32),
+    _timm("mlp-mixer", "MLP", "mixer_s16_224", img_size=32),
+    _timm("resmlp", "MLP", "resmlp_12_224", img_size=32),
+    _timm("gmlp (gated)", "MLP", "gmlp_ti16_224", img_size=32),
+    _timm("sequencer (LSTM)", "recurrent (LSTM)", "sequencer2d_s"),
+    _timm("swin", "hierarchical/windowed transformer", "swin_tiny_patch4_window7_224", size=56, img_size=56,
+          depths=(1, 1, 1, 1), window_size=7),
+    _timm("twins (windows of heads)", "hierarchical/windowed transformer", "twins_svt_small", size=64),
+    _timm("nest (nested blocks)", "hierarchical/windowed transformer", "nest_tiny", img_size=32),
+    _timm("pvt-v2", "hierarchical/windowed transformer", "pvt_v2_b0", size=64),
+    _timm("coatnet", "hierarchical/windowed transformer", "coatnet_nano_rw_224", size=64, img_size=64),
+    _timm("maxvit", "hierarchical/windowed transformer", "maxvit_nano_rw_256", size=64, img_size=64),
+    _timm("tiny-vit", "hierarchical/windowed transformer", "tiny_vit_5m_224", size=64),
+    _timm("davit (dual attention)", "hierarchical/windowed transformer", "davit_tiny", size=64),
+    _timm("focalnet (focal modulation)", "hierarchical/windowed transformer", "focalnet_tiny_srf", size=64),
+    _timm("mvit-v2 (pooling attention)", "hierarchical/windowed transformer", "mvitv2_tiny", size=224),
+    _timm("hiera", "hierarchical/windowed transformer", "hiera_tiny_224", size=224),
 ]
