@@ -496,3 +496,31 @@ def test_lstm_layers_unroll_over_a_static_sequence() -> None:
         for got, want in zip(program(x), expected, strict=True):
             scale = max(float(want.float().abs().max()), 1.0)
             assert float((got.float() - want.float()).abs().max()) <= tolerance[dtype] * scale
+
+
+class _NormalizesItsInput(torch.nn.Module):
+    """A router that divides its input in place (a write to a graph input: torch's
+    whole-program re-trace) and counts with `histc` (which torch's table keeps and
+    mlxir decomposes after the re-trace)."""
+
+    def forward(self, weights: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        weights /= weights.sum(-1, keepdim=True)
+        return weights * 2, torch.histc(weights, bins=4, min=0.0, max=1.0)
+
+
+def test_writes_to_an_input_retrace_then_decompose() -> None:
+    from mlxir.conversions.torch_to_aten.importer import DECOMPOSED_BY_TORCH_ATTR
+
+    for dtype in (torch.float32, torch.bfloat16):  # histc takes no float16 on torch's CPU
+        model = _NormalizesItsInput()
+        example = torch.rand(3, 5, dtype=dtype) + 0.1
+        ep = export(model, (example.clone(),), dynamic_shapes=({0: Dim("rows", min=2, max=32)},))
+        assert "mutates tensors in place" in str(mlxir.import_program(ep).attributes[DECOMPOSED_BY_TORCH_ATTR])
+        program = mlxir.compile(ep)
+        x = torch.rand(7, 5, dtype=dtype) + 0.1
+        written, expected_written = x.clone(), x.clone()
+        got = program(written)
+        expected = model(expected_written)
+        _assert_close(got[0], expected[0])
+        assert torch.equal(got[1], expected[1])
+        _assert_close(written, expected_written)  # the input is written, as the module writes it
