@@ -524,3 +524,16 @@ def test_writes_to_an_input_retrace_then_decompose() -> None:
         _assert_close(got[0], expected[0])
         assert torch.equal(got[1], expected[1])
         _assert_close(written, expected_written)  # the input is written, as the module writes it
+
+
+def test_compile_llm_names_recurrent_states_it_cannot_hold() -> None:
+    """State-space and hybrid decoders keep convolution and SSM states the step
+    program's KV cache cannot hold: compile_llm says so, by layer, before exporting
+    (their one forward compiles: the zoo's Mamba)."""
+    import transformers
+
+    from mlxir.tools import llm
+
+    config = transformers.MambaConfig(vocab_size=96, hidden_size=32, num_hidden_layers=2, state_size=8)
+    with pytest.raises(ValueError, match=r"MambaForCausalLM keeps recurrent .* in 2 of its 2 layers"):
+        llm.compile_llm(transformers.MambaForCausalLM(config).eval())

@@ -277,6 +277,20 @@ ARCHITECTURES: list[Architecture] = [
             expand=2, conv_kernel=4, use_cache=False),
         _tokens(96, batch=(2, 3), length=(7, 7)), _batch_dims,
     ),
+    # hybrids of state-space and attention layers (their scans fix the length too)
+    Architecture(
+        "bamba (hybrid)", "decoder",
+        _hf("BambaForCausalLM", "BambaConfig", **_DECODER, mamba_n_heads=4, mamba_d_head=16, mamba_d_state=8,
+            mamba_n_groups=1, attn_layer_indices=[1], use_cache=False),
+        _tokens(96, batch=(2, 3), length=(7, 7)), _batch_dims,
+    ),
+    Architecture(
+        "jamba (hybrid MoE)", "decoder",
+        _hf("JambaForCausalLM", "JambaConfig", **_DECODER, num_experts=4, num_experts_per_tok=2,
+            expert_layer_period=2, expert_layer_offset=1, attn_layer_period=2, attn_layer_offset=1,
+            mamba_d_state=8, mamba_expand=2, use_cache=False),
+        _tokens(96, batch=(2, 3), length=(7, 7)), _batch_dims,
+    ),
     # encoder-decoders
     _encoder_decoder("t5", "T5ForConditionalGeneration", "T5Config", vocab_size=96, d_model=32, d_kv=8, d_ff=64,
                      num_layers=2, num_heads=4, decoder_start_token_id=0),

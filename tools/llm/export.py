@@ -65,6 +65,7 @@ def cache_layout(model: Any) -> CacheLayout:
     import torch
     from transformers import DynamicCache
 
+    _refuse_recurrent_states(model)
     cache = DynamicCache()
     with torch.no_grad():
         model(input_ids=torch.zeros(1, 1, dtype=torch.long), cache=cache, use_cache=True)
@@ -77,6 +78,25 @@ def cache_layout(model: Any) -> CacheLayout:
         tuple(int(k.shape[3]) for k in keys),
         keys[0].dtype,
     )
+
+
+def _refuse_recurrent_states(model: Any) -> None:
+    """The step program's cache holds attention keys and values; a state-space or
+    hybrid model (Mamba, Bamba, Jamba) also keeps recurrent convolution and SSM states,
+    which transformers' cache holds in `LinearAttentionLayer`s, and which the program
+    cannot hold yet: said, by layer, instead of failing inside transformers."""
+    from transformers import DynamicCache
+    from transformers.cache_utils import LinearAttentionCacheLayerMixin
+
+    layers = cast(list[Any], DynamicCache(config=model.config).layers)
+    recurrent = [i for i, layer in enumerate(layers) if isinstance(layer, LinearAttentionCacheLayerMixin)]
+    if recurrent:
+        raise ValueError(
+            f"{type(model).__name__} keeps recurrent (convolution and state-space) states in "
+            f"{len(recurrent)} of its {len(layers)} layers (layer {recurrent[0]} first); compile_llm's step "
+            "program holds an attention KV cache only: compile one forward instead "
+            "(mlxir.compile of torch.export.export(model, (input_ids,)))"
+        )
 
 
 @cache
