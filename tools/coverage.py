@@ -73,6 +73,7 @@ def _aten_op_of(packet: str) -> str | None:
         "aten.to": "aten._to_copy",
         "aten.type_as": "aten._to_copy",
         "aten.dropout": None,  # the identity (inference) or refused
+        "aten.pad": "aten.constant_pad_nd",  # its constant mode; the others decompose
         "aten.linalg_inv_ex": "aten.linalg_inv",  # info: zeros (docs/semantics.md §5)
         "aten._linalg_det": "aten.linalg_det",
         "aten._linalg_slogdet": "aten.linalg_slogdet",
