@@ -287,6 +287,30 @@ def _grouped_mm(input: torch.Tensor, weight: torch.Tensor, offs: torch.Tensor) -
     return torch.where(covered.unsqueeze(1), products, torch.zeros((), dtype=products.dtype))
 
 
+def _aten_grouped_mm(
+    self: torch.Tensor,
+    mat2: torch.Tensor,
+    offs: torch.Tensor | None = None,
+    bias: torch.Tensor | None = None,
+    out_dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    """torch's `_grouped_mm` (transformers' mixture-of-experts path where torch has a
+    kernel for the dtype: bf16 on the CPU), in its two forms with a group per matrix of
+    `mat2`: rows grouped by `offs` (2-D times 3-D, as `_grouped_mm` above), or one
+    group per batch entry (3-D times 3-D, no `offs`: `bmm`). torch takes no bias yet."""
+    if bias is not None:
+        raise NotImplementedError("_grouped_mm with a bias (torch's kernels take none)")
+    if self.dim() == 2 and mat2.dim() == 3 and offs is not None:
+        out = _grouped_mm(self, mat2, offs)
+    elif self.dim() == 3 and mat2.dim() == 3 and offs is None:
+        out = torch.bmm(self, mat2)
+    else:
+        raise NotImplementedError(
+            f"_grouped_mm of {self.dim()}-D by {mat2.dim()}-D {'with' if offs is not None else 'without'} offs"
+        )
+    return out if out_dtype is None else out.to(out_dtype)
+
+
 CUSTOM_OP_DECOMPOSITIONS: dict[str, Callable[..., Any]] = {
     "transformers::grouped_mm_fallback": _grouped_mm,
 }
@@ -309,6 +333,7 @@ MLXIR_DECOMPOSITIONS: dict[OpOverload, Callable[..., Any]] = {
     _A.as_strided_copy.default: _as_strided,
     _A.as_strided_scatter.default: _as_strided_scatter,
     _A.bincount.default: _bincount,
+    _A._grouped_mm.default: _aten_grouped_mm,
     **SPECIAL_FUNCTIONS,
     **BESSEL_FUNCTIONS,
     **CHEBYSHEV_POLYNOMIALS,

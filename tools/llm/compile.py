@@ -43,6 +43,8 @@ class CompiledLLM:
     quantized: str | None = None
     """What `compile_llm(..., quantize=...)` quantized, in one line."""
     cache: CacheKind = "growing"
+    state_shapes: tuple[tuple[tuple[int, ...], str], ...] = ()
+    """Per recurrent state (`cache="recurrent"`): its shape per batch row and dtype."""
 
     @classmethod
     def from_program(cls, program: Program) -> CompiledLLM:
@@ -56,16 +58,32 @@ class CompiledLLM:
                 "position_offset: it was compiled by an older mlxir; compile it again"
             )
         fixed = with_mask and names[3:4] == ["past_length"]
-        kv = program.inputs[(4 if fixed else 3) if with_mask else 1 :]
-        if not kv or len(kv) % 2:
+        cached = program.inputs[(4 if fixed else 3) if with_mask else 1 :]
+        kv = [spec for spec in cached if spec.name.startswith("kv")]
+        states = [spec for spec in cached if spec.name.startswith("states")]
+        if len(kv) + len(states) != len(cached) or (not kv and not states) or len(kv) % 2 or len(states) % 2:
             raise ValueError(f"not an mlxir LLM step program: inputs are {names}")
         shapes: list[tuple[int, int]] = []
         for spec in kv:
-            heads, head_dim = spec.shape[1], spec.shape[3]
-            if len(spec.shape) != 4 or heads is None or head_dim is None:
+            heads, head_dim = (spec.shape[1], spec.shape[3]) if len(spec.shape) == 4 else (None, None)
+            if heads is None or head_dim is None:
                 raise ValueError(f"cache input '{spec.name}' is not [batch, heads, past, head_dim]")
             shapes.append((heads, head_dim))
-        return cls(program, with_mask, tuple(shapes), kv[0].dtype, cache="fixed" if fixed else "growing")
+        state_shapes: list[tuple[tuple[int, ...], str]] = []
+        for spec in states:
+            rest = spec.shape[1:]
+            if not all(isinstance(n, int) for n in rest):
+                raise ValueError(f"state input '{spec.name}' is not [batch, ...] with static sizes after the batch")
+            state_shapes.append((cast(tuple[int, ...], tuple(rest)), spec.dtype))
+        kind: CacheKind = "recurrent" if states else "fixed" if fixed else "growing"
+        dtype = kv[0].dtype if kv else states[0].dtype
+        return cls(program, with_mask, tuple(shapes), dtype, cache=kind, state_shapes=tuple(state_shapes))
+
+    @property
+    def kv_count(self) -> int:
+        """How many of the cache tensors (`empty_cache`) are attention keys and values:
+        the recurrent states come after them."""
+        return len(self.kv_shapes)
 
     @property
     def max_capacity(self) -> int | None:
@@ -77,13 +95,14 @@ class CompiledLLM:
 
     def empty_cache(self, batch: int, capacity: int = 0) -> list[mx.array]:
         """The cache before the first token: no slots (growing), or `capacity` zeroed
-        slots (fixed)."""
+        slots (fixed, recurrent), then the zeroed recurrent states."""
         import mlx.core as mx
 
         from mlxir.evaluator.arrays import mx_dtype
 
         dtype = mx_dtype(self.kv_dtype)
-        return [mx.zeros((batch, h, capacity, d), dtype=dtype) for h, d in self.kv_shapes]
+        kv = [mx.zeros((batch, h, capacity, d), dtype=dtype) for h, d in self.kv_shapes]
+        return kv + [mx.zeros((batch, *shape), dtype=mx_dtype(kind)) for shape, kind in self.state_shapes]
 
     def step(
         self,
@@ -100,7 +119,7 @@ class CompiledLLM:
         docstring); a fixed cache also takes `past_length`, the slots already written
         (0-d int64), and its `attention_mask` covers every slot. `evaluate=False`
         returns them lazy (`Program.call_flat`)."""
-        if self.cache == "fixed":
+        if self.cache in ("fixed", "recurrent"):
             if attention_mask is None or position_offset is None or past_length is None:
                 raise ValueError("this program takes attention_mask, position_offset and past_length")
             outputs = self.program.call_flat(

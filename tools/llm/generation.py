@@ -67,7 +67,8 @@ def stream_tokens(
         else {int(eos_token_id)} if isinstance(eos_token_id, int) else {int(t) for t in eos_token_id}
     )
     key = mx.random.key(seed)
-    fixed = llm.cache == "fixed"
+    fixed = llm.cache in ("fixed", "recurrent")
+    attention = llm.kv_count  # the cache's first tensors; recurrent states follow
     limit = llm.max_capacity if fixed else None
     kv = llm.empty_cache(batch)
     finished = mx.zeros((batch,), dtype=mx.bool_)
@@ -80,12 +81,24 @@ def stream_tokens(
         if fixed:
             if stop > kv[0].shape[2]:  # whole chunks of slots; the mask covers them all
                 slots = _capacity_for(max(stop, mask.shape[1]), limit)
-                kv = [mx.pad(t, [(0, 0), (0, 0), (0, slots - t.shape[2]), (0, 0)]) for t in kv]
+                kv = [
+                    mx.pad(t, [(0, 0), (0, 0), (0, slots - t.shape[2]), (0, 0)]) if i < attention else t
+                    for i, t in enumerate(kv)
+                ]
                 # Slots past the prompt: ones, masked by causality until written.
                 mask = mx.concatenate([mask, mx.ones((batch, slots - mask.shape[1]), dtype=mx.int64)], axis=1)
+            before = kv
             logits, kv = llm.step(
                 tokens, kv, mask, start - pads, mx.array(start, dtype=mx.int64), evaluate=evaluate
             )
+            if llm.cache == "recurrent" and start < length:
+                # A pad leaves a row's recurrent states as they were (zeros: the pads
+                # come first), as transformers' prefill masks it out of the scan.
+                real = mask[:, start] == 1
+                kv = kv[:attention] + [
+                    mx.where(mx.reshape(real, (-1, *([1] * (new.ndim - 1)))), new, old)
+                    for new, old in zip(kv[attention:], before[attention:])
+                ]
         elif llm.with_mask:
             logits, kv = llm.step(tokens, kv, mask[:, :stop], start - pads, evaluate=evaluate)
         else:
@@ -109,7 +122,8 @@ def stream_tokens(
             finished = finished | is_eos
         return token, finished
 
-    chunk = prefill_chunk or length
+    # A recurrent program takes one token per call (see `mlxir.tools.llm`).
+    chunk = 1 if llm.cache == "recurrent" else prefill_chunk or length
     for start in range(0, length, chunk):
         stop = min(start + chunk, length)
         # Lazy, then evaluated once `kv` names the new cache: the old cache is then an
