@@ -113,6 +113,30 @@ def test_stream_generate_matches_transformers(hf_folder: tuple[Path, Any], tmp_p
     assert stats.peak_memory > 0
 
 
+def test_a_state_space_folder_loads_and_generates_as_transformers(tmp_path: Path) -> None:
+    """A Mamba folder compiles to the recurrent step program (`llm.load` picks it from
+    the model's cache) and streams transformers' greedy text."""
+    from transformers import MambaConfig, MambaForCausalLM
+
+    folder = tmp_path / "tiny-mamba"
+    tokenizer = _tokenizer(folder)
+    torch.manual_seed(0)
+    config = MambaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, state_size=8, num_hidden_layers=2,
+        expand=2, conv_kernel=4, bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+    )
+    model = MambaForCausalLM(config).eval()
+    model.save_pretrained(folder)
+    compiled, text_tokenizer = llm.load(folder, cache_dir=tmp_path / "cache", progress=None)
+    assert compiled.cache == "recurrent"
+    prompt = "the quick brown fox"
+    expected_ids, expected_text = _expected(folder, model, prompt, 12, chat=False)
+    assert text_tokenizer.encode_prompt(prompt, chat_template=False) == expected_ids
+    pieces = list(llm.stream_generate(compiled, text_tokenizer, prompt, max_tokens=12, chat_template=False))
+    assert "".join(pieces) == expected_text
+
+
 def test_the_fast_tokenizer_agrees_with_transformers(hf_folder: tuple[Path, Any]) -> None:
     folder, _ = hf_folder
     fast, slow = FastTokenizer(folder), TransformersTokenizer(folder)

@@ -35,6 +35,21 @@ when full, so decode steps repeat one input signature per chunk: the program run
 them as one `mx.compile`d trace (`Program(compile=...)`), and the first trace on a
 machine builds MLX's CPU kernels (seconds, once; see `mlxir.runtime.program`).
 
+State-space and hybrid decoders (Mamba, Bamba, Jamba) keep, per state-space layer, a
+convolution window and a scan state instead of keys and values. Their program is the
+recurrent one (`cache="recurrent"`, chosen by `export_llm` from the model's cache):
+
+    step(input_ids[B, 1], attention_mask[B, C], position_offset[B], past_length[],
+         kv_0 ... kv_2L-1, state_0 ... state_2R-1)
+        -> (logits[B, 1, V], written_kv_0 ... , new_state_0 ... new_state_2R-1)
+
+with the attention layers' keys/values kept as in the fixed cache (none for Mamba) and
+the R state-space layers' states beside them, in layer order. It takes one token per
+call, prefill included: transformers' state-space layers scan a longer input from a
+zero state, ignoring the cached one, so only single-token steps continue a cache.
+`generate` keeps the old states of a left-padded row while it reads its pads, so every
+row's scan starts at its first real token, as it would unpadded.
+
 Positions are `position_offset[b] + t` for the new tokens `t < S` of row `b`: the
 model's `position_ids`, built inside the program, so that they provably count up by
 one and the rotary embedding fuses into `mx.fast.rope` with a per-row start

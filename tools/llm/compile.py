@@ -18,6 +18,7 @@ from mlxir.tools.llm.export import (
     STEP_SIGNATURE,
     CacheKind,
     ExportedLLM,
+    cache_layout,
     export_llm,
     load_hf_model,
 )
@@ -238,8 +239,9 @@ def load(
     seconds for a real model, reported through `progress`) and the program cached under
     `cache_dir` (`default_cache_dir()`), keyed by `cache_key`, so the next load only
     reads the program; `use_cache=False` compiles every time and writes nothing. The
-    program takes no attention mask (one unpadded prompt) and keeps the last
-    position's logits. `quantize` quantizes its matmul weights (a folder only; part of
+    program takes no attention mask (one unpadded prompt; a state-space or hybrid
+    model's recurrent program takes one, which `stream_generate` fills with ones) and
+    keeps the last position's logits. `quantize` quantizes its matmul weights (a folder only; part of
     the cache key)."""
     from mlxir.runtime.program import Program
     from mlxir.runtime.program import load as load_program
@@ -274,6 +276,10 @@ def load(
     start = time.perf_counter()
     hf_model = load_hf_model(path)
     say(f"  loaded the model with transformers in {time.perf_counter() - start:.1f} s")
+    if cache_layout(hf_model).recurrent_layers:
+        # A state-space model's program is the recurrent one, which takes the mask
+        # (`stream_tokens` passes all ones for the one unpadded prompt).
+        options = {**options, "attention_mask": True}
     exported = export_llm(hf_model, **cast(dict[str, Any], options))  # the options are export_llm's
     say(f"  torch.export: {exported.export_s:.1f} s")
     compiled = compile_llm(exported, quantize=quantize)

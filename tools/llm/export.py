@@ -85,7 +85,11 @@ def cache_layout(model: Any) -> CacheLayout:
     config's way of naming heads, head dims and state sizes)."""
     import torch
     from transformers import DynamicCache
-    from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer, LinearAttentionLayer
+    from transformers.cache_utils import (
+        DynamicLayer,
+        DynamicSlidingWindowLayer,
+        LinearAttentionLayer,
+    )
 
     cache = DynamicCache(config=model.config)
     layers = cast(list[Any], cache.layers)
@@ -501,11 +505,17 @@ def export_static_llm(model: Any, *, max_cache_len: int = 128, batch: int = 1) -
 
 
 def load_hf_model(folder: Path) -> Any:
-    from transformers import AutoModelForCausalLM
+    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
 
     from mlxir.support.quiet import quiet_torchao_import, quiet_transformers_progress
 
     # from_pretrained imports the model class, which imports torchao
     with quiet_torchao_import(), quiet_transformers_progress():
-        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype="auto", attn_implementation="sdpa")  # pyright: ignore[reportUnknownMemberType] (transformers leaves some of from_pretrained's parameters unannotated)
+        config = cast(Any, AutoConfig.from_pretrained(str(folder)))  # pyright: ignore[reportUnknownMemberType] (transformers leaves some of from_pretrained's parameters unannotated)
+        model_class = cast(object, MODEL_FOR_CAUSAL_LM_MAPPING.get(type(config), None))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType] (an untyped lazy mapping)
+        # SDPA where the class has it (one fused attention op); a class without (Mamba:
+        # no attention at all) refuses the request, and its eager path is the model's own.
+        attention = "sdpa" if getattr(model_class, "_supports_sdpa", True) else "eager"
+        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype="auto", attn_implementation=attention)  # pyright: ignore[reportUnknownMemberType] (transformers leaves some of from_pretrained's parameters unannotated)
     return model.eval()
