@@ -62,6 +62,12 @@ def _lower_to_mlx() -> type[ModulePass]:
     return LowerToMlxPass
 
 
+def _cpu_channels_last() -> type[ModulePass]:
+    from mlxir.transforms.cpu.channels_last import CpuChannelsLastPass
+
+    return CpuChannelsLastPass
+
+
 def _cpu_float32_attention() -> type[ModulePass]:
     from mlxir.transforms.cpu.float32_attention import CpuFloat32AttentionPass
 
@@ -113,6 +119,12 @@ PASSES: dict[str, PassEntry] = {
     ),
     "cse": PassEntry(_cse, "eliminate common subexpressions"),
     "dce": PassEntry(_dce, "remove ops whose results are unused and that have no effects"),
+    "cpu-channels-last": PassEntry(
+        _cpu_channels_last,
+        "CPU target: activations stay channels-last between convolutions (transposes sink "
+        "through elementwise ops, pads, slices and reductions until they cancel); "
+        "convolution weights stored channels-last",
+    ),
     "cpu-float32-attention": PassEntry(
         _cpu_float32_attention,
         "CPU target: float16/bfloat16 attention computed in float32 (MLX's CPU rounds its "

@@ -20,6 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 import mlxir
 from mlxir.conversions.aten_to_mlx import default_pipeline, host_target, pipeline_passes
 from mlxir.conversions.registry import PASSES
+from mlxir.dialects import mlx
+from mlxir.dialects.common import ints
 from mlxir.dialects.context import make_context
 from mlxir.evaluator import arrays as dtypes
 from mlxir.runtime.ir_interpreter import parse_module, run_module
@@ -193,7 +195,7 @@ def test_target_pipeline_and_host_default() -> None:
     generic = pipeline_passes("generic")
     cpu = pipeline_passes("cpu")
     assert cpu[: len(generic)] == generic and cpu[len(generic) :] == [
-        "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
+        "cpu-channels-last", "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
     ]
     with mx.stream(mx.cpu):
         if mx.default_device() == mx.cpu:
@@ -255,3 +257,61 @@ def test_programs_of_both_targets_match_torch(dtype: torch.dtype) -> None:
         assert got.dtype == dtype and got.shape == expected.shape
         scale = float(expected.float().abs().max())
         assert float((got.float() - expected.float()).abs().max()) <= tolerance * scale, target
+
+
+# --------------------------------------------------------------------------- cpu-channels-last
+
+
+class _ConvBlock(torch.nn.Module):
+    """What a CNN does between its convolutions, channels-first: batch norm, relu, a
+    residual add, a max pool (padded), a strided and a depthwise convolution, a
+    sigmoid gate, an average pool over space and a flatten."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.norm = torch.nn.BatchNorm2d(8)
+        self.conv = torch.nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.down = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.depthwise = torch.nn.Conv2d(16, 16, 3, padding=1, groups=16)
+        self.head = torch.nn.Linear(16, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.norm(self.stem(x)))
+        y = torch.nn.functional.max_pool2d(y + self.conv(y), 3, stride=2, padding=1)
+        y = self.down(y)
+        y = y * torch.sigmoid(self.depthwise(y))
+        return self.head(y.mean(dim=(2, 3)))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+def test_channels_last_keeps_a_cnn_exact(dtype: torch.dtype) -> None:
+    """The block exported at batch 2 and run at batch 3 (17x23): on the CPU target
+    no transpose is left but the input's (every activation stays channels-last), and
+    both targets match eager torch within the dtype's tolerance (f32 1e-5, f16 2e-3,
+    bf16 2e-2, relative to the output's largest magnitude)."""
+    torch.manual_seed(0)
+    model = _ConvBlock().eval()
+    mean, var = model.norm.running_mean, model.norm.running_var
+    assert mean is not None and var is not None
+    mean.uniform_(-1, 1), var.uniform_(0.5, 2)  # not the identity that a fresh norm is
+    model.to(dtype)
+    # Pooling needs static spatial dims (its lowering unrolls the window): the batch varies.
+    batch = torch.export.Dim("batch", min=1, max=8)
+    ep = torch.export.export(model, (torch.randn(2, 3, 17, 23, dtype=dtype),), dynamic_shapes=({0: batch},))
+    x = torch.randn(3, 3, 17, 23, dtype=dtype)
+    with torch.no_grad():
+        expected = model(x).float()
+    tolerance = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 2e-2}[dtype]
+    for target in ("cpu", "generic"):
+        module = mlxir.import_program(ep)
+        mlxir.lower(module, target=target)
+        transposed = [op for op in module.walk() if isinstance(op, mlx.TransposeOp) and len(ints(op.axes)) >= 3]
+        if target == "cpu":
+            assert len(transposed) == 1, transposed  # the input's, into channels-last
+        else:
+            assert len(transposed) > 1
+        got = mlxir.Program(mlxir.serialize(module))(x)
+        assert got.dtype == dtype and got.shape == expected.shape
+        scale = float(expected.abs().max())
+        assert float((got.float() - expected).abs().max()) <= tolerance * scale, target
