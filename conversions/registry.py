@@ -68,6 +68,12 @@ def _cpu_channels_last() -> type[ModulePass]:
     return CpuChannelsLastPass
 
 
+def _fold_conv_affine() -> type[ModulePass]:
+    from mlxir.transforms.fold_conv_affine import FoldConvAffinePass
+
+    return FoldConvAffinePass
+
+
 def _cpu_float32_attention() -> type[ModulePass]:
     from mlxir.transforms.cpu.float32_attention import CpuFloat32AttentionPass
 
@@ -124,6 +130,11 @@ PASSES: dict[str, PassEntry] = {
         "CPU target: activations stay channels-last between convolutions (transposes sink "
         "through elementwise ops, pads, slices and reductions until they cancel); "
         "convolution weights stored channels-last",
+    ),
+    "fold-conv-affine": PassEntry(
+        _fold_conv_affine,
+        "a channels-last convolution's per-channel affine map of constants (an inference "
+        "batch norm) folded into its weights and one bias at compile time",
     ),
     "cpu-float32-attention": PassEntry(
         _cpu_float32_attention,

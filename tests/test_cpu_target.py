@@ -195,7 +195,7 @@ def test_target_pipeline_and_host_default() -> None:
     generic = pipeline_passes("generic")
     cpu = pipeline_passes("cpu")
     assert cpu[: len(generic)] == generic and cpu[len(generic) :] == [
-        "cpu-channels-last", "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
+        "cpu-channels-last", "fold-conv-affine", "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
     ]
     with mx.stream(mx.cpu):
         if mx.default_device() == mx.cpu:
@@ -287,7 +287,8 @@ class _ConvBlock(torch.nn.Module):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
 def test_channels_last_keeps_a_cnn_exact(dtype: torch.dtype) -> None:
     """The block exported at batch 2 and run at batch 3 (17x23): on the CPU target
-    no transpose is left but the input's (every activation stays channels-last), and
+    no transpose is left but the input's (every activation stays channels-last), the
+    batch norm is part of the convolution before it (`fold-conv-affine`), and
     both targets match eager torch within the dtype's tolerance (f32 1e-5, f16 2e-3,
     bf16 2e-2, relative to the output's largest magnitude)."""
     torch.manual_seed(0)
@@ -307,10 +308,12 @@ def test_channels_last_keeps_a_cnn_exact(dtype: torch.dtype) -> None:
         module = mlxir.import_program(ep)
         mlxir.lower(module, target=target)
         transposed = [op for op in module.walk() if isinstance(op, mlx.TransposeOp) and len(ints(op.axes)) >= 3]
+        norm_ops = _op_names(module)["mlx.rsqrt"] + _op_names(module)["mlx.subtract"]
         if target == "cpu":
             assert len(transposed) == 1, transposed  # the input's, into channels-last
+            assert norm_ops == 0  # the batch norm is folded into the stem's weights
         else:
-            assert len(transposed) > 1
+            assert len(transposed) > 1 and norm_ops > 0
         got = mlxir.Program(mlxir.serialize(module))(x)
         assert got.dtype == dtype and got.shape == expected.shape
         scale = float(expected.abs().max())
