@@ -74,6 +74,12 @@ def _fold_conv_affine() -> type[ModulePass]:
     return FoldConvAffinePass
 
 
+def _cpu_depthwise_conv() -> type[ModulePass]:
+    from mlxir.transforms.cpu.depthwise_conv import CpuDepthwiseConvPass
+
+    return CpuDepthwiseConvPass
+
+
 def _cpu_float32_attention() -> type[ModulePass]:
     from mlxir.transforms.cpu.float32_attention import CpuFloat32AttentionPass
 
@@ -135,6 +141,11 @@ PASSES: dict[str, PassEntry] = {
         _fold_conv_affine,
         "a channels-last convolution's per-channel affine map of constants (an inference "
         "batch norm) folded into its weights and one bias at compile time",
+    ),
+    "cpu-depthwise-conv": PassEntry(
+        _cpu_depthwise_conv,
+        "CPU target: depthwise convolutions as sums of shifted views scaled per tap "
+        "(MLX's CPU computes a grouped convolution in a generic loop)",
     ),
     "cpu-float32-attention": PassEntry(
         _cpu_float32_attention,

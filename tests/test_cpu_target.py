@@ -195,7 +195,7 @@ def test_target_pipeline_and_host_default() -> None:
     generic = pipeline_passes("generic")
     cpu = pipeline_passes("cpu")
     assert cpu[: len(generic)] == generic and cpu[len(generic) :] == [
-        "cpu-channels-last", "fold-conv-affine", "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
+        "cpu-channels-last", "fold-conv-affine", "cpu-depthwise-conv", "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
     ]
     with mx.stream(mx.cpu):
         if mx.default_device() == mx.cpu:
@@ -307,14 +307,53 @@ def test_channels_last_keeps_a_cnn_exact(dtype: torch.dtype) -> None:
     for target in ("cpu", "generic"):
         module = mlxir.import_program(ep)
         mlxir.lower(module, target=target)
-        transposed = [op for op in module.walk() if isinstance(op, mlx.TransposeOp) and len(ints(op.axes)) >= 3]
+        transposed = [  # of activations: a weight's (the depthwise taps' table) is a few values
+            op for op in module.walk()
+            if isinstance(op, mlx.TransposeOp) and len(ints(op.axes)) >= 3 and not isinstance(op.input.owner, mlx.WeightOp)
+        ]
         norm_ops = _op_names(module)["mlx.rsqrt"] + _op_names(module)["mlx.subtract"]
         if target == "cpu":
             assert len(transposed) == 1, transposed  # the input's, into channels-last
             assert norm_ops == 0  # the batch norm is folded into the stem's weights
+            groups = [op.groups.value.data for op in module.walk() if isinstance(op, mlx.ConvGeneralOp)]
+            assert groups == [1, 1, 1], groups  # the depthwise one is taps
         else:
             assert len(transposed) > 1 and norm_ops > 0
         got = mlxir.Program(mlxir.serialize(module))(x)
         assert got.dtype == dtype and got.shape == expected.shape
         scale = float(expected.abs().max())
         assert float((got.float() - expected).abs().max()) <= tolerance * scale, target
+
+
+# --------------------------------------------------------------------------- cpu-depthwise-conv
+
+
+@pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize(
+    ("kernel", "stride", "padding", "dilation"),
+    [(3, 1, (1, 1), 1), (3, 2, (1, 1), 1), (5, 1, (2, 2), 1), (3, 1, (2, 2), 2), (2, 2, (1, 0), 1)],
+)
+def test_depthwise_taps_are_mlx_conv(ty: str, kernel: int, stride: int, padding: tuple[int, int], dilation: int) -> None:
+    """`cpu-depthwise-conv`'s taps against `mx.conv_general` itself (the op it
+    rewrites), on a batch of 2, 9x11 inputs with 6 channels: within float rounding of
+    the sums' order (f32 1e-6, f16 2e-3, bf16 2e-2 relative to the largest magnitude)."""
+    rng = np.random.default_rng(kernel * 10 + stride)
+    lo, hi = padding
+    out_h = (9 + lo + hi - dilation * (kernel - 1) - 1) // stride + 1
+    out_w = (11 + lo + hi - dilation * (kernel - 1) - 1) // stride + 1
+    text = f"""
+func.func @forward(%x: tensor<?x9x11x6x{ty}>, %w: tensor<6x{kernel}x{kernel}x1x{ty}>) -> tensor<?x{out_h}x{out_w}x6x{ty}> {{
+  %y = mlx.conv_general %x, %w stride [{stride}, {stride}] padding [{lo}, {lo}] [{hi}, {hi}] kernel_dilation [{dilation}, {dilation}] input_dilation [1, 1] groups 6 : tensor<?x9x11x6x{ty}>, tensor<6x{kernel}x{kernel}x1x{ty}> -> tensor<?x{out_h}x{out_w}x6x{ty}>
+  func.return %y : tensor<?x{out_h}x{out_w}x6x{ty}>
+}}"""
+    rewritten = _apply(parse_module(text), "cpu-depthwise-conv")
+    assert _op_names(rewritten)["mlx.conv_general"] == 0
+    dtype = MX_OF[ty]
+    x = mx.array(rng.standard_normal((2, 9, 11, 6)).astype(np.float32)).astype(dtype)
+    w = mx.array(rng.standard_normal((6, kernel, kernel, 1)).astype(np.float32)).astype(dtype)
+    (got,) = _run(rewritten, [x, w])
+    (expected,) = _run(parse_module(text), [x, w])
+    assert got.shape == expected.shape == (2, out_h, out_w, 6) and got.dtype == dtype
+    tolerance = {"f32": 1e-6, "f16": 2e-3, "bf16": 2e-2}[ty]
+    scale = float(mx.max(mx.abs(expected.astype(mx.float32))))
+    assert float(mx.max(mx.abs(got.astype(mx.float32) - expected.astype(mx.float32)))) <= tolerance * scale
