@@ -80,6 +80,12 @@ def _cpu_depthwise_conv() -> type[ModulePass]:
     return CpuDepthwiseConvPass
 
 
+def _cpu_polynomial_exp() -> type[ModulePass]:
+    from mlxir.transforms.cpu.polynomial_exp import CpuPolynomialExpPass
+
+    return CpuPolynomialExpPass
+
+
 def _cpu_float32_attention() -> type[ModulePass]:
     from mlxir.transforms.cpu.float32_attention import CpuFloat32AttentionPass
 
@@ -146,6 +152,11 @@ PASSES: dict[str, PassEntry] = {
         _cpu_depthwise_conv,
         "CPU target: depthwise convolutions as sums of shifted views scaled per tap "
         "(MLX's CPU computes a grouped convolution in a generic loop)",
+    ),
+    "cpu-polynomial-exp": PassEntry(
+        _cpu_polynomial_exp,
+        "CPU target: exp, sigmoid and softmax from a polynomial exp of arithmetic ops "
+        "(MLX's CPU exp is 50x slower than a multiply)",
     ),
     "cpu-float32-attention": PassEntry(
         _cpu_float32_attention,

@@ -195,7 +195,7 @@ def test_target_pipeline_and_host_default() -> None:
     generic = pipeline_passes("generic")
     cpu = pipeline_passes("cpu")
     assert cpu[: len(generic)] == generic and cpu[len(generic) :] == [
-        "cpu-channels-last", "fold-conv-affine", "cpu-depthwise-conv", "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
+        "cpu-channels-last", "fold-conv-affine", "cpu-depthwise-conv", "cpu-polynomial-exp", "cpu-float32-attention", "cpu-rope-pairs", "fold-known-dims", "cse", "dce"
     ]
     with mx.stream(mx.cpu):
         if mx.default_device() == mx.cpu:
@@ -311,7 +311,7 @@ def test_channels_last_keeps_a_cnn_exact(dtype: torch.dtype) -> None:
             op for op in module.walk()
             if isinstance(op, mlx.TransposeOp) and len(ints(op.axes)) >= 3 and not isinstance(op.input.owner, mlx.WeightOp)
         ]
-        norm_ops = _op_names(module)["mlx.rsqrt"] + _op_names(module)["mlx.subtract"]
+        norm_ops = _op_names(module)["mlx.rsqrt"]
         if target == "cpu":
             assert len(transposed) == 1, transposed  # the input's, into channels-last
             assert norm_ops == 0  # the batch norm is folded into the stem's weights
@@ -357,3 +357,68 @@ func.func @forward(%x: tensor<?x9x11x6x{ty}>, %w: tensor<6x{kernel}x{kernel}x1x{
     tolerance = {"f32": 1e-6, "f16": 2e-3, "bf16": 2e-2}[ty]
     scale = float(mx.max(mx.abs(expected.astype(mx.float32))))
     assert float(mx.max(mx.abs(got.astype(mx.float32) - expected.astype(mx.float32)))) <= tolerance * scale
+
+
+# --------------------------------------------------------------------------- cpu-polynomial-exp
+
+_EXP_IR = """
+func.func @forward(%x: tensor<?x{ty}>, %s: tensor<5x?x{ty}>) -> (tensor<?x{ty}>, tensor<?x{ty}>, tensor<5x?x{ty}>) {{
+  %e = mlx.exp %x : tensor<?x{ty}> -> tensor<?x{ty}>
+  %g = mlx.sigmoid %x : tensor<?x{ty}> -> tensor<?x{ty}>
+  %m = mlx.softmax %s axes [-1] : tensor<5x?x{ty}> -> tensor<5x?x{ty}>
+  func.return %e, %g, %m : tensor<?x{ty}>, tensor<?x{ty}>, tensor<5x?x{ty}>
+}}"""
+
+
+def test_polynomial_exp_is_within_two_ulp_over_float32s_range() -> None:
+    """`exp` against float64's on every float32 exponent's worth of inputs (2^20 points
+    over [-87, 88.7], plus every power of two and its neighbours): within 2 ulp where
+    `x >= -86.98` (results from 1.7e-38 up; below, zero), and MLX's meaning at the
+    edges: 0 for -inf, inf for inf and past float32's range, NaN for NaN."""
+    rng = np.random.default_rng(0)
+    powers = np.array([2.0**k for k in range(-149, 7)], dtype=np.float32)
+    around = np.concatenate([powers, np.nextafter(powers, np.float32(0)), np.nextafter(powers, np.float32(np.inf))])
+    xs = np.concatenate([
+        rng.uniform(-87.0, 88.72, 1 << 20).astype(np.float32), around, -around,
+        np.array([0.0, -0.0, 88.72283935546875, 88.7228, 88.7229, -86.97, -86.99, -100.0, 100.0], dtype=np.float32),
+    ])
+    specials = np.array([np.inf, -np.inf, np.nan], dtype=np.float32)
+    text = _EXP_IR.format(ty="f32")
+    rewritten = _apply(parse_module(text), "cpu-polynomial-exp")
+    assert _op_names(rewritten)["mlx.exp"] == 0
+    softmax_input = mx.zeros((5, 1))
+    got, _, _ = (np.array(a) for a in _run(rewritten, [mx.array(np.concatenate([xs, specials])), softmax_input]))
+    exact = np.exp(xs.astype(np.float64))
+    flushed = xs < np.float32(-86.98)
+    normal = ~flushed & (exact <= np.finfo(np.float32).max)
+    ulps = np.abs(got[: len(xs)][normal] - exact[normal]) / np.spacing(exact[normal].astype(np.float32)).astype(np.float64)
+    assert float(ulps.max()) <= 2.0
+    assert np.all(got[: len(xs)][flushed] == 0)
+    assert np.all(np.isinf(got[: len(xs)][exact > np.finfo(np.float32).max]))
+    assert got[-3] == np.inf and got[-2] == 0 and np.isnan(got[-1])
+
+
+@pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
+def test_polynomial_sigmoid_and_softmax_are_mlxs(ty: str) -> None:
+    """`sigmoid` and `softmax` (with a fully masked row: NaN, as MLX's) from the
+    polynomial `exp` against MLX's own kernels: f32 within 2e-7 absolute (sigmoid) and
+    relative (softmax), f16/bf16 within one rounding of their type (through float32)."""
+    rng = np.random.default_rng(1)
+    dtype = MX_OF[ty]
+    x = mx.array(np.concatenate([rng.standard_normal(4000) * 8, [-200.0, 200.0, 0.0]]).astype(np.float32)).astype(dtype)
+    scores = rng.standard_normal((5, 33)).astype(np.float32) * 6
+    scores[2, :] = -np.inf
+    scores[3, :30] = -np.inf
+    s = mx.array(scores).astype(dtype)
+    text = _EXP_IR.format(ty=ty)
+    rewritten = _apply(parse_module(text), "cpu-polynomial-exp")
+    names = _op_names(rewritten)
+    assert names["mlx.sigmoid"] == names["mlx.softmax"] == names["mlx.exp"] == 0
+    _, sigmoid, softmax = _run(rewritten, [x, s])
+    _, expected_sigmoid, expected_softmax = _run(parse_module(text), [x, s])
+    tolerance = {"f32": 2e-7, "f16": 1e-3, "bf16": 8e-3}[ty]
+    as32 = [np.array(a.astype(mx.float32)) for a in (sigmoid, expected_sigmoid, softmax, expected_softmax)]
+    assert np.max(np.abs(as32[0] - as32[1])) <= tolerance
+    assert np.array_equal(np.isnan(as32[2]), np.isnan(as32[3])) and np.isnan(as32[2][2]).all()
+    finite = ~np.isnan(as32[3])
+    assert np.max(np.abs(as32[2][finite] - as32[3][finite])) <= tolerance * max(1.0, float(np.max(as32[3][finite])))

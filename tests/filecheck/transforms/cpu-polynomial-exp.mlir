@@ -1,0 +1,44 @@
+// cpu-polynomial-exp: exp as 2^n * p(r) of arithmetic ops (n = floor(x log2 e + 1/2),
+// r = x - n ln 2 in two parts, p Cephes' expf polynomial, 2^n from exponent bits);
+// sigmoid and softmax from it; float16/bfloat16 through float32.
+// RUN: mlx-opt %s -p cpu-polynomial-exp | filecheck %s
+
+// CHECK-LABEL: func.func @forward
+// CHECK-NOT:     mlx.exp
+// CHECK:         %[[LO:.*]] = mlx.maximum %x, %{{.*}} : tensor<2x?xf32>, tensor<f32>
+// CHECK:         %[[CLAMPED:.*]] = mlx.minimum %[[LO]]
+// CHECK:         %[[N:.*]] = mlx.floor
+// CHECK:         mlx.astype %[[N]] : tensor<2x?xf32> -> tensor<2x?xi32>
+// CHECK:         mlx.left_shift
+// CHECK:         mlx.view %{{.*}} : tensor<2x?xi32> -> tensor<2x?xf32>
+// CHECK:         mlx.less %x
+// CHECK:         mlx.where
+// CHECK:         mlx.greater %x
+// CHECK:         %[[E:.*]] = mlx.where
+// The sigmoid: 1 / (1 + exp(-x)) in float32, cast back.
+// CHECK:         %[[H:.*]] = mlx.astype %h : tensor<3xbf16> -> tensor<3xf32>
+// CHECK-NEXT:    mlx.negative %[[H]]
+// CHECK-NOT:     mlx.sigmoid
+// CHECK:         mlx.divide
+// CHECK-NEXT:    %[[S:.*]] = mlx.astype %{{.*}} : tensor<3xf32> -> tensor<3xbf16>
+// The softmax: exp(x - max(x)) / sum.
+// CHECK-NEXT:    %[[MAX:.*]] = mlx.max %x axes [-1] keepdims : tensor<2x?xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:    mlx.subtract %x, %[[MAX]]
+// CHECK-NOT:     mlx.softmax
+// CHECK:         %[[SUM:.*]] = mlx.sum %{{.*}} axes [-1] keepdims : tensor<2x?xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:    %[[M:.*]] = mlx.divide %{{.*}}, %[[SUM]]
+// CHECK-NEXT:    func.return %[[E]], %[[S]], %[[M]]
+func.func @forward(%x: tensor<2x?xf32>, %h: tensor<3xbf16>) -> (tensor<2x?xf32>, tensor<3xbf16>, tensor<2x?xf32>) {
+  %e = mlx.exp %x : tensor<2x?xf32> -> tensor<2x?xf32>
+  %s = mlx.sigmoid %h : tensor<3xbf16> -> tensor<3xbf16>
+  %m = mlx.softmax %x axes [-1] : tensor<2x?xf32> -> tensor<2x?xf32>
+  func.return %e, %s, %m : tensor<2x?xf32>, tensor<3xbf16>, tensor<2x?xf32>
+}
+
+// float64 is left alone (the polynomial is float32's).
+// CHECK-LABEL: func.func @kept
+// CHECK-NEXT:    mlx.exp %d
+func.func @kept(%d: tensor<3xf64>) -> tensor<3xf64> {
+  %e = mlx.exp %d : tensor<3xf64> -> tensor<3xf64>
+  func.return %e : tensor<3xf64>
+}
