@@ -1,4 +1,4 @@
-"""Vision models on the CPU: mlxir against eager PyTorch, at equal threads.
+"""Vision models on the CPU: mlxir against eager PyTorch and ONNX Runtime, at equal threads.
 
     .venv/bin/python benchmarks/vision.py [--models resnet18,mobilenet_v2,vit_tiny,convnext_atto]
         [--rounds 5] [--iterations 10] [--threads 1,2] [--size 224]
@@ -9,14 +9,18 @@ ConvNeXt-Atto (ConvNeXt's depthwise 7x7 blocks), from `build/zoo-packages` (`mak
 zoo-packages`; never the venv's own site-packages, see `tests/zoo/vision_packages.py`).
 
 Each model is exported and compiled once (`mlxir.compile`, the host's default
-pipeline, saved as `.mlxfb`); every timing runs in a fresh process of its own, which
-loads the program (mlxir) or builds the same model from the same seed (torch), runs
-it 3 times to warm up, then `--iterations` times, and reports the median. Systems and
+pipeline, saved as `.mlxfb`) and exported to ONNX once (`torch.onnx.export`, opset
+18); every timing runs in a fresh process of its own, which loads the program (mlxir),
+opens an ONNX Runtime session on the file (all graph optimizations) or builds the same
+model from the same seed (torch), runs it 3 times to warm up, then `--iterations`
+times, and reports the median. ONNX Runtime needs `onnxruntime`, `onnx` and
+`onnxscript` (the `bench` extra); without them its columns are left out. Systems and
 thread counts alternate within each of `--rounds` rounds; the table gives the median
 over the rounds with their min and max, and the load average before and after.
 
 Threads, per system, at T threads: torch `torch.set_num_threads(T)` with
-`OMP_NUM_THREADS=MKL_NUM_THREADS=T` (its own MKL/oneDNN kernels); mlxir
+`OMP_NUM_THREADS=MKL_NUM_THREADS=T` (its own MKL/oneDNN kernels); ONNX Runtime
+`intra_op_num_threads=T`, `inter_op_num_threads=1` (its own MLAS kernels); mlxir
 `MLXIR_CPU_STREAMS=T` and `OPENBLAS_NUM_THREADS=T` (MLX's convolutions and products
 are BLAS calls; the system OpenBLAS is what `import mlxir` loads where installed,
 docs/blas.md)."""
@@ -36,7 +40,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("resnet18", "mobilenet_v2", "vit_tiny", "convnext_atto")
-SYSTEMS = ("torch", "mlxir")
+SYSTEMS = ("torch", "onnxruntime", "mlxir")
 WARMUP = 3
 
 
@@ -91,6 +95,15 @@ def worker(system: str, model_name: str, size: int, iterations: int, program: st
         model, image = build(model_name, size), _image(size)
         with torch.no_grad():
             ms = _timed(lambda: model(image), iterations)
+    elif system == "onnxruntime":
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        session = onnxruntime.InferenceSession(str(Path(program).with_suffix(".onnx")), options)
+        feed = {session.get_inputs()[0].name: _image(size).numpy()}
+        ms = _timed(lambda: session.run(None, feed), iterations)
     else:
         # mlxir first: it puts the system BLAS under MLX, which binds it at import (docs/blas.md).
         import mlxir  # noqa: I001
@@ -130,7 +143,19 @@ def _compile(model_name: str, size: int, folder: Path) -> tuple[Path, float]:
     seconds = time.perf_counter() - start
     path = folder / f"{model_name}.mlxfb"
     compiled.save(path)
+    if _has_onnxruntime():
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.StringIO()):  # the exporter reports each step on stdout
+            torch.onnx.export(model, (_image(size),), str(path.with_suffix(".onnx")), dynamo=True, opset_version=18)
     return path, seconds
+
+
+def _has_onnxruntime() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx", "onnxscript"))
 
 
 def main() -> None:
@@ -148,6 +173,10 @@ def main() -> None:
         return
     models = args.models.split(",")
     threads = [int(t) for t in args.threads.split(",")]
+    systems_run = SYSTEMS if _has_onnxruntime() else tuple(s for s in SYSTEMS if s != "onnxruntime")
+    if "onnxruntime" not in systems_run:
+        print("onnxruntime, onnx or onnxscript is not installed: ONNX Runtime is left out "
+              "(pip install -e '.[bench]')", file=sys.stderr)
     load_before = os.getloadavg()
     results: dict[tuple[str, str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -157,7 +186,7 @@ def main() -> None:
             print(f"compiled {model} in {seconds:.1f} s", file=sys.stderr, flush=True)
         for round_index in range(args.rounds):
             # Alternate the order of the systems from round to round.
-            systems = SYSTEMS if round_index % 2 == 0 else tuple(reversed(SYSTEMS))
+            systems = systems_run if round_index % 2 == 0 else tuple(reversed(systems_run))
             for model in models:
                 for count in threads:
                     for system in systems:
@@ -167,23 +196,26 @@ def main() -> None:
     load_after = os.getloadavg()
     print(f"Vision, batch 1, {args.size}x{args.size}, float32: ms per forward, median over {args.rounds} "
           f"rounds (min-max) of each process's median over {args.iterations} runs after {WARMUP} warm-up runs.")
-    print("Threads: torch set_num_threads(T), OMP/MKL_NUM_THREADS=T; mlxir MLXIR_CPU_STREAMS=T, "
-          "OPENBLAS_NUM_THREADS=T.")
+    print("Threads: torch set_num_threads(T), OMP/MKL_NUM_THREADS=T; ONNX Runtime intra_op_num_threads=T, "
+          "inter_op_num_threads=1; mlxir MLXIR_CPU_STREAMS=T, OPENBLAS_NUM_THREADS=T.")
     print(f"Load average (1/5/15 min): before {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f}, "
           f"after {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f}.\n")
     header = ["model"]
+    others = [system for system in systems_run if system != "mlxir"]
     for count in threads:
-        header += [f"torch {count}T", f"mlxir {count}T", f"mlxir/torch {count}T"]
+        header += [f"{system} {count}T" for system in systems_run]
+        header += [f"mlxir/{system} {count}T" for system in others]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for model in models:
         row = [model]
         for count in threads:
-            cells = {system: results[(model, system, count)] for system in SYSTEMS}
-            for system in SYSTEMS:
+            cells = {system: results[(model, system, count)] for system in systems_run}
+            for system in systems_run:
                 values = cells[system]
                 row.append(f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f})")
-            row.append(f"{statistics.median(cells['mlxir']) / statistics.median(cells['torch']):.2f}x")
+            for system in others:
+                row.append(f"{statistics.median(cells['mlxir']) / statistics.median(cells[system]):.2f}x")
         print("| " + " | ".join(row) + " |")
 
 
