@@ -96,7 +96,9 @@ def worker(system: str, model_name: str, size: int, iterations: int, program: st
         with torch.no_grad():
             ms = _timed(lambda: model(image), iterations)
     elif system == "onnxruntime":
-        import onnxruntime
+        import importlib
+
+        onnxruntime: Any = importlib.import_module("onnxruntime")  # the bench extra: absent from a plain venv
 
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads, options.inter_op_num_threads = threads, 1

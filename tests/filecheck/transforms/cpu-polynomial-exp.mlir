@@ -35,6 +35,20 @@ func.func @forward(%x: tensor<2x?xf32>, %h: tensor<3xbf16>) -> (tensor<2x?xf32>,
   func.return %e, %s, %m : tensor<2x?xf32>, tensor<3xbf16>, tensor<2x?xf32>
 }
 
+// erf: the series below |x| = 1/2, 1 - erfc(|x|) with the polynomial exp above.
+// CHECK-LABEL: func.func @erf
+// CHECK-NOT:     mlx.erf
+// CHECK:         %[[Z:.*]] = mlx.abs %x
+// CHECK:         mlx.floor
+// CHECK:         %[[NEG:.*]] = mlx.less %x
+// CHECK:         %[[SMALL:.*]] = mlx.less %[[Z]]
+// CHECK-NEXT:    %[[R:.*]] = mlx.where %[[SMALL]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @erf(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = mlx.erf %x : tensor<4xf32> -> tensor<4xf32>
+  func.return %e : tensor<4xf32>
+}
+
 // float64 is left alone (the polynomial is float32's).
 // CHECK-LABEL: func.func @kept
 // CHECK-NEXT:    mlx.exp %d
