@@ -8,7 +8,6 @@ CPU_TARGET_PASSES = (
     "cpu-channels-last",
     "fold-conv-affine",
     "cpu-depthwise-conv",
-    "cpu-polynomial-exp",
     "cpu-float32-attention",
     "cpu-rope-pairs",
 )
