@@ -58,12 +58,15 @@ def _inverse(perm: Sequence[int]) -> list[int]:
 
 
 def _sinking(value: SSAValue) -> mlx.TransposeOp | None:
-    """The channels-first transpose of a rank >= 3 value that `value` is, if it is one."""
+    """The channels-first transpose of a rank >= 4 value (a 2-D or 3-D convolution's)
+    that `value` is, if it is one. Rank 3 is left alone: there `[0, 2, 1]` is its own
+    inverse and a batched matrix transpose, so the small operands' transposes back
+    would sink in turn, without end."""
     owner = value.owner
     if not isinstance(owner, mlx.TransposeOp):
         return None
     perm = list(ints(owner.axes))
-    if len(perm) < 3 or perm != channels_first(len(perm)):
+    if len(perm) < 4 or perm != channels_first(len(perm)):
         return None
     return owner
 

@@ -54,16 +54,21 @@ func.func @pool(%y: tensor<2x5x5x4xf32>) -> (tensor<2x4x1x1xf32>, tensor<2x4xf32
 }
 
 // Left alone: a large operand that is not channels-first (transposing it would copy
-// it) and a transpose of attention heads (not a channel move).
+// it), a transpose of attention heads (not a channel move) and a rank-3 [0, 2, 1]
+// (a batched matrix transpose, its own inverse).
 // CHECK-LABEL: func.func @kept
 // CHECK-NEXT:    %nchw = mlx.transpose %y [0, 3, 1, 2]
 // CHECK-NEXT:    %sum = mlx.add %nchw, %big
 // CHECK-NEXT:    %heads = mlx.transpose %q [0, 2, 1, 3]
 // CHECK-NEXT:    %e = mlx.exp %heads
-func.func @kept(%y: tensor<2x5x5x4000xf32>, %big: tensor<2x4000x5x5xf32>, %q: tensor<2x8x4x16xf32>) -> (tensor<2x4000x5x5xf32>, tensor<2x4x8x16xf32>) {
+// CHECK-NEXT:    %mt = mlx.transpose %m [0, 2, 1]
+// CHECK-NEXT:    %shifted = mlx.add %mt, %c
+func.func @kept(%y: tensor<2x5x5x4000xf32>, %big: tensor<2x4000x5x5xf32>, %q: tensor<2x8x4x16xf32>, %m: tensor<2x4x4xf32>, %c: tensor<4x4xf32>) -> (tensor<2x4000x5x5xf32>, tensor<2x4x8x16xf32>, tensor<2x4x4xf32>) {
   %nchw = mlx.transpose %y [0, 3, 1, 2] : tensor<2x5x5x4000xf32> -> tensor<2x4000x5x5xf32>
   %sum = mlx.add %nchw, %big : tensor<2x4000x5x5xf32>, tensor<2x4000x5x5xf32> -> tensor<2x4000x5x5xf32>
   %heads = mlx.transpose %q [0, 2, 1, 3] : tensor<2x8x4x16xf32> -> tensor<2x4x8x16xf32>
   %e = mlx.exp %heads : tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
-  func.return %sum, %e : tensor<2x4000x5x5xf32>, tensor<2x4x8x16xf32>
+  %mt = mlx.transpose %m [0, 2, 1] : tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+  %shifted = mlx.add %mt, %c : tensor<2x4x4xf32>, tensor<4x4xf32> -> tensor<2x4x4xf32>
+  func.return %sum, %e, %shifted : tensor<2x4000x5x5xf32>, tensor<2x4x8x16xf32>, tensor<2x4x4xf32>
 }
