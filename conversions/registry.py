@@ -6,102 +6,21 @@ only when a pass is asked for, so `mlx-opt --help` stays fast.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.passes import ModulePass
 
 
-def _canonicalize() -> type[ModulePass]:
-    from mlxir.transforms.canonicalize import CanonicalizePass
+def _lazy(module: str, name: str) -> Callable[[], type[ModulePass]]:
+    """The pass class `name` of `module`, imported when first asked for."""
 
-    return CanonicalizePass
+    def load() -> type[ModulePass]:
+        return cast(type[ModulePass], getattr(importlib.import_module(module), name))
 
-
-def _cse() -> type[ModulePass]:
-    from xdsl.transforms.common_subexpression_elimination import (
-        CommonSubexpressionElimination,
-    )
-
-    return CommonSubexpressionElimination
-
-
-def _dce() -> type[ModulePass]:
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
-
-    return DeadCodeElimination
-
-
-def _optimize_mlx() -> type[ModulePass]:
-    from mlxir.transforms.pattern_passes import OptimizeMlxPass
-
-    return OptimizeMlxPass
-
-
-def _fold_known_dims() -> type[ModulePass]:
-    from mlxir.transforms.known_dims import FoldKnownDimsPass
-
-    return FoldKnownDimsPass
-
-
-def _convert_aten_to_mlx() -> type[ModulePass]:
-    from mlxir.conversions.aten_to_mlx import ConvertAtenToMlxPass
-
-    return ConvertAtenToMlxPass
-
-
-def _quantize_weights() -> type[ModulePass]:
-    from mlxir.transforms.quantize import QuantizeWeightsPass
-
-    return QuantizeWeightsPass
-
-
-def _lower_to_mlx() -> type[ModulePass]:
-    from mlxir.conversions.aten_to_mlx import LowerToMlxPass
-
-    return LowerToMlxPass
-
-
-def _cpu_channels_last() -> type[ModulePass]:
-    from mlxir.transforms.cpu.channels_last import CpuChannelsLastPass
-
-    return CpuChannelsLastPass
-
-
-def _fold_conv_affine() -> type[ModulePass]:
-    from mlxir.transforms.fold_conv_affine import FoldConvAffinePass
-
-    return FoldConvAffinePass
-
-
-def _cpu_depthwise_conv() -> type[ModulePass]:
-    from mlxir.transforms.cpu.depthwise_conv import CpuDepthwiseConvPass
-
-    return CpuDepthwiseConvPass
-
-
-def _cpu_polynomial_exp() -> type[ModulePass]:
-    from mlxir.transforms.cpu.polynomial_exp import CpuPolynomialExpPass
-
-    return CpuPolynomialExpPass
-
-
-def _cpu_float32_attention() -> type[ModulePass]:
-    from mlxir.transforms.cpu.float32_attention import CpuFloat32AttentionPass
-
-    return CpuFloat32AttentionPass
-
-
-def _cpu_rope_pairs() -> type[ModulePass]:
-    from mlxir.transforms.cpu.rope_pairs import CpuRopePairsPass
-
-    return CpuRopePairsPass
-
-
-def _view_op_graph() -> type[ModulePass]:
-    from mlxir.transforms.view_op_graph import ViewOpGraphPass
-
-    return ViewOpGraphPass
+    return load
 
 
 @dataclass(frozen=True)
@@ -112,64 +31,75 @@ class PassEntry:
 
 PASSES: dict[str, PassEntry] = {
     "lower-to-mlx": PassEntry(
-        _lower_to_mlx,
+        _lazy("mlxir.conversions.aten_to_mlx", "LowerToMlxPass"),
         "the default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce "
         "(options: target=generic; target=cpu adds the CPU target's passes, fold-known-dims, cse and dce)",
     ),
     "convert-aten-to-mlx": PassEntry(
-        _convert_aten_to_mlx, "lower every aten op to mlx ops; fail listing any leftover"
+        _lazy("mlxir.conversions.aten_to_mlx", "ConvertAtenToMlxPass"),
+        "lower every aten op to mlx ops; fail listing any leftover",
     ),
-    "canonicalize": PassEntry(_canonicalize, "apply every op's canonicalization patterns"),
+    "canonicalize": PassEntry(
+        _lazy("mlxir.transforms.canonicalize", "CanonicalizePass"),
+        "apply every op's canonicalization patterns",
+    ),
     "optimize-mlx": PassEntry(
-        _optimize_mlx,
+        _lazy("mlxir.transforms.pattern_passes", "OptimizeMlxPass"),
         "fold known dims, fuse norms and rotary embeddings, merge projections, un-repeat "
         "K/V, fold dequantizations into products (each also a pass below)",
     ),
     "fold-known-dims": PassEntry(
-        _fold_known_dims,
+        _lazy("mlxir.transforms.known_dims", "FoldKnownDimsPass"),
         "reuse a dim already known as an SSA value; drop reshapes/broadcasts to the "
         "input's own (symbolic) shape",
     ),
     "quantize-weights": PassEntry(
-        _quantize_weights,
+        _lazy("mlxir.transforms.quantize", "QuantizeWeightsPass"),
         "quantize matmuls' constant weights as mx.quantize does, into quantized_matmul "
         "(options: bits=4 group-size=64 mode=affine)",
     ),
-    "cse": PassEntry(_cse, "eliminate common subexpressions"),
-    "dce": PassEntry(_dce, "remove ops whose results are unused and that have no effects"),
+    "cse": PassEntry(
+        _lazy("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
+        "eliminate common subexpressions",
+    ),
+    "dce": PassEntry(
+        _lazy("xdsl.transforms.dead_code_elimination", "DeadCodeElimination"),
+        "remove ops whose results are unused and that have no effects",
+    ),
     "cpu-channels-last": PassEntry(
-        _cpu_channels_last,
+        _lazy("mlxir.transforms.cpu.channels_last", "CpuChannelsLastPass"),
         "CPU target: activations stay channels-last between convolutions (transposes sink "
         "through elementwise ops, pads, slices and reductions until they cancel); "
         "convolution weights stored channels-last",
     ),
     "fold-conv-affine": PassEntry(
-        _fold_conv_affine,
+        _lazy("mlxir.transforms.fold_conv_affine", "FoldConvAffinePass"),
         "a channels-last convolution's per-channel affine map of constants (an inference "
         "batch norm) folded into its weights and one bias at compile time",
     ),
     "cpu-depthwise-conv": PassEntry(
-        _cpu_depthwise_conv,
+        _lazy("mlxir.transforms.cpu.depthwise_conv", "CpuDepthwiseConvPass"),
         "CPU target: depthwise convolutions as sums of shifted views scaled per tap "
         "(MLX's CPU computes a grouped convolution in a generic loop)",
     ),
     "cpu-polynomial-exp": PassEntry(
-        _cpu_polynomial_exp,
-        "CPU target: exp, sigmoid and softmax from a polynomial exp of arithmetic ops "
-        "(MLX's CPU exp is 50x slower than a multiply)",
+        _lazy("mlxir.transforms.cpu.polynomial_exp", "CpuPolynomialExpPass"),
+        "on request (not in the CPU target): exp, sigmoid, erf and softmax from a "
+        "polynomial exp of arithmetic ops, where 16384 elements are known (MLX's CPU exp "
+        "costs 47 multiplies)",
     ),
     "cpu-float32-attention": PassEntry(
-        _cpu_float32_attention,
+        _lazy("mlxir.transforms.cpu.float32_attention", "CpuFloat32AttentionPass"),
         "CPU target: float16/bfloat16 attention computed in float32 (MLX's CPU rounds its "
         "scores to 16 bits)",
     ),
     "cpu-rope-pairs": PassEntry(
-        _cpu_rope_pairs,
+        _lazy("mlxir.transforms.cpu.rope_pairs", "CpuRopePairsPass"),
         "CPU target: rope as rotated pairs of a reshape, with one angle table per "
         "position source (MLX's CPU has no rope kernel)",
     ),
     "view-op-graph": PassEntry(
-        _view_op_graph,
+        _lazy("mlxir.transforms.view_op_graph", "ViewOpGraphPass"),
         "print the IR as a Graphviz DOT graph on stdout, IR unchanged (options: "
         "max-label-len=20 print-attrs=true print-control-flow-edges=false "
         "print-data-flow-edges=true print-result-types=true print-debug-info=false)",

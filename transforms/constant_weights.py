@@ -204,6 +204,15 @@ def evaluate(op: Operation, operands: list[mx.array]) -> list[mx.array]:
     return results
 
 
+def global_array(value: mx.array) -> np.ndarray:
+    """An MLX array as the NumPy array a global holds: bfloat16, which NumPy lacks, as
+    its bits (`dense_attr` reads them back as bfloat16)."""
+    import mlx.core as mx
+
+    raw = value.view(mx.uint16) if value.dtype == mx.bfloat16 else value
+    return cast(np.ndarray, np.array(raw, copy=True))  # mlx's array.__array__ returns an NDArray without its dtype
+
+
 def array_of_constant(op: Operation) -> mx.array:
     import mlx.core as mx
 

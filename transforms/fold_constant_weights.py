@@ -18,6 +18,7 @@ from mlxir.transforms.constant_weights import (
     array_of_constant,
     drop_unread,
     evaluate,
+    global_array,
     weight_global,
 )
 
@@ -65,11 +66,8 @@ class FoldConstantWeights(RewritePattern):
         operand_sizes = sum(_bytes(v) for v in op.operands)
         if size > max(FOLDED_WEIGHT_BYTES, operand_sizes):
             return
-        import mlx.core as mx
-
         value = evaluate(op, [array_of_constant(cast(Operation, s)) for s in sources])[0]
-        raw = value.view(mx.uint16) if value.dtype == mx.bfloat16 else value
-        array = cast(np.ndarray, np.array(raw, copy=True))  # mlx's array.__array__ returns an NDArray without its dtype
+        array = global_array(value)
         weight = next(s for s in sources if isinstance(s, mlx.WeightOp))
         assert isinstance(weight, mlx.WeightOp)
         name = f"{weight.global_name.root_reference.data}.{op.name.removeprefix('mlx.')}"

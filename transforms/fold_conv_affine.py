@@ -40,6 +40,7 @@ from mlxir.transforms.constant_weights import (
     array_of_constant,
     drop_unread,
     evaluate,
+    global_array,
     weight_global,
 )
 
@@ -102,14 +103,6 @@ def _per_channel(value: SSAValue, rank: int, channels: int) -> np.ndarray | None
 
     flat = np.array(found.astype(mx.float32), copy=True).astype(np.float64).reshape(-1)
     return np.broadcast_to(flat, (channels,)).copy()
-
-
-def _numpy_of(array: mx.array) -> np.ndarray:
-    """An MLX array as the NumPy array a global holds (bfloat16 as its bits)."""
-    import mlx.core as mx
-
-    raw = array.view(mx.uint16) if array.dtype == mx.bfloat16 else array
-    return cast(np.ndarray, np.array(raw, copy=True))
 
 
 def _erase_unused(value: SSAValue, rewriter: PatternRewriter) -> None:
@@ -184,7 +177,7 @@ class FoldConvAffine(RewritePattern):
         scaled = (weight.astype(mx.float32) * factor).astype(weight.dtype)
         weight_type = cast(TensorType[Attribute], op.weight.type)
         name = source.sym_name.data
-        new_weight = add_global(op, f"{name}.affine", _numpy_of(scaled), weight_type, source.kind.data)
+        new_weight = add_global(op, f"{name}.affine", global_array(scaled), weight_type, source.kind.data)
         conv = op.clone()
         conv.operands = (op.input, new_weight.result)
         rewriter.insert(conv)
@@ -193,7 +186,7 @@ class FoldConvAffine(RewritePattern):
             element = dtype_of(op.result)
             bias = mx.array(shift.astype(np.float32)).astype(element_type_to_mx(element))
             bias_type = TensorType(element, [channels])
-            bias_read = add_global(op, f"{name}.affine_bias", _numpy_of(bias), bias_type, "constant")
+            bias_read = add_global(op, f"{name}.affine_bias", global_array(bias), bias_type, "constant")
             add = mlx.BINARY_OP_CLASSES["add"](result, bias_read.result, op.result.type)
             add.location = chain[-1].location
             rewriter.insert(add)

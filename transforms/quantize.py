@@ -42,6 +42,7 @@ from mlxir.transforms.constant_weights import (
     add_global,
     array_of_constant,
     drop_unread,
+    global_array,
     weight_global,
     weight_matrix,
 )
@@ -142,8 +143,7 @@ def _quantized_reads(anchor: Operation, source: mlx.GlobalOp, rows: Any, scheme:
     reads = [add_global(anchor, name, packed, packed_type, kind)]
     for suffix, part in zip(("scales", "biases"), quantized[1:], strict=False):
         part_dtype = source.type.get_element_type() if scheme.mode == "affine" else IntegerType(8, Signedness.UNSIGNED)
-        raw = cast(np.ndarray, np.array(part.view(mx.uint16)) if part.dtype == mx.bfloat16 else np.array(part))  # mlx's array.__array__ returns an NDArray without its dtype
-        reads.append(add_global(anchor, f"{name}.{suffix}", raw, TensorType(part_dtype, list(part.shape)), kind))
+        reads.append(add_global(anchor, f"{name}.{suffix}", global_array(part), TensorType(part_dtype, list(part.shape)), kind))
     return reads
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
@@ -37,6 +38,8 @@ from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, shape_of
 from mlxir.transforms.canonicalization.mlx import ComposeTransposes, RemoveIdentityTranspose
 from mlxir.transforms.fold_weight_transposes import FoldWeightTranspose
+
+_Item = TypeVar("_Item")
 
 SMALL_OPERAND_ELEMENTS = 4096
 """An operand of an elementwise op that is not itself channels-first (a batch norm's
@@ -71,10 +74,14 @@ def _sinking(value: SSAValue) -> mlx.TransposeOp | None:
     return owner
 
 
+def _unpermuted_list(values: Sequence[_Item], perm: Sequence[int]) -> list[_Item]:
+    """Per-axis `values` of a transpose by `perm`, in the order of its input's axes."""
+    return [values[i] for i in _inverse(perm)]
+
+
 def _unpermuted(value: SSAValue, perm: Sequence[int]) -> TensorType[Attribute]:
     """The type whose transpose by `perm` is `value`'s."""
-    shape = shape_of(value)
-    return TensorType(dtype_of(value), [shape[i] for i in _inverse(perm)])
+    return TensorType(dtype_of(value), _unpermuted_list(shape_of(value), perm))
 
 
 def _located(op: Operation, like: Operation) -> Operation:
@@ -167,12 +174,10 @@ class SinkThroughPad(RewritePattern):
         if transpose is None:
             return
         perm = list(ints(transpose.axes))
-        inverse = _inverse(perm)
-        low, high = ints(op.low), ints(op.high)
         new_op = mlx.PadOp(
             transpose.input,
-            [low[i] for i in inverse],
-            [high[i] for i in inverse],
+            _unpermuted_list(ints(op.low), perm),
+            _unpermuted_list(ints(op.high), perm),
             op.value.value.data,
             _unpermuted(op.result, perm),
         )
@@ -189,15 +194,11 @@ class SinkThroughSlice(RewritePattern):
         if transpose is None:
             return
         perm = list(ints(transpose.axes))
-        inverse = _inverse(perm)
-        start = _mixed(ints(op.static_start), op.start)
-        stop = _mixed(ints(op.static_stop), op.stop)
-        strides = ints(op.strides)
         new_op = mlx.SliceOp(
             transpose.input,
-            [start[i] for i in inverse],
-            [stop[i] for i in inverse],
-            [strides[i] for i in inverse],
+            _unpermuted_list(_mixed(ints(op.static_start), op.start), perm),
+            _unpermuted_list(_mixed(ints(op.static_stop), op.stop), perm),
+            _unpermuted_list(ints(op.strides), perm),
             _unpermuted(op.result, perm),
         )
         _transposed_back(new_op, op, perm, rewriter)

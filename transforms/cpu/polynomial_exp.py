@@ -21,6 +21,7 @@ exact value."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -39,7 +40,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -107,15 +107,20 @@ class _Builder:
             x = self.constant(x, dtype_of(y))
         return self.add(mlx.WhereOp(condition, x, y, self.tensor(dtype_of(y))))
 
+    def horner(self, coefficients: Sequence[float], t: SSAValue) -> SSAValue:
+        """The polynomial with `coefficients` (highest degree first) at `t`."""
+        p = self.constant(coefficients[0])
+        for coefficient in coefficients[1:]:
+            p = self.binary("add", self.binary("multiply", p, t), coefficient)
+        return p
+
     def exp(self, x: SSAValue) -> SSAValue:
         """`exp(x)` of a float32 `x`, as the module docstring says."""
         clamped = self.binary("minimum", self.binary("maximum", x, _UNDERFLOW), _OVERFLOW)
         n = self.unary("floor", self.binary("add", self.binary("multiply", clamped, _LOG2E), 0.5))
         r = self.binary("subtract", clamped, self.binary("multiply", n, _LN2_HIGH))
         r = self.binary("subtract", r, self.binary("multiply", n, _LN2_LOW))
-        p = self.constant(_EXP_POLYNOMIAL[0])
-        for coefficient in _EXP_POLYNOMIAL[1:]:
-            p = self.binary("add", self.binary("multiply", r, p), coefficient)
+        p = self.horner(_EXP_POLYNOMIAL, r)
         e = self.binary("add", self.binary("add", self.binary("multiply", self.binary("multiply", r, r), p), r), 1.0)
         int32 = IntegerType(32)
         # 2^(n - 1), then times 2: at the top of the range n is 128, past the exponent field.
@@ -146,32 +151,6 @@ def _float_operand(op: Operation) -> bool:
     return known >= POLYNOMIAL_MIN_ELEMENTS
 
 
-class PolynomialExp(RewritePattern):
-    """`exp(x)` → `2^n * p(r)` (in float32)."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "mlx.exp" or not _float_operand(op):
-            return
-        build = _Builder(rewriter, op.location, shape_of(op.results[0]))
-        x = op.operands[0]
-        result = build.exp(build.astype(x, Float32Type()))
-        rewriter.replace(op, [], [build.astype(result, dtype_of(x))])
-
-
-class PolynomialSigmoid(RewritePattern):
-    """`sigmoid(x)` → `1 / (1 + exp(-x))` with the polynomial `exp` (in float32)."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "mlx.sigmoid" or not _float_operand(op):
-            return
-        build = _Builder(rewriter, op.location, shape_of(op.results[0]))
-        x = op.operands[0]
-        negative = build.unary("negative", build.astype(x, Float32Type()))
-        one = build.constant(1.0)
-        result = build.binary("divide", one, build.binary("add", build.exp(negative), one))
-        rewriter.replace(op, [], [build.astype(result, dtype_of(x))])
-
-
 _ERFC_POLYNOMIAL = (
     0.17087277,
     -0.82215223,
@@ -195,60 +174,74 @@ under 1e-9 there), where `1 - erfc` would lose digits to cancellation."""
 _ERF_SERIES_BOUND = 0.5
 
 
-class PolynomialErf(RewritePattern):
-    """`erf(x)` → the series below |x| = 1/2, `sign(x) (1 - erfc(|x|))` above, `erfc`
-    from the polynomial `exp` (in float32)."""
+def _exp(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
+    """`2^n * p(r)`."""
+    return build.exp(x)
+
+
+def _sigmoid(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
+    """`1 / (1 + exp(-x))`."""
+    negative = build.unary("negative", x)
+    one = build.constant(1.0)
+    return build.binary("divide", one, build.binary("add", build.exp(negative), one))
+
+
+def _erf(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
+    """The series below |x| = 1/2, `sign(x) (1 - erfc(|x|))` above."""
+    square = build.binary("multiply", x, x)
+    series = build.binary("multiply", build.horner(_ERF_SERIES[::-1], square), x)
+    z = build.unary("abs", x)
+    one = build.constant(1.0)
+    t = build.binary("divide", one, build.binary("add", build.binary("multiply", z, 0.5), one))
+    p = build.horner(_ERFC_POLYNOMIAL, t)
+    erfc = build.binary("multiply", t, build.exp(build.binary("subtract", p, square)))
+    tail = build.binary("subtract", one, erfc)
+    tail = build.where(build.binary("less", x, 0.0), build.unary("negative", tail), tail)
+    return build.where(build.binary("less", z, _ERF_SERIES_BOUND), series, tail)
+
+
+def _softmax(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
+    """`e / sum(e, axes)`, `e = exp(x - max(x, axes))`; low precision in float32
+    (`precise` or not: more exact, never less)."""
+    assert isinstance(op, mlx.SoftmaxOp)
+    shape = build.shape
+    axes = list(ints(op.axes))
+    reduced_axes = [axis % len(shape) for axis in axes]
+    reduced = TensorType(Float32Type(), [1 if a in reduced_axes else size for a, size in enumerate(shape)])
+    largest = build.add(mlx.REDUCTION_OP_CLASSES["max"](x, axes, True, reduced))
+    e = build.exp(build.binary("subtract", x, largest))
+    total = build.add(mlx.REDUCTION_OP_CLASSES["sum"](e, axes, True, reduced))
+    return build.binary("divide", e, total)
+
+
+_FORMULAS: dict[str, Callable[[_Builder, Operation, SSAValue], SSAValue]] = {
+    "mlx.exp": _exp,
+    "mlx.sigmoid": _sigmoid,
+    "mlx.erf": _erf,
+    "mlx.softmax": _softmax,
+}
+"""Op → its float32 formula from the polynomial `exp` (`x`: the operand in float32)."""
+
+
+class PolynomialTranscendental(RewritePattern):
+    """An op of `_FORMULAS` on enough float values (`_float_operand`) → its formula on
+    the float32 operand, cast back to the operand's type."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.name != "mlx.erf" or not _float_operand(op):
+        formula = _FORMULAS.get(op.name)
+        if formula is None or not _float_operand(op):
             return
         build = _Builder(rewriter, op.location, shape_of(op.results[0]))
-        x = build.astype(op.operands[0], Float32Type())
-        square = build.binary("multiply", x, x)
-        series = build.constant(_ERF_SERIES[-1])
-        for coefficient in reversed(_ERF_SERIES[:-1]):
-            series = build.binary("add", build.binary("multiply", series, square), coefficient)
-        series = build.binary("multiply", series, x)
-        z = build.unary("abs", x)
-        one = build.constant(1.0)
-        t = build.binary("divide", one, build.binary("add", build.binary("multiply", z, 0.5), one))
-        p = build.constant(_ERFC_POLYNOMIAL[0])
-        for coefficient in _ERFC_POLYNOMIAL[1:]:
-            p = build.binary("add", build.binary("multiply", p, t), coefficient)
-        erfc = build.binary("multiply", t, build.exp(build.binary("subtract", p, square)))
-        tail = build.binary("subtract", one, erfc)
-        tail = build.where(build.binary("less", x, 0.0), build.unary("negative", tail), tail)
-        result = build.where(build.binary("less", z, _ERF_SERIES_BOUND), series, tail)
-        rewriter.replace(op, [], [build.astype(result, dtype_of(op.operands[0]))])
-
-
-class PolynomialSoftmax(RewritePattern):
-    """`softmax(x, axes)` → `e / sum(e, axes)`, `e = exp(x - max(x, axes))` with the
-    polynomial `exp`; low precision in float32 (`precise` or not: more exact, never
-    less)."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, mlx.SoftmaxOp) or not _float_operand(op):
-            return
-        shape = shape_of(op.result)
-        build = _Builder(rewriter, op.location, shape)
-        x = build.astype(op.input, Float32Type())
-        axes = list(ints(op.axes))
-        kept = tuple(1 if a in [ax % len(shape) for ax in axes] else s for a, s in enumerate(shape))
-        reduced = TensorType(Float32Type(), kept)
-        largest = build.add(mlx.REDUCTION_OP_CLASSES["max"](x, axes, True, reduced))
-        e = build.exp(build.binary("subtract", x, largest))
-        total = build.add(mlx.REDUCTION_OP_CLASSES["sum"](e, axes, True, reduced))
-        result = build.binary("divide", e, total)
-        rewriter.replace(op, [], [build.astype(result, dtype_of(op.input))])
+        source = op.operands[0]
+        result = formula(build, op, build.astype(source, Float32Type()))
+        rewriter.replace(op, [], [build.astype(result, dtype_of(source))])
 
 
 @dataclass(frozen=True)
 class CpuPolynomialExpPass(ModulePass):
-    """`exp`, `sigmoid` and `softmax` from the polynomial `exp`."""
+    """`exp`, `sigmoid`, `erf` and `softmax` from the polynomial `exp`."""
 
     name = "cpu-polynomial-exp"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns: list[RewritePattern] = [PolynomialExp(), PolynomialSigmoid(), PolynomialErf(), PolynomialSoftmax()]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(PolynomialTranscendental(), apply_recursively=False).rewrite_module(op)
