@@ -131,17 +131,24 @@ def test_weight_blocked_product_is_the_blocks_products(op: str, monkeypatch: pyt
         assert len(calls) == 1
 
 
+# One rounding of each element type, relative to the largest output: what a BLAS
+# summing in another order may change.
+ROUNDING_OF = {"f32": 2**-20, "f16": 2**-10, "bf16": 2**-7}
+
+
 @pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
 @pytest.mark.parametrize("bits", [2, 4, 8])
-def test_cpu_dequantized_product_in_blocks_is_mlx_dequantize_bitwise(
+def test_cpu_dequantized_product_in_blocks_is_mlx_dequantize(
     bits: int, ty: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The CPU path for many rows unpacks 2/4/8-bit codes as bytes and multiplies by
     blocks of output rows (`products._dequantized_product`): the same values as
-    `mx.dequantize`, and the same dot products as one matmul with it, bit for bit
-    where the blocks are whole (a small block size makes 192 rows three blocks). A
-    partial last block (200 rows) may go through another BLAS micro-kernel, whose sums
-    round differently: within 2^-20 of the largest output there."""
+    `mx.dequantize` bit for bit, and the dot products of one matmul with it, whole
+    blocks (a small block size makes 192 rows three blocks) and a partial last block
+    (200 rows) alike. A block of rows may go through another BLAS micro-kernel than the
+    whole matrix, whose sums round differently (this machine gives the same bits, a CI
+    machine's BLAS did not): within 2^-20 of the largest output in f32, and within one
+    rounding of the element type (2^-10 f16, 2^-7 bf16) in the half types."""
     monkeypatch.setattr(products, "CPU_DEQUANTIZED_CHUNK", 64 * 256 * MX_OF[ty].size)
     dtype = MX_OF[ty]
     for rows in (192, 200):
@@ -154,10 +161,9 @@ def test_cpu_dequantized_product_in_blocks_is_mlx_dequantize_bitwise(
         assert mx.array_equal(lean, whole).item()
         product = products._dequantized_product(x, w, scales, biases, bits, 64)
         reference = mx.matmul(x, whole.T)
-        if rows == 192:
-            assert mx.array_equal(product, reference).item()
-        else:
-            check_relative_to_max(product.astype(mx.float32), dtypes.to_numpy(reference), 2**-20)
+        check_relative_to_max(
+            product.astype(mx.float32), dtypes.to_numpy(reference.astype(mx.float32)), ROUNDING_OF[ty]
+        )
 
 
 @pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
@@ -212,10 +218,12 @@ def test_quantized_matmul_over_cpu_streams_is_one_product_bitwise(
 # --------------------------------------------------------------------------- CPU compositions
 
 
-def test_cpu_sdpa_is_mlx_cpu_composition_bitwise() -> None:
+def test_cpu_sdpa_is_mlx_cpu_composition() -> None:
     """The CPU attention (`fast.cpu_sdpa`, grouped queries as one matrix per K/V
-    head) gives MLX's own CPU composition's bits: grouped and not, one and several
-    query rows, bool masks shared by the heads or per head, additive masks, none."""
+    head) gives MLX's own CPU composition's values: grouped and not, one and several
+    query rows, bool masks shared by the heads or per head, additive masks, none. The
+    same bits on this machine; a BLAS may sum a differently shaped product in another
+    order (a CI machine's did), so within 2^-20 of the largest output."""
     rng = np.random.default_rng(6)
     with mx.stream(mx.cpu):
         for (heads, kv_heads), rows, slots, mask_kind in itertools.product(
@@ -233,4 +241,4 @@ def test_cpu_sdpa_is_mlx_cpu_composition_bitwise() -> None:
             }[mask_kind]
             expected = mx.fast.scaled_dot_product_attention(q, k, v, scale=0.25, mask=mask)
             got = fast.cpu_sdpa(q, k, v, scale=0.25, mask=mask)
-            assert mx.array_equal(got, expected).item(), (heads, kv_heads, rows, slots, mask_kind)
+            check_relative_to_max(got, np.array(expected), 2**-20)
