@@ -135,10 +135,12 @@ class _Builder:
 POLYNOMIAL_MIN_ELEMENTS = 16384
 """The polynomial replaces MLX's kernel only where the sizes known at compile time
 (dynamic ones count as 1) hold at least this many elements. Op by op, each of its
-~20 ops pays MLX's per-op cost: SiLU over `[1, n]`, one thread, median of 50, MLX's
+~20 ops pays MLX's per-op cost: SiLU over `[1, n]`, one thread, on an idle machine
+(load average 0.6), the median over 5 processes of each one's median of 50, MLX's
 kernel against the polynomial (op by op; within one `mx.compile`d function):
-n = 1408: 65 against 442 us (62 against 53); 4096: 75 against 197 (72 against 48);
-16384: 312 against 256 (317 against 154); 65536: 1275 against 724 (1676 against 542).
+n = 1408: 74 against 424 us (70 against 93); 4096: 137 against 440 (127 against 93);
+16384: 420 against 404 (454 against 212); 65536: 2058 against 1168 (1992 against 698).
+Single runs spread widely (the polynomial op by op at 1408: 218 to 695 us).
 An LLM's step program, whose batch and length are dynamic, keeps MLX's kernels: its
 decode steps are small."""
 
