@@ -222,8 +222,9 @@ def test_cpu_sdpa_is_mlx_cpu_composition() -> None:
     """The CPU attention (`fast.cpu_sdpa`, grouped queries as one matrix per K/V
     head) gives MLX's own CPU composition's values: grouped and not, one and several
     query rows, bool masks shared by the heads or per head, additive masks, none. The
-    same bits on this machine; a BLAS may sum a differently shaped product in another
-    order (a CI machine's did), so within 2^-20 of the largest output."""
+    same bits with this machine's OpenBLAS; a BLAS may sum a differently shaped product
+    in another order (a CI machine's did, and MKL does: 1.3e-6), so within 2^-18 of the
+    largest output, a few roundings."""
     rng = np.random.default_rng(6)
     with mx.stream(mx.cpu):
         for (heads, kv_heads), rows, slots, mask_kind in itertools.product(
@@ -241,4 +242,4 @@ def test_cpu_sdpa_is_mlx_cpu_composition() -> None:
             }[mask_kind]
             expected = mx.fast.scaled_dot_product_attention(q, k, v, scale=0.25, mask=mask)
             got = fast.cpu_sdpa(q, k, v, scale=0.25, mask=mask)
-            check_relative_to_max(got, np.array(expected), 2**-20)
+            check_relative_to_max(got, np.array(expected), 2**-18)

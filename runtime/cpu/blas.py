@@ -11,9 +11,14 @@ yet:
 
 - the library named by `MLXIR_BLAS=<path>`, or nothing with `MLXIR_BLAS=none`; a path
   that cannot be loaded is one `BlasWarning` and MLX keeps its bundled BLAS;
-- otherwise the first of `candidates()`: the system OpenBLAS (Debian's openblas-pthread,
-  -openmp, -serial variants first, then `libopenblas*` in the dynamic loader's
-  directories), then MKL's `libmkl_rt.so*`.
+- otherwise the first of `candidates()`: an MKL installed into this Python environment
+  (`pip install mkl`, or mlxir's `mkl` extra), then the system OpenBLAS (Debian's
+  openblas-pthread, -openmp, -serial variants first, then `libopenblas*` in the dynamic
+  loader's directories), then any other MKL's `libmkl_rt.so*`. The environment's MKL
+  comes first because someone installed it there for this purpose, and because it is
+  faster where it matters most: a product of one row by a weight (an LLM's decode step)
+  runs 3-4x faster with it than with Debian's OpenBLAS 0.3.21 on a CPU without AVX-512,
+  which packs the weight on every call (docs/blas.md).
 
 `import mlxir` runs it at the first `import mlx.core` that follows, just before
 (`select_blas_before_mlx`), not at once: a library loaded with RTLD_GLOBAL also
@@ -129,7 +134,7 @@ def _select() -> BlasChoice:
 # ---------------------------------------------------------------------------
 
 OPENBLAS_NAMES = ("libopenblas.so.0", "libopenblasp.so.0", "libopenblaso.so.0", "libopenblas.so.3", "libopenblas.so")
-MKL_NAMES = ("libmkl_rt.so.2", "libmkl_rt.so.1", "libmkl_rt.so")
+MKL_NAMES = ("libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so.1", "libmkl_rt.so")
 # Debian/Ubuntu install each OpenBLAS threading flavour in its own folder; the plain
 # libopenblas.so.0 beside them is whichever `update-alternatives` picked.
 DEBIAN_FLAVOURS = ("openblas-pthread", "openblas-openmp", "openblas-serial")
@@ -197,17 +202,17 @@ def _ld_so_conf(path: str, depth: int = 0) -> list[str]:
 
 
 def candidates() -> list[str]:
-    """The fast BLAS libraries on this machine, preferred first: OpenBLAS (Debian's
-    pthread flavour first), then MKL. Files that exist; whether they load is not tried."""
-    found: list[str] = []
+    """The fast BLAS libraries on this machine, preferred first: this environment's MKL
+    (`pip install mkl` puts it in the environment's `lib/`), OpenBLAS (Debian's pthread
+    flavour first), then any other MKL. Files that exist; whether they load is not tried."""
+    prefixes = dict.fromkeys((sys.prefix, sys.base_prefix))
+    found = [os.path.join(p, "lib", name) for p in prefixes for name in MKL_NAMES]
     triplet = multiarch()
     for flavour in DEBIAN_FLAVOURS:
         found.append(f"/usr/lib/{triplet}/{flavour}/libopenblas.so.0")
     dirs = library_dirs()
     found += [os.path.join(d, name) for d in dirs for name in OPENBLAS_NAMES]
-    prefixes = dict.fromkeys((sys.prefix, sys.base_prefix))  # `pip install mkl` puts it here
-    mkl_dirs = [*dirs, *MKL_DIRS, *(os.path.join(p, "lib") for p in prefixes)]
-    found += [os.path.join(d, name) for d in mkl_dirs for name in MKL_NAMES]
+    found += [os.path.join(d, name) for d in [*dirs, *MKL_DIRS] for name in MKL_NAMES]
     existing = [path for path in found if os.path.isfile(path)]
     # One file reached by several names (Debian's alternatives symlinks) is one candidate.
     unique: dict[str, str] = {}
