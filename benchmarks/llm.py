@@ -26,8 +26,9 @@ would use the other cores too: `decode_ab.py --blas-threads 2` measures that). T
 header says how many streams; set `MLXIR_CPU_STREAMS=1` for a one-stream run. Both MLX processes (mlxir and mlx-lm) get
 the same BLAS: the one `import mlxir` picks (an MKL in the environment, else the
 system OpenBLAS; `runtime/cpu/blas.py`) preloaded (`LD_PRELOAD`), else the wheel's
-bundled BLAS; the table says which. Torch runs its own MKL (never the preloaded OpenBLAS, which made it 1.8x
-slower). `benchmarks/cpu_llm.py` runs these workers at 1 and 2 threads beside llama.cpp.
+bundled BLAS; the table says which. Torch runs its own MKL (never the preloaded
+BLAS, which made it 1.8x slower). `benchmarks/cpu_llm.py` runs these workers at 1 and
+2 threads beside llama.cpp.
 
 Before and after in the same run: mlxir is compiled and run once per pipeline of
 `--pipelines` (each in its own compile process and run process):
@@ -124,8 +125,6 @@ PIPELINES: dict[str, str | None] = {
     # The default with linear weights stored transposed, [K, N], as before this release.
     "folded": "{default},fold-weight-transposes",
 }
-
-
 def pipeline_spec(name: str) -> str | None:
     """`PIPELINES[name]`, `{default}` replaced by this device's `lower-to-mlx`."""
     from mlxir.conversions.aten_to_mlx import default_pipeline
@@ -226,9 +225,7 @@ def peak_rss_mb() -> float:
         for line in status.read_text().splitlines():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
-    return (
-        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    )  # no /proc (macOS): bytes there
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # no /proc (macOS): bytes there
 
 
 QUALITY_TOKENS = 64
@@ -322,9 +319,7 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
         import mlxir
         from mlxir.transforms.quantize import quantize_weights
 
-        quantize_weights(
-            module, mlxir.Quantize(bits=args.bits, group_size=QUANT_GROUP, embeddings=True)
-        )
+        quantize_weights(module, mlxir.Quantize(bits=args.bits, group_size=QUANT_GROUP, embeddings=True))
     lowered = time.perf_counter()
     data = serialize(module)
     serialized = time.perf_counter()
@@ -433,9 +428,7 @@ def worker_mlxlm(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     result = repeat(lambda: timed_stream(stream(), args.steps), args.runs)
     result.update(load_s=load_s, rss_mb=peak_rss_mb())
-    result["quality_tokens"] = [
-        int(t) for t, _ in generate_step(ids, model, max_tokens=QUALITY_TOKENS)
-    ]
+    result["quality_tokens"] = [int(t) for t, _ in generate_step(ids, model, max_tokens=QUALITY_TOKENS)]
     save_logits(folder, f"mlx-lm-q{args.bits}" if args.bits else "mlx-lm", model(ids[None])[0, -1])
     return result
 
@@ -453,11 +446,7 @@ def worker_mx_load(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
         arrays.update(loaded)
     mx.eval(list(arrays.values()))
     load_s = time.perf_counter() - start
-    return {
-        "load_s": load_s,
-        "rss_mb": peak_rss_mb(),
-        "bytes": sum(a.nbytes for a in arrays.values()),
-    }
+    return {"load_s": load_s, "rss_mb": peak_rss_mb(), "bytes": sum(a.nbytes for a in arrays.values())}
 
 
 WORKERS = {
@@ -515,43 +504,16 @@ def blas_env(threads: int = 1) -> tuple[dict[str, str], str]:
 
 
 def run_worker(
-    kind: str,
-    folder: Path,
-    args: argparse.Namespace,
-    env: dict[str, str],
-    pipeline: str = "default",
-    bits: int = 0,
-    runs: int | None = None,
+    kind: str, folder: Path, args: argparse.Namespace, env: dict[str, str], pipeline: str = "default",
+    bits: int = 0, runs: int | None = None,
 ) -> dict[str, Any]:
-    command = [
-        sys.executable,
-        __file__,
-        "--worker",
-        kind,
-        "--folder",
-        str(folder),
-        "--runs",
-        str(runs or args.runs),
-        "--steps",
-        str(args.steps),
-        "--model",
-        args.model,
-        "--qwen3-hidden",
-        str(args.qwen3_hidden),
-        "--pipeline",
-        pipeline,
-        "--pipelines",
-        args.pipelines,
-        "--bits",
-        str(bits),
-        "--cache",
-        args.cache,
-    ]
+    command = [sys.executable, __file__, "--worker", kind, "--folder", str(folder),
+               "--runs", str(runs or args.runs), "--steps", str(args.steps), "--model", args.model,
+               "--qwen3-hidden", str(args.qwen3_hidden), "--pipeline", pipeline,
+               "--pipelines", args.pipelines, "--bits", str(bits), "--cache", args.cache]
     label = f"{kind} ({pipeline})" if kind.startswith("mlxir-") and kind != "mlxir-layers" else kind
     label += f" {bits}-bit" if bits and not kind.startswith("mlxir-") else ""
-    if (
-        kind == "torch"
-    ):  # torch runs its own MKL: an OpenBLAS preloaded under it made it 1.8x slower
+    if kind == "torch":  # torch runs its own MKL: an OpenBLAS preloaded under it made it 1.8x slower
         env = {name: value for name, value in env.items() if name != "LD_PRELOAD"}
     print(f"  {label} ...", end="", flush=True, file=sys.stderr)
     start = time.perf_counter()
@@ -565,10 +527,7 @@ def run_worker(
 
 
 def in_turns(
-    systems: dict[str, tuple[str, str, int]],
-    folder: Path,
-    args: argparse.Namespace,
-    env: dict[str, str],
+    systems: dict[str, tuple[str, str, int]], folder: Path, args: argparse.Namespace, env: dict[str, str]
 ) -> dict[str, dict[str, Any]]:
     """Each system (name -> worker kind, pipeline, bits) run `args.runs` times, one
     timed run per process, the order rotated each round; per system, the rounds merged:
@@ -612,19 +571,13 @@ def per_layer(counts: list[int], layers: list[int]) -> float:
     return (full - half) / (n_full - n_half)
 
 
-def table(
-    name: str, params: int, results: dict[str, Any], pipelines: list[str], hidden: int
-) -> str:
+def table(name: str, params: int, results: dict[str, Any], pipelines: list[str], hidden: int) -> str:
     t, layers_result = results["torch"], results["mlxir-layers"]
     c = {p: results[f"mlxir-compile:{p}"] for p in pipelines}
     r = {p: results[f"mlxir-run:{p}"] for p in pipelines}
     m = results["mlx-lm"] or {
-        "load_s": None,
-        "prefill_ms": None,
-        "decode_ms": None,
-        "rss_mb": None,
-        "decode_runs": [],
-        "tokens": None,
+        "load_s": None, "prefill_ms": None, "decode_ms": None, "rss_mb": None,
+        "decode_runs": [], "tokens": None,
     }
     first, last = pipelines[0], pipelines[-1]
     layers = LAYERS[name]
@@ -641,23 +594,14 @@ def table(
     lines.append("-" * len(head))
 
     def row(
-        label: str,
-        tv: Any,
-        mv: Any,
-        xs: dict[str, Any],
-        digits: int = 2,
-        ratios: bool = True,
-        between: bool = True,
+        label: str, tv: Any, mv: Any, xs: dict[str, Any], digits: int = 2,
+        ratios: bool = True, between: bool = True,
     ) -> None:
         xv = xs[last]
         lines.append(
             f"{label:38} {fmt(tv, digits):>10} {fmt(mv, digits):>10} "
             + " ".join(f"{fmt(xs[p], digits):>{widths[p]}}" for p in pipelines)
-            + (
-                f" {ratio(xv, xs[first]) if between else '':>{max(10, len(versus))}}"
-                if versus
-                else ""
-            )
+            + (f" {ratio(xv, xs[first]) if between else '':>{max(10, len(versus))}}" if versus else "")
             + f" {ratio(xv, mv) if ratios else '':>{max(10, len(last) + 7)}}"
             + f" {ratio(xv, tv) if ratios else '':>{max(10, len(last) + 6)}}"
         )
@@ -668,27 +612,17 @@ def table(
     row("export s", None, None, each(c, "export_s"), between=False)
     row("import+lower+serialize s", None, None, each(c, "compile_s"))
     steps = ", ".join(
-        f"{p} {c[p]['import_s']:.2f} / {c[p]['lower_s']:.2f} / {c[p]['serialize_s']:.2f}"
-        for p in pipelines
+        f"{p} {c[p]['import_s']:.2f} / {c[p]['lower_s']:.2f} / {c[p]['serialize_s']:.2f}" for p in pipelines
     )
     lines.append(f"{'  (import / lower / serialize s)':38} {steps}")
     row("aten ops (imported IR)", None, None, each(c, "aten_ops"), ratios=False, between=False)
     row("instructions", None, None, each(r, "instructions"), ratios=False)
     counts, sizes = layers_result["counts"], layers_result["layers"]
-    for kind, label in (
-        ("bench", "  per layer, this program"),
-        ("default", "  per layer, compile_llm default"),
-    ):
+    for kind, label in (("bench", "  per layer, this program"), ("default", "  per layer, compile_llm default")):
         xs = {p: per_layer(counts[p][kind], sizes) for p in pipelines}
         row(label, None, None, xs, 1, ratios=False)
-    row(
-        "  whole program / L",
-        None,
-        None,
-        {p: r[p]["instructions"] / layers for p in pipelines},
-        1,
-        ratios=False,
-    )
+    row("  whole program / L", None, None, {p: r[p]["instructions"] / layers for p in pipelines}, 1,
+        ratios=False)
     row("program bytes", None, None, each(c, "bytes"), ratios=False)
     row("load s", None, m["load_s"], each(r, "load_s"))
     floor = results["mx-load"]
@@ -756,22 +690,13 @@ def quantized_table(results: dict[str, Any], bits_list: list[int], folder: Path)
             found = logits(name)
             if found is not None and reference_logits is not None:
                 logit_errors[f"{system} {bits}-bit"] = float(np.abs(found - reference_logits).max())
-    empty = {
-        "prefill_ms": None,
-        "decode_ms": None,
-        "rss_mb": None,
-        "tokens": None,
-        "decode_runs": [],
-    }
+    empty = {"prefill_ms": None, "decode_ms": None, "rss_mb": None, "tokens": None, "decode_runs": []}
     columns: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
         "mlxir f32": (results["mlxir-run:default"], results["mlxir-compile:default"]),
         "mlx-lm f32": (results["mlx-lm"] or empty, None),
     }
     for bits in bits_list:
-        columns[f"mlxir {bits}-bit"] = (
-            results[f"mlxir-run:q{bits}"],
-            results[f"mlxir-compile:q{bits}"],
-        )
+        columns[f"mlxir {bits}-bit"] = (results[f"mlxir-run:q{bits}"], results[f"mlxir-compile:q{bits}"])
         columns[f"mlx-lm {bits}-bit"] = (results[f"mlx-lm:q{bits}"] or empty, None)
     names = list(columns)
     lines = [
@@ -786,20 +711,14 @@ def quantized_table(results: dict[str, Any], bits_list: list[int], folder: Path)
 
     row("decode ms/token", [run["decode_ms"] for run, _ in columns.values()])
     row(f"prefill ms ({PROMPT} tokens)", [run["prefill_ms"] for run, _ in columns.values()], 1)
-    row(
-        "program bytes",
-        [compiled["bytes"] if compiled else None for _, compiled in columns.values()],
-        0,
-    )
+    row("program bytes", [compiled["bytes"] if compiled else None for _, compiled in columns.values()], 0)
     row("peak RSS MB (run)", [run["rss_mb"] for run, _ in columns.values()], 0)
     for bits in bits_list:
         for system, float_name in (("mlxir", "mlxir f32"), ("mlx-lm", "mlx-lm f32")):
             quantized, reference = columns[f"{system} {bits}-bit"][0], columns[float_name][0]
             if not quantized.get("quality_tokens") or not reference.get("quality_tokens"):
                 continue
-            same = sum(
-                a == b for a, b in zip(quantized["quality_tokens"], reference["quality_tokens"])
-            )
+            same = sum(a == b for a, b in zip(quantized["quality_tokens"], reference["quality_tokens"]))
             error = logit_errors.get(f"{system} {bits}-bit")
             lines.append(
                 f"quality, {system} {bits}-bit against {system} f32: greedy tokens "
@@ -818,27 +737,21 @@ def quantized_table(results: dict[str, Any], bits_list: list[int], folder: Path)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument(
-        "--models", default="llama,qwen3", help=f"comma-separated: {', '.join(LAYERS)}"
-    )
+    parser.add_argument("--models", default="llama,qwen3", help=f"comma-separated: {', '.join(LAYERS)}")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--steps", type=int, default=32)
     parser.add_argument("--qwen3-hidden", type=int, default=1024)
     parser.add_argument(
-        "--pipelines",
-        default="baseline,default",
+        "--pipelines", default="baseline,default",
         help=f"comma-separated, before to after: {', '.join(PIPELINES)}",
     )
     parser.add_argument(
-        "--quantize",
-        default="",
+        "--quantize", default="",
         help="comma-separated bits (e.g. 4,8): also run mlxir's and mlx-lm's own quantization "
         f"(group {QUANT_GROUP}) of the same weights",
     )
     parser.add_argument(
-        "--cache",
-        choices=["fixed", "growing"],
-        default="fixed",
+        "--cache", choices=["fixed", "growing"], default="fixed",
         help="the mlxir program's KV cache (default fixed: decode runs compiled)",
     )
     parser.add_argument("--bits", type=int, default=0, help=argparse.SUPPRESS)
@@ -874,9 +787,7 @@ def main() -> None:
 
     has_mlxlm = importlib.util.find_spec("mlx_lm") is not None
     if not has_mlxlm:
-        print(
-            "mlx-lm is not installed (pip install mlx-lm): its column stays empty", file=sys.stderr
-        )
+        print("mlx-lm is not installed (pip install mlx-lm): its column stays empty", file=sys.stderr)
     reports = []
     for name in models:
         args.model = name
@@ -890,18 +801,14 @@ def main() -> None:
                 "mx-load": ("mx-load", "default", 0),
             }
             for pipeline in pipelines:
-                results[f"mlxir-compile:{pipeline}"] = run_worker(
-                    "mlxir-compile", folder, args, env, pipeline
-                )
+                results[f"mlxir-compile:{pipeline}"] = run_worker("mlxir-compile", folder, args, env, pipeline)
                 systems[f"mlxir-run:{pipeline}"] = ("mlxir-run", pipeline, 0)
             results["mlxir-layers"] = run_worker("mlxir-layers", folder, args, env)
             results["mlx-lm"] = None
             if has_mlxlm:
                 systems["mlx-lm"] = ("mlx-lm", "default", 0)
             for bits in quantized_bits:
-                results[f"mlxir-compile:q{bits}"] = run_worker(
-                    "mlxir-compile", folder, args, env, f"q{bits}", bits
-                )
+                results[f"mlxir-compile:q{bits}"] = run_worker("mlxir-compile", folder, args, env, f"q{bits}", bits)
                 systems[f"mlxir-run:q{bits}"] = ("mlxir-run", f"q{bits}", bits)
                 results[f"mlx-lm:q{bits}"] = None
                 if has_mlxlm:
