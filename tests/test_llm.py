@@ -290,6 +290,24 @@ def test_a_prompt_longer_than_a_chunk_prefilled_in_pieces() -> None:
     assert torch.equal(llm.generate(compiled, ids, max_new_tokens=6, prefill_chunk=5), reference)
 
 
+@pytest.mark.parametrize(
+    ("ids", "options", "message"),
+    [
+        (torch.zeros((1, 0), dtype=torch.int64), {}, "the prompt is empty"),
+        (torch.zeros((3,), dtype=torch.int64), {}, r"input_ids must be \[batch, length\], got shape \(3,\)"),
+        (torch.ones((1, 4), dtype=torch.int64), {"prefill_chunk": 0}, "prefill_chunk must be at least 1, got 0"),
+    ],
+)
+def test_bad_prompts_are_clear_errors(ids: torch.Tensor, options: dict[str, int], message: str) -> None:
+    """An empty prompt, a prompt without a batch dimension and a chunk of no tokens are
+    the caller's mistakes, said as such before anything runs (they were an
+    UnboundLocalError, a tuple-unpacking error, and a chunk of 0 silently read as the
+    whole prompt)."""
+    compiled = compiled_for("llama", torch.float32)
+    with pytest.raises(ValueError, match=message):
+        llm.generate(compiled, ids, max_new_tokens=2, **options)
+
+
 def test_inputs_stay_mlx() -> None:
     """MLX inputs give MLX outputs: the cache never leaves MLX."""
     compiled = compiled_for("llama", torch.float32)

@@ -46,7 +46,13 @@ def stream_tokens(
 
     ids = to_mx(input_ids, mx.int64) if not isinstance(input_ids, mx.array) else input_ids
     ids = ids.astype(mx.int64)
+    if ids.ndim != 2:
+        raise ValueError(f"input_ids must be [batch, length], got shape {tuple(ids.shape)}")
     batch, length = ids.shape
+    if length == 0:
+        raise ValueError("the prompt is empty: give at least one token")
+    if prefill_chunk is not None and prefill_chunk < 1:
+        raise ValueError(f"prefill_chunk must be at least 1, got {prefill_chunk}")
     if attention_mask is None:
         mask = mx.ones((batch, length), dtype=mx.int64)
     else:
