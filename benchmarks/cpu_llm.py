@@ -156,13 +156,12 @@ def _llm_worker(
 
 
 def _environment(system: str, threads: int) -> dict[str, str]:
-    env = dict(os.environ)
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BENCH_THREADS"):
-        env[name] = str(threads)
-    env.pop("LD_PRELOAD", None)
-    library = llm.mlx_blas()
-    if system.startswith(("mlxir", "mlx-lm")) and library is not None:
-        env["LD_PRELOAD"] = library
+    """`llm.blas_env` at `threads`: the MLX BLAS preloaded for the MLX processes only
+    (torch keeps its own MKL), and mlxir's CPU streams counted as its threads."""
+    env, _ = llm.blas_env(threads)
+    env["BENCH_THREADS"] = str(threads)
+    if not system.startswith(("mlxir", "mlx-lm")):
+        env.pop("LD_PRELOAD", None)
     if system.startswith("mlxir"):
         env["MLXIR_CPU_STREAMS"] = str(threads)
     return env

@@ -63,7 +63,9 @@ def same_file(a: str, b: str) -> bool:
 def expected_fast(result: dict[str, Any]) -> str | None:
     """The library a default `import mlxir` must have picked on this machine: an MKL in
     this environment first, then Debian's OpenBLAS, then the first candidate."""
-    for name in ("libmkl_rt.so.3", "libmkl_rt.so.2", "libmkl_rt.so.1", "libmkl_rt.so"):
+    from mlxir.runtime.cpu.blas import MKL_NAMES
+
+    for name in MKL_NAMES:
         if os.path.isfile(os.path.join(sys.prefix, "lib", name)):
             return os.path.join(sys.prefix, "lib", name)
     if os.path.exists(DEBIAN_OPENBLAS):
