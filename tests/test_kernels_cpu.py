@@ -2,11 +2,13 @@
 (`MLXIR_CPU_STREAMS`) and cut into blocks of the weight's rows (and the size
 thresholds that choose them), quantized products dequantized in blocks or spread over
 streams, and the CPU composition of attention: each bit for bit against MLX's own
-product or composition (the CPU target's rope is a pass: `tests/test_cpu_target.py`)."""
+product or composition (the CPU target's rope is a pass: `tests/test_cpu_target.py`), and
+`exp`, `sigmoid` and `erf` of many values by a polynomial, against the exact values."""
 
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import mlx.core as mx
@@ -16,7 +18,7 @@ from kernel_helpers import MX_OF, check_relative_to_max
 
 from mlxir.evaluator import KERNELS
 from mlxir.evaluator import arrays as dtypes
-from mlxir.runtime.cpu import fast, products, streams
+from mlxir.runtime.cpu import fast, polynomial, products, streams
 from mlxir.runtime.cpu.backend import CPU
 
 # --------------------------------------------------------------------------- CPU streams
@@ -243,3 +245,69 @@ def test_cpu_sdpa_is_mlx_cpu_composition() -> None:
             expected = mx.fast.scaled_dot_product_attention(q, k, v, scale=0.25, mask=mask)
             got = fast.cpu_sdpa(q, k, v, scale=0.25, mask=mask)
             check_relative_to_max(got, np.array(expected), 2**-18)
+
+
+# --------------------------------------------------------------------------- exp, sigmoid, erf
+
+_EXACT: dict[str, Any] = {
+    "mlx.exp": np.exp,
+    "mlx.sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "mlx.erf": np.vectorize(math.erf),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_EXACT))
+@pytest.mark.parametrize("ty", ["f32", "f16", "bf16"])
+def test_cpu_transcendentals_of_many_values_are_the_polynomial(op: str, ty: str) -> None:
+    """From `POLYNOMIAL_MIN_ELEMENTS` values on, the CPU's `exp`, `sigmoid` and `erf`
+    are the `mx.compile`d formula of `runtime/cpu/polynomial.py` (the same bits), of a
+    contiguous operand and of a transposed view; below, MLX's kernel (the same bits).
+    Against the exact values (float64 of the same inputs): `exp` within 2^-22 relative
+    (2 float32 ulp), `sigmoid` and `erf` within 2e-7 absolute in float32; float16 and
+    bfloat16, computed through float32, within one unit of their last place (2^-10,
+    2^-7 relative to the value, or to 1 for `sigmoid`/`erf`)."""
+    rng = np.random.default_rng(7)
+    dtype = MX_OF[ty]
+    kernel = CPU.kernel_factory(op)({}, [dtype])  # type: ignore[misc]
+    generic = KERNELS[op]({}, [dtype])
+    span = 10.0 if ty == "f16" else 80.0  # float16's exp overflows past 11
+    size = polynomial.POLYNOMIAL_MIN_ELEMENTS
+    x = mx.array(rng.uniform(-span, span, (64, size // 32)).astype(np.float32)).astype(dtype)
+    for operand in (x, x.T):
+        (got,) = kernel([operand])
+        assert got.dtype == dtype and got.shape == operand.shape
+        assert mx.array_equal(got, polynomial._COMPILED[op](operand)).item()
+        values = np.array(got.astype(mx.float32)).astype(np.float64)
+        exact = _EXACT[op](np.array(operand.astype(mx.float32)).astype(np.float64))
+        relative_to = np.abs(exact) if op == "mlx.exp" else 1.0
+        bound = {"f32": 2.0**-22 if op == "mlx.exp" else 2e-7, "f16": 2.0**-10, "bf16": 2.0**-7}[ty]
+        finite = np.isfinite(exact) & (exact < float(mx.finfo(dtype).max))
+        assert np.all(np.abs(values - exact)[finite] <= bound * np.broadcast_to(relative_to, exact.shape)[finite])
+    small = x[:1, : size // 2 - 1]
+    (got,) = kernel([small])
+    assert mx.array_equal(got, generic([small])[0]).item()
+
+
+def test_cpu_transcendentals_keep_integer_operands_and_run_natively() -> None:
+    """An integer operand keeps MLX's kernel; a program with a dynamic length computes
+    the polynomial on long inputs and MLX's kernel on short ones, interpreted and as
+    one `mx.compile`d trace alike (the same bits)."""
+    ints = mx.arange(size := polynomial.POLYNOMIAL_MIN_ELEMENTS, dtype=mx.int32) % 5
+    (got,) = CPU.kernel_factory("mlx.exp")({}, [mx.float32])([ints])  # type: ignore[misc]
+    assert mx.array_equal(got, mx.exp(ints)).item()
+    import torch
+
+    import mlxir
+
+    class SiLU(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.nn.functional.silu(x) + torch.erf(x)
+
+    exported = torch.export.export(SiLU(), (torch.randn(4, 1408),), dynamic_shapes=({0: torch.export.Dim("n")},))
+    interpreted, native = (mlxir.compile(exported, compile=mode) for mode in (False, True))
+    for rows in (1, size // 1408 + 1, 128):
+        x = torch.randn(rows, 1408)
+        expected = SiLU()(x)
+        got = interpreted(x)
+        assert torch.equal(native(x), got)
+        torch.testing.assert_close(got, expected, atol=4e-7, rtol=4e-7)

@@ -2,6 +2,8 @@
 
 Its run-time choices compute what the generic kernels mean (the same values):
 - `runtime/cpu/fast.py`: attention composed in fewer graph nodes;
+- `runtime/cpu/polynomial.py`: `exp`, `sigmoid` and `erf` of many values as one fused
+  polynomial loop (MLX's CPU kernels for them are slow), within 2 ulp;
 - `runtime/cpu/products.py`: quantized products dequantized or spread over the CPU
   streams, float products by a `linear` weight cut into blocks OpenBLAS computes
   without packing (both chosen per call, by the rows of `x`);
@@ -21,14 +23,14 @@ import mlx.core as mx
 from mlxir.evaluator import KernelFactory
 from mlxir.evaluator.registry import Kernel
 from mlxir.runtime.backend import Backend
-from mlxir.runtime.cpu import fast, products, streams
+from mlxir.runtime.cpu import fast, polynomial, products, streams
 
 
 class CpuBackend(Backend):
     name = "cpu"
 
     def __init__(self) -> None:
-        self._kernels: dict[str, KernelFactory] = {**fast.KERNELS, **products.KERNELS}
+        self._kernels: dict[str, KernelFactory] = {**fast.KERNELS, **polynomial.KERNELS, **products.KERNELS}
 
     def kernel_factory(self, op: str) -> KernelFactory | None:
         return self._kernels.get(op) or super().kernel_factory(op)

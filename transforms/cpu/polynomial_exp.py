@@ -1,27 +1,17 @@
 """`cpu-polynomial-exp`: `exp`, `sigmoid`, `erf` and `softmax` on MLX's CPU computed
-from a polynomial of arithmetic ops, as vector math libraries compute `exp`.
+from a polynomial of arithmetic ops, written into the program.
 
-MLX's CPU `exp` costs about 14 ns per float32 element on this machine and its
-`sigmoid` about 19, where a multiply costs 0.3 (one thread, 2^20 elements, median of
-10; NumPy's `exp` takes 2.3 ns): in an LLM's prefill the SiLU of the MLP and the
-softmax of attention cost more than its products. The same `exp` written as
-`2^n * p(r)`, `n = round(x / ln 2)`, `r = x - n ln 2` (in two parts, Cody and Waite),
-`p` a degree-7 polynomial (Cephes' `expf`), `2^n` built from its exponent bits, is
-~20 arithmetic ops that MLX's CPU runs at memory speed: 7.4 ms against 15 per 2^20
-elements, 4.2 within one `mx.compile`d function; SiLU over 1.4M values 13 ms against
-28 (8 against 27 compiled). It keeps MLX's meaning: within 2 ulp of
-the exact value over float32's range (`tests/test_cpu_target.py` checks every
-exponent), `exp(-inf) = 0`, `exp(inf) = inf`, results past float32's range inf, and
-under 1.7e-38 zero (`_UNDERFLOW`), NaN stays NaN; float16 and bfloat16 go through float32, as MLX's CPU kernels do.
+The formulas and their accuracy are `runtime/cpu/polynomial.py`'s (within 2 ulp for
+`exp`, 2e-7 for `erf`), whose CPU kernels already take them at run time on enough
+values; this pass writes the same ops into the program instead, where a whole
+program traced by `mx.compile` fuses them with their neighbours.
 Softmax becomes `e / sum(e)` with `e = exp(x - max(x))`, the composition MLX's own
-kernel computes. `erf` (34 ns per element in MLX, a GELU's cost) is its Taylor series
-near 0 and `1 - erfc` beyond, `erfc` from the polynomial `exp`: within 2e-7 of the
-exact value."""
+kernel computes."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -47,28 +37,8 @@ from xdsl.pattern_rewriter import (
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, shape_of
+from mlxir.runtime.cpu import polynomial
 from mlxir.transforms.canonicalization.mlx import scalar_dense
-
-_LOG2E = 1.4426950408889634
-_LN2_HIGH = 0.693359375  # ln 2 in two parts: n * high is exact for |n| < 2^9
-_LN2_LOW = -2.12194440e-4
-_EXP_POLYNOMIAL = (
-    1.9875691500e-4,
-    1.3981999507e-3,
-    8.3334519073e-3,
-    4.1665795894e-2,
-    1.6666665459e-1,
-    5.0000001201e-1,
-)
-"""Cephes' `expf` coefficients, highest degree first: `e^r = 1 + r + r^2 p(r)`."""
-_OVERFLOW = 88.72283935546875
-"""Above: `exp` is inf in float32."""
-_UNDERFLOW = -86.98
-"""Below: 0. `2^n` is built as `2 * 2^(n - 1)` from exponent bits, which hold
-`n - 1 >= -126` only (`x >= -125.5 ln 2 = -86.9896`): results under `exp(-86.98)`
-(1.7e-38, among float32's smallest normal numbers) are flushed to zero."""
-
-_THROUGH_FLOAT32 = (Float16Type, BFloat16Type)
 
 
 class _Builder:
@@ -90,7 +60,10 @@ class _Builder:
     def constant(self, value: float, element: Attribute | None = None) -> SSAValue:
         return self.add(mlx.ConstantOp(scalar_dense(element or Float32Type(), value)))
 
-    def binary(self, name: str, lhs: SSAValue, rhs: SSAValue | float) -> SSAValue:
+    def binary(self, name: str, lhs: SSAValue | float, rhs: SSAValue | float) -> SSAValue:
+        if not isinstance(lhs, SSAValue):
+            assert isinstance(rhs, SSAValue)
+            lhs = self.constant(lhs, dtype_of(rhs))
         if not isinstance(rhs, SSAValue):
             rhs = self.constant(rhs, dtype_of(lhs))
         element = i1 if name in ("greater", "less") else dtype_of(lhs)
@@ -107,29 +80,9 @@ class _Builder:
             x = self.constant(x, dtype_of(y))
         return self.add(mlx.WhereOp(condition, x, y, self.tensor(dtype_of(y))))
 
-    def horner(self, coefficients: Sequence[float], t: SSAValue) -> SSAValue:
-        """The polynomial with `coefficients` (highest degree first) at `t`."""
-        p = self.constant(coefficients[0])
-        for coefficient in coefficients[1:]:
-            p = self.binary("add", self.binary("multiply", p, t), coefficient)
-        return p
-
-    def exp(self, x: SSAValue) -> SSAValue:
-        """`exp(x)` of a float32 `x`, as the module docstring says."""
-        clamped = self.binary("minimum", self.binary("maximum", x, _UNDERFLOW), _OVERFLOW)
-        n = self.unary("floor", self.binary("add", self.binary("multiply", clamped, _LOG2E), 0.5))
-        r = self.binary("subtract", clamped, self.binary("multiply", n, _LN2_HIGH))
-        r = self.binary("subtract", r, self.binary("multiply", n, _LN2_LOW))
-        p = self.horner(_EXP_POLYNOMIAL, r)
-        e = self.binary("add", self.binary("add", self.binary("multiply", self.binary("multiply", r, r), p), r), 1.0)
-        int32 = IntegerType(32)
-        # 2^(n - 1), then times 2: at the top of the range n is 128, past the exponent field.
-        exponent = self.binary("add", self.astype(n, int32), 126)
-        half_power = self.add(mlx.ViewOp(self.binary("left_shift", exponent, 23), self.tensor(Float32Type())))
-        result = self.binary("multiply", self.binary("multiply", e, half_power), 2.0)
-        result = self.where(self.binary("less", x, _UNDERFLOW), 0.0, result)
-        # NaN compares false with both bounds: it stays the polynomial's NaN.
-        return self.where(self.binary("greater", x, _OVERFLOW), float("inf"), result)
+    def power_of_two(self, n: SSAValue) -> SSAValue:
+        exponent = self.binary("add", self.astype(n, IntegerType(32)), 126)
+        return self.add(mlx.ViewOp(self.binary("left_shift", exponent, 23), self.tensor(Float32Type())))
 
 
 POLYNOMIAL_MIN_ELEMENTS = 16384
@@ -141,8 +94,8 @@ kernel against the polynomial (op by op; within one `mx.compile`d function):
 n = 1408: 74 against 424 us (70 against 93); 4096: 137 against 440 (127 against 93);
 16384: 420 against 404 (454 against 212); 65536: 2058 against 1168 (1992 against 698).
 Single runs spread widely (the polynomial op by op at 1408: 218 to 695 us).
-An LLM's step program, whose batch and length are dynamic, keeps MLX's kernels: its
-decode steps are small."""
+An LLM's step program, whose batch and length are dynamic, keeps its ops: the CPU's
+kernels choose by the size of each call (`runtime/cpu/polynomial.py`)."""
 
 
 def _float_operand(op: Operation) -> bool:
@@ -151,55 +104,6 @@ def _float_operand(op: Operation) -> bool:
         return False
     known = math.prod(size for size in shape_of(op.operands[0]) if size != DYNAMIC_INDEX)
     return known >= POLYNOMIAL_MIN_ELEMENTS
-
-
-_ERFC_POLYNOMIAL = (
-    0.17087277,
-    -0.82215223,
-    1.48851587,
-    -1.13520398,
-    0.27886807,
-    -0.18628806,
-    0.09678418,
-    0.37409196,
-    1.00002368,
-    -1.26551223,
-)
-"""Numerical Recipes' `erfcc`, highest degree first: `erfc(z) = t exp(-z^2 + P(t))`,
-`t = 1 / (1 + z / 2)`, fractional error under 1.2e-7 for every `z >= 0`."""
-
-_ERF_SERIES = tuple((-1) ** k / (math.factorial(k) * (2 * k + 1)) * 2 / math.sqrt(math.pi) for k in range(7))
-"""`erf(x) = 2/sqrt(pi) sum (-1)^k x^(2k+1) / (k! (2k+1))`, lowest degree first: below
-`_ERF_SERIES_BOUND` its first 7 terms are within float32's rounding (the next is
-under 1e-9 there), where `1 - erfc` would lose digits to cancellation."""
-
-_ERF_SERIES_BOUND = 0.5
-
-
-def _exp(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
-    """`2^n * p(r)`."""
-    return build.exp(x)
-
-
-def _sigmoid(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
-    """`1 / (1 + exp(-x))`."""
-    negative = build.unary("negative", x)
-    one = build.constant(1.0)
-    return build.binary("divide", one, build.binary("add", build.exp(negative), one))
-
-
-def _erf(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
-    """The series below |x| = 1/2, `sign(x) (1 - erfc(|x|))` above."""
-    square = build.binary("multiply", x, x)
-    series = build.binary("multiply", build.horner(_ERF_SERIES[::-1], square), x)
-    z = build.unary("abs", x)
-    one = build.constant(1.0)
-    t = build.binary("divide", one, build.binary("add", build.binary("multiply", z, 0.5), one))
-    p = build.horner(_ERFC_POLYNOMIAL, t)
-    erfc = build.binary("multiply", t, build.exp(build.binary("subtract", p, square)))
-    tail = build.binary("subtract", one, erfc)
-    tail = build.where(build.binary("less", x, 0.0), build.unary("negative", tail), tail)
-    return build.where(build.binary("less", z, _ERF_SERIES_BOUND), series, tail)
 
 
 def _softmax(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
@@ -211,15 +115,20 @@ def _softmax(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
     reduced_axes = [axis % len(shape) for axis in axes]
     reduced = TensorType(Float32Type(), [1 if a in reduced_axes else size for a, size in enumerate(shape)])
     largest = build.add(mlx.REDUCTION_OP_CLASSES["max"](x, axes, True, reduced))
-    e = build.exp(build.binary("subtract", x, largest))
+    e = polynomial.exp(build, build.binary("subtract", x, largest))
     total = build.add(mlx.REDUCTION_OP_CLASSES["sum"](e, axes, True, reduced))
     return build.binary("divide", e, total)
 
 
-_FORMULAS: dict[str, Callable[[_Builder, Operation, SSAValue], SSAValue]] = {
-    "mlx.exp": _exp,
-    "mlx.sigmoid": _sigmoid,
-    "mlx.erf": _erf,
+Formula = Callable[[_Builder, Operation, SSAValue], SSAValue]
+
+
+def _elementwise(formula: Callable[[_Builder, SSAValue], SSAValue]) -> Formula:
+    return lambda build, op, x: formula(build, x)
+
+
+_FORMULAS: dict[str, Formula] = {
+    **{name: _elementwise(formula) for name, formula in polynomial.FORMULAS.items()},
     "mlx.softmax": _softmax,
 }
 """Op → its float32 formula from the polynomial `exp` (`x`: the operand in float32)."""
