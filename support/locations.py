@@ -15,6 +15,7 @@ once (the merged projection itself) carries them fused too (`nodes_of`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -92,3 +93,36 @@ def file_line_col(loc: Attribute) -> str | None:
     if source is None:
         return None
     return f"{source.filename.data}:{source.line.data}:{source.column.data}"
+
+
+_LOCATION_ALIAS = re.compile(r"^[ \t]*#(?P<name>[A-Za-z_$.][\w$.-]*)[ \t]*=[ \t]*loc\((?P<body>.*)\)[ \t]*$", re.MULTILINE)
+_ALIAS_USE = re.compile(r"#(?P<name>[A-Za-z_$.][\w$.-]*)(?![\w$.-])")
+
+
+def inline_location_aliases(text: str) -> str:
+    """`text` with MLIR's location aliases written out: upstream MLIR prints
+    `loc(#loc3)` and defines `#loc3 = loc("f.mlir":3:5)` after the module, where
+    xDSL's parser accepts an alias only once defined. Each definition line becomes an
+    empty line and each use its location, so every op keeps its line and column."""
+    if "= loc(" not in text:
+        return text
+    bodies = {match["name"]: match["body"] for match in _LOCATION_ALIAS.finditer(text)}
+    if not bodies:
+        return text
+    resolved: dict[str, str] = {}
+
+    def resolve(name: str, seen: tuple[str, ...] = ()) -> str:
+        if name in resolved:
+            return resolved[name]
+        if name in seen:
+            raise ValueError(f"location alias #{name} refers to itself")
+
+        def use(match: re.Match[str]) -> str:
+            inner = match["name"]
+            return resolve(inner, (*seen, name)) if inner in bodies else match[0]
+
+        resolved[name] = _ALIAS_USE.sub(use, bodies[name])
+        return resolved[name]
+
+    text = _LOCATION_ALIAS.sub("", text)
+    return _ALIAS_USE.sub(lambda m: resolve(m["name"]) if m["name"] in bodies else m[0], text)

@@ -18,12 +18,14 @@ parsed op that holds it).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import os
 import sys
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from io import BytesIO
 from typing import IO, Any, cast
 
 from xdsl.context import Context
@@ -31,9 +33,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.frontend.mlir import MLIRFrontend
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    PassFailedException,
+)
 from xdsl.utils.lexer import Span
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -41,7 +48,10 @@ from mlxir.conversions.registry import PASSES, registered_passes
 from mlxir.dialects.context import register_dialects
 from mlxir.support import xdsl_fixes
 from mlxir.support.gc_pause import gc_paused
-from mlxir.support.locations import file_line_col
+from mlxir.support.locations import file_line_col, inline_location_aliases
+from mlxir.tools.diagnostics import Diagnostic, check, expectations
+from mlxir.tools.pass_instrumentation import IRPrinting, PassTiming
+from mlxir.tools.pass_pipeline import PipelinePass, parse_pass_pipeline
 
 xdsl_fixes.apply()
 
@@ -98,7 +108,8 @@ class LocatedMLIRFrontend(MLIRFrontend):
     """The `mlir` frontend with `LocatedParser`."""
 
     def parse(self, ctx: Context, input: IO[bytes], input_name: str = "input") -> ModuleOp:
-        return LocatedParser(ctx, input.read(), input_name).parse_module(not self.no_implicit_module)
+        text = inline_location_aliases(input.read().decode())
+        return LocatedParser(ctx, text, input_name).parse_module(not self.no_implicit_module)
 
 
 def _post_order(op: Operation) -> Iterator[Operation]:
@@ -156,6 +167,10 @@ def location_of(op: Operation, line_offset: int = 0) -> str | None:
             return where
         current = current.parent_op()
     return None
+
+
+class InternalError(Exception):
+    """A failure that is mlxir's bug, not the input's: reported as such."""
 
 
 class MlxOptMain(xDSLOptMain):
@@ -223,6 +238,176 @@ class MlxOptMain(xDSLOptMain):
         op = failing_op(self.module) or _rewritten_op(error)
         return None if op is None else location_of(op, self.line_offset)
 
+    # -- MLIR's options ------------------------------------------------------------
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        mlir = arg_parser.add_argument_group("mlir-opt's options")
+        mlir.add_argument(
+            "--pass-pipeline",
+            metavar="PIPELINE",
+            help="MLIR's textual pipeline, e.g. 'builtin.module(canonicalize,func.func(cse))' "
+            "(instead of -p; nested pipelines run on the whole module)",
+        )
+        mlir.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before every pass (to stderr)")
+        mlir.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (to stderr)")
+        mlir.add_argument(
+            "--mlir-print-ir-before", metavar="PASSES", default="", help="print the IR before these passes (comma-separated)"
+        )
+        mlir.add_argument(
+            "--mlir-print-ir-after", metavar="PASSES", default="", help="print the IR after these passes (comma-separated)"
+        )
+        mlir.add_argument(
+            "--mlir-print-ir-after-change", action="store_true", help="print the IR after every pass that changed it"
+        )
+        mlir.add_argument(
+            "--mlir-print-ir-after-failure", action="store_true", help="print the IR as a failing pass left it"
+        )
+        mlir.add_argument(
+            "--mlir-timing",
+            action="store_true",
+            help="report the time of parsing, of each pass (nested as the pipeline is) and of printing",
+        )
+        mlir.add_argument(
+            "--mlir-print-debuginfo", dest="print_debuginfo", action="store_true", help="= --print-debuginfo"
+        )
+        mlir.add_argument(
+            "--mlir-print-op-generic", dest="print_op_generic", action="store_true", help="= --print-op-generic"
+        )
+
+    def setup_pipeline(self) -> None:
+        args = self.args
+        if args.input_file == "-":
+            args.input_file = None
+        if args.output_file == "-":
+            args.output_file = None
+        self.pipeline_passes: list[PipelinePass] = []
+        if args.pass_pipeline is not None:
+            if args.passes:
+                raise ValueError("give the passes with -p or with --pass-pipeline, not both")
+            self.pipeline_passes = parse_pass_pipeline(args.pass_pipeline)
+            args.passes = ",".join(p.spec() for p in self.pipeline_passes)
+        self.printing = IRPrinting.from_args(args, list(self.available_passes))
+        self.pipeline = PassPipeline.parse_spec(self.available_passes, args.passes, self._between_passes)
+        if not self.pipeline_passes:
+            self.pipeline_passes = [PipelinePass(p.name, "", ()) for p in self.pipeline.passes]
+        self.timing = PassTiming() if args.mlir_timing or args.time_passes else None
+        if self.timing is not None:
+            self.timing.set_passes(self.pipeline_passes)
+
+    def _between_passes(self, previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
+        if previous is not None:
+            if self.timing is not None:
+                self.timing.stop(self._pass_index)
+            self._pass_index += 1
+            self.printing.after(previous, module)
+        else:
+            self._pass_index = 0
+        if not self.args.disable_verify:
+            if self.timing is not None:
+                with self.timing.measure(("Verifier",)):
+                    module.verify()
+            else:
+                module.verify()
+        if following is not None:
+            self.printing.before(following, module)
+            if self.timing is not None:
+                self.timing.start()
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        self._pass_index = 0
+        try:
+            super().apply_passes(prog)
+        except Exception:
+            if self.args.mlir_print_ir_after_failure and self._pass_index < len(self.pipeline.passes):
+                self.printing.failed(self.pipeline.passes[self._pass_index], prog)
+            raise
+
+    # -- the chunks of the input -------------------------------------------------------
+
+    def run_all(self) -> int:
+        """Processes every chunk of the input (one without `--split-input-file`), each
+        to its end whatever the others did, and returns the exit status: 1 if any chunk
+        failed or, with `--verify-diagnostics`, if any diagnostic was not expected or
+        any expectation not met."""
+        chunks, file_extension = self.prepare_input()
+        output = self.prepare_output()
+        failed = False
+        try:
+            for index, (chunk, offset) in enumerate(chunks):
+                if index > 0:
+                    output.write("// -----\n")
+                text = ""
+                if self.args.verify_diagnostics:
+                    data = chunk.read()
+                    chunk.close()
+                    chunk = BytesIO(data)
+                    text = data.decode("utf-8", errors="replace")
+                emitted: list[Diagnostic] = []
+                try:
+                    with self._timed(("Parser",)):
+                        module = self.parse_chunk(chunk, file_extension, offset)
+                    if module is not None:
+                        self.apply_passes(module)
+                        with self._timed(("Output",)):
+                            output.write(self.output_resulting_program(module))
+                    output.flush()
+                except (Exception, ArgSpecParseError) as error:
+                    if isinstance(error, ParseError) and not getattr(error, PARSED_AT, None):
+                        error.span = dataclasses.replace(error.span, line_offset=offset)
+                    diagnostic, printed = self.describe(error)
+                    if self.args.verify_diagnostics and diagnostic is not None:
+                        emitted.append(diagnostic)
+                    elif self.args.parsing_diagnostics and isinstance(error, ParseError):
+                        print(printed)
+                    else:
+                        print(printed, file=sys.stderr)
+                        failed = True
+                finally:
+                    chunk.close()
+                if self.args.verify_diagnostics:
+                    problems = check(expectations(text, self.get_input_name(), offset + 1), emitted)
+                    for problem in problems:
+                        print(problem, file=sys.stderr)
+                    failed = failed or bool(problems)
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        if self.timing is not None:
+            self.timing.report(sys.stderr)
+        return 1 if failed else 0
+
+    def _timed(self, path: tuple[str, ...]) -> contextlib.AbstractContextManager[None]:
+        return self.timing.measure(path) if self.timing is not None else contextlib.nullcontext()
+
+    def describe(self, error: BaseException) -> tuple[Diagnostic | None, str]:
+        """A chunk's failure as the diagnostic it is (None: not the input's fault) and
+        the text that reports it. A bug of mlxir raises `InternalError`."""
+        if isinstance(error, ParseError):
+            return self._parse_diagnostic(error)
+        parse_error = self.parse_error(error)
+        if parse_error is not None:
+            return self._parse_diagnostic(parse_error)
+        if isinstance(error, DiagnosticException | PassFailedException):
+            where = None
+            with contextlib.suppress(Exception):  # finding the op is best effort
+                where = self.error_location(error)
+            message = str(error).rstrip()
+            notes = "".join(f"\n{note}" for note in getattr(error, "__notes__", ()))
+            diagnostic = Diagnostic("error", where or self.get_input_name(), _verifier_message(error))
+            return diagnostic, f"{diagnostic.location}: error: {message}{notes}"
+        if isinstance(error, ArgSpecParseError | ValueError):
+            diagnostic = Diagnostic("error", self.get_input_name(), _first_line(error))
+            return diagnostic, f"{TOOL_NAME}: error: {diagnostic.message}"
+        raise InternalError(
+            f"internal error: {type(error).__name__}: {error} "
+            "(set MLXIR_TRACEBACK=1 for the traceback and please report it)"
+        ) from error
+
+    def _parse_diagnostic(self, error: ParseError) -> tuple[Diagnostic, str]:
+        location = str(error.span.get_location())
+        return Diagnostic("error", location, error.msg), str(error).rstrip()
+
     def _mlxfb(self) -> Any:
         from mlxir.codegen.tooling import MlxfbSession
 
@@ -253,7 +438,7 @@ class MlxOptMain(xDSLOptMain):
 
 
 def pass_help() -> str:
-    lines = ["passes (use with -p 'a,b{option=value}'):"]
+    lines = ["passes (use with -p 'a,b{option=value}', or MLIR's --pass-pipeline='builtin.module(a,b{option=value})'):"]
     for name, entry in PASSES.items():
         lines.append(f"  {name:<28} {entry.summary}")
     return "\n".join(lines)
@@ -262,6 +447,32 @@ def pass_help() -> str:
 def _fail(message: str) -> int:
     print(f"{TOOL_NAME}: error: {message}", file=sys.stderr)
     return 1
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else repr(error)
+
+
+def _verifier_message(error: BaseException) -> str:
+    """A verifier error's message without the module xDSL prints after it, on one
+    line."""
+    lines: list[str] = []
+    for line in str(error).strip().splitlines():
+        if line.lstrip('"').startswith("builtin.module"):
+            break
+        lines.append(line.strip())
+    return " ".join(line for line in lines if line) or repr(error)
+
+
+def _pipeline_error(error: ArgSpecParseError) -> str:
+    """xDSL's multi-line report (`pass-pipeline:1:14`, the text, a caret, the
+    message) as one line."""
+    lines = [line for line in str(error).splitlines()[1:] if line.strip()]
+    if len(lines) < 4:
+        return "malformed pass pipeline: " + " ".join(" ".join(lines).split())
+    column = lines[0].rsplit(":", 1)[-1]
+    return f"malformed pass pipeline '{lines[1].strip()}' at column {column}: {' '.join(lines[3:]).strip()}"
 
 
 def run(args: Sequence[str] | None = None) -> int:
@@ -277,47 +488,24 @@ def run(args: Sequence[str] | None = None) -> int:
     try:
         main = MlxOptMain(argv)
     except SystemExit as exit_:
-        return int(exit_.code or 0)
+        return exit_.code if isinstance(exit_.code, int) else 1
+    except ArgSpecParseError as error:  # xDSL's pipeline grammar: a BaseException
+        return _fail(_pipeline_error(error))
     except Exception as error:  # a bad pass spec or option: one line, no traceback
-        return _fail(str(error).strip().splitlines()[0] if str(error).strip() else repr(error))
+        return _fail(_first_line(error))
     try:
         with gc_paused():  # parse, passes and print make IR objects by the hundred thousand
-            main.run()
-    except ParseError as error:
-        print(str(error).rstrip(), file=sys.stderr)
-        return 1
-    except (DiagnosticException, PassFailedException) as error:
-        parse_error = main.parse_error(error)
-        if parse_error is not None:
-            print(str(parse_error).rstrip(), file=sys.stderr)
-            return 1
-        where = None
-        with contextlib.suppress(Exception):  # finding the op is best effort
-            where = main.error_location(error)
-        print(f"{where or main.get_input_name()}: error: {str(error).rstrip()}", file=sys.stderr)
-        for note in getattr(error, "__notes__", ()):
-            print(note, file=sys.stderr)
-        return 1
+            return main.run_all()
     except FileNotFoundError as error:
         return _fail(f"cannot open '{error.filename}': {error.strerror}")
-    except ValueError as error:
-        parse_error = main.parse_error(error)
-        if parse_error is not None:
-            print(str(parse_error).rstrip(), file=sys.stderr)
-            return 1
+    except IsADirectoryError as error:
+        return _fail(f"cannot open '{error.filename}': it is a directory")
+    except InternalError as error:
+        if os.environ.get("MLXIR_TRACEBACK") and error.__cause__ is not None:
+            raise error.__cause__ from None
         return _fail(str(error))
-    except Exception as error:  # a bug in mlxir, not in the input
-        parse_error = main.parse_error(error)
-        if parse_error is not None and not os.environ.get("MLXIR_TRACEBACK"):
-            print(str(parse_error).rstrip(), file=sys.stderr)
-            return 1
-        if os.environ.get("MLXIR_TRACEBACK"):
-            raise
-        return _fail(
-            f"internal error: {type(error).__name__}: {error} "
-            "(set MLXIR_TRACEBACK=1 for the traceback and please report it)"
-        )
-    return 0
+    except ValueError as error:  # the input as a whole (its extension, a binary program)
+        return _fail(str(error))
 
 
 def main() -> None:
