@@ -26,7 +26,7 @@ import sys
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from io import BytesIO
-from typing import IO, Any, cast
+from typing import IO, Any, NoReturn, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -169,6 +169,11 @@ def location_of(op: Operation, line_offset: int = 0) -> str | None:
     return None
 
 
+class _OneLineUsageParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+
+
 class InternalError(Exception):
     """A failure that is mlxir's bug, not the input's: reported as such."""
 
@@ -241,6 +246,9 @@ class MlxOptMain(xDSLOptMain):
     # -- MLIR's options ------------------------------------------------------------
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        # xDSL builds the parser: usage mistakes become one line under this tool's name.
+        arg_parser.__class__ = _OneLineUsageParser
+        arg_parser.prog = TOOL_NAME
         super().register_all_arguments(arg_parser)
         mlir = arg_parser.add_argument_group("mlir-opt's options")
         mlir.add_argument(
