@@ -39,6 +39,7 @@ from typing import Any
 
 from mlxir.codegen.parts import ProgramParts
 from mlxir.codegen.reader import ProgramInfo
+from mlxir.support.cache import cache_root
 
 VERIFIER_SOURCES = (
     "dialects",
@@ -56,12 +57,9 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def cache_dir() -> Path | None:
-    """Where verdicts are kept (None: nowhere)."""
-    configured = os.environ.get("MLXIR_CACHE_DIR")
-    if configured is not None:
-        return None if configured.strip().lower() in ("", "none", "off", "0") else Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mlxir"
+    """Where verdicts are kept (None: nowhere): mlxir's cache folder
+    (`support/cache.py`)."""
+    return cache_root()
 
 
 def _sha256_constructor() -> Callable[[bytes], Any]:

@@ -155,7 +155,7 @@ def test_cli_generate_streams_text_and_caches_the_program(
     hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     folder, model = hf_folder
-    monkeypatch.setenv("MLXIR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
     prompt = "quick brown fox"
     _, expected = _expected(folder, model, prompt, 12)
     argv = ["generate", "--model", str(folder), "--prompt", prompt, "--max-tokens", "12"]
@@ -178,10 +178,10 @@ def test_cli_generate_streams_text_and_caches_the_program(
     assert capfd.readouterr().out == expected + "\n"
 
     # --no-cache compiles and writes nothing.
-    monkeypatch.setenv("MLXIR_CACHE", str(tmp_path / "other"))
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "other"))
     assert main_with([*argv, "--no-cache"]) == 0
     assert capfd.readouterr().out == expected + "\n"
-    assert not (tmp_path / "other").exists()
+    assert not (tmp_path / "other" / "llm").exists()
 
 
 def test_cli_generate_quantized(
@@ -203,7 +203,7 @@ def test_cli_generate_quantized(
                 module.weight.copy_(torch.from_numpy(np.array(mx.dequantize(*parts, group_size=64, bits=4))))
     prompt = "quick brown fox"
     _, expected = _expected(folder, reference, prompt, 12)
-    monkeypatch.setenv("MLXIR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
     argv = ["generate", "--model", str(folder), "--prompt", prompt, "--max-tokens", "12", "--quantize", "4"]
     capfd.readouterr()
     assert main_with(argv) == 0
@@ -231,15 +231,15 @@ def test_cache_key_follows_weights_and_config(hf_folder: tuple[Path, Any], tmp_p
 
 
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    ("argv", "status", "message"),
     [
-        (["generate", "--model", "no-such-folder", "--prompt", "x"], "no-such-folder"),
-        (["generate", "--prompt", "x"], "needs --model"),
-        (["generate", "--model", "x", "--prompt", "a", "--ids", "1"], "exactly one of --prompt"),
+        (["generate", "--model", "no-such-folder", "--prompt", "x"], 1, "no-such-folder"),
+        (["generate", "--prompt", "x"], 2, "needs --model"),
+        (["generate", "--model", "x", "--prompt", "a", "--ids", "1"], 2, "not both"),
     ],
 )
-def test_cli_generate_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main_with(argv) == 1
+def test_cli_generate_errors(argv: list[str], status: int, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main_with(argv) == status
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
 
@@ -251,3 +251,155 @@ def test_a_program_without_its_tokenizer_is_a_clear_error(
     program.write_bytes(b"")
     assert main_with(["generate", "--model", str(program), "--prompt", "x"]) == 1
     assert "--tokenizer" in capsys.readouterr().err
+
+
+def _greedy_ids(folder: Path, model: Any, prompt: str, max_tokens: int) -> list[int]:
+    """transformers' greedy new tokens after the chat-templated prompt."""
+    ids, _ = _expected(folder, model, prompt, 1)
+    with torch.no_grad():
+        out = model.generate(  # pyright: ignore[reportCallIssue]
+            torch.tensor([ids]), max_new_tokens=max_tokens, do_sample=False,
+            attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+        )
+    return [int(t) for t in out[0, len(ids) :]]
+
+
+def test_an_mlx_lm_command_line_runs_unchanged(
+    hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """mlx_lm.generate's short flags (`-p`, `-m`), `-p -` for a prompt on stdin,
+    `--verbose False` (the text only), `--extra-eos-token` (stops before that token),
+    `--min-p 1` (only the most likely token: greedy), and a real peak memory."""
+    import io
+    import re
+
+    folder, model = hf_folder
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
+    prompt = "quick brown fox"
+    _, expected = _expected(folder, model, prompt, 12)
+    capfd.readouterr()
+    assert main_with(["generate", "--model", str(folder), "-p", prompt, "-m", "12"]) == 0
+    first = capfd.readouterr()
+    assert first.out == expected + "\n"
+    peak = re.search(r"Peak memory: ([0-9.]+) GB", first.err)
+    assert peak is not None and float(peak.group(1)) > 0
+    monkeypatch.setattr("sys.stdin", io.StringIO(prompt))
+    assert main_with(["generate", "--model", str(folder), "-p", "-", "-m", "12", "--verbose", "False"]) == 0
+    quiet = capfd.readouterr()
+    assert quiet.out == expected + "\n" and "Prompt:" not in quiet.err and "Peak memory" not in quiet.err
+    sampled = ["generate", "--model", str(folder), "-p", prompt, "-m", "12", "--temp", "0.8", "--min-p", "1", "--seed", "3"]
+    assert main_with(sampled) == 0
+    assert capfd.readouterr().out == expected + "\n"
+
+    tokenizer = FastTokenizer(folder)
+    prompt = "hello world"  # a prompt whose greedy generation runs 12 tokens without EOS
+    generated = _greedy_ids(folder, model, prompt, 12)
+    assert len(generated) == 12
+    stop = next(
+        k for k, t in enumerate(generated)
+        if k > 0 and t not in generated[:k] and tokenizer.encode(tokenizer.decode([t]), add_special_tokens=False) == [t]
+    )
+    stop_text = tokenizer.decode([generated[stop]])
+    assert main_with(["generate", "--model", str(folder), "-p", prompt, "-m", "12", "--extra-eos-token", stop_text]) == 0
+    assert capfd.readouterr().out == tokenizer.decode(generated[:stop]) + "\n"
+
+
+def test_generation_stops_at_the_end_of_the_context(
+    hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`-m -1 --ignore-eos` generates until the program's context is full (the tiny
+    model's 256 positions: its growing cache takes 256 past tokens), then stops with a
+    note, exit status 0; a prompt longer than the context is a one-line error."""
+    folder, _ = hf_folder
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
+    capfd.readouterr()
+    assert main_with(["generate", "--model", str(folder), "-p", "fox", "-m", "-1", "--ignore-eos"]) == 0
+    err = capfd.readouterr().err
+    assert "stopped at the end of the model's context (257 tokens)" in err
+    prompt_tokens = int(err.split("Prompt: ", 1)[1].split()[0])
+    generated = int(err.split("Generation: ", 1)[1].split()[0])
+    assert prompt_tokens + generated == 258  # the last token is generated, never fed back
+    assert main_with(["generate", "--model", str(folder), "-p", "fox " * 300, "--ignore-chat-template"]) == 1
+    err = capfd.readouterr().err
+    assert "this program's context holds 257" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--max-tokens", "-2"], "--max-tokens must be -1"),
+        (["--temp", "-1"], "--temp must be 0 (greedy) or positive"),
+        (["--top-p", "1.5"], "--top-p must be in (0, 1]"),
+        (["--top-p", "0"], "--top-p must be in (0, 1]"),
+        (["--min-p", "2"], "--min-p must be in [0, 1]"),
+        (["--top-k", "-3"], "--top-k must be 0"),
+        (["--ids", "1,2"], "not both"),
+    ],
+)
+def test_generate_checks_every_value_before_loading(
+    hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str], flags: list[str], message: str,
+) -> None:
+    """A value a flag does not take is a usage error (exit 2, one line) found before
+    the model is compiled: nothing is written to the cache."""
+    folder, _ = hf_folder
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
+    capfd.readouterr()
+    assert main_with(["generate", "--model", str(folder), "-p", "x", *flags]) == 2
+    err = capfd.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "compiling" not in err
+    assert not (tmp_path / "cache" / "llm").exists()
+
+
+def test_samplers_and_logits_processors_shaped_like_mlx_lm() -> None:
+    """`make_sampler` greedy at temp 0, and with min-p 1 only the most likely token
+    survives; min-p drops exactly the tokens under min_p times the top probability;
+    the repetition penalty divides positive and multiplies negative logits of the
+    recent tokens, as mlx-lm's does."""
+    import math
+
+    import mlx.core as mx
+
+    logits = mx.array([[2.0, 1.0, 0.5, -1.0, 3.0]])
+    assert llm.make_sampler()(logits).tolist() == [4]
+    sampler = llm.make_sampler(temp=1.0, min_p=1.0, seed=0)
+    assert all(sampler(logits).tolist() == [4] for _ in range(20))
+    # probabilities relative to the top: e^(l - 3); min-p 0.3 keeps l >= 3 + ln 0.3 = 1.80
+    kept = set()
+    for seed in range(200):
+        kept.add(int(llm.sample_next(logits, do_sample=True, min_p=0.3, key=mx.random.key(seed)).item()))
+    assert kept == {0, 4}
+    assert 3 + math.log(0.3) < 2.0
+    (penalty,) = llm.make_logits_processors(repetition_penalty=2.0, repetition_context_size=2)
+    history = mx.array([[0, 3, 1]])  # the last two: 3 and 1
+    assert penalty(history, logits).tolist() == [[2.0, 0.5, 0.5, -2.0, 3.0]]
+    assert llm.make_logits_processors() == [] and llm.make_logits_processors(repetition_penalty=1.0) == []
+    with pytest.raises(ValueError, match="repetition_penalty must be positive"):
+        llm.make_logits_processors(repetition_penalty=0.0)
+
+
+def test_stream_tokens_takes_a_sampler_and_processors(hf_folder: tuple[Path, Any], tmp_path: Path) -> None:
+    """An mlx-lm-shaped sampler replaces the built-in one, and the processors see the
+    tokens so far: a penalty of 1e9 on every recent token makes each greedy token new."""
+    import mlx.core as mx
+
+    folder, _ = hf_folder
+    compiled, _ = llm.load(folder, cache_dir=tmp_path)
+    ids = mx.array([[5, 6, 7, 8]], dtype=mx.int64)
+    plain = [int(t.item()) for t, _ in llm.stream_tokens(compiled, ids, max_new_tokens=8)]
+    argmax = [int(t.item()) for t, _ in llm.stream_tokens(compiled, ids, max_new_tokens=8, sampler=lambda x: mx.argmax(x, axis=-1))]
+    assert argmax == plain
+    penalty = llm.make_logits_processors(repetition_penalty=1e9, repetition_context_size=100)
+    fresh = [int(t.item()) for t, _ in llm.stream_tokens(compiled, ids, max_new_tokens=8, logits_processors=penalty)]
+    assert len(set(fresh)) == len(fresh) and not set(fresh) & {5, 6, 7, 8}
+
+
+def test_version_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    from mlxir.tools.mlx_opt import run as mlx_opt
+
+    with pytest.raises(SystemExit) as exit_:
+        main_with(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith("mlxir ")
+    assert mlx_opt(["--version"]) == 0
+    assert "mlx-opt" in capsys.readouterr().out

@@ -44,7 +44,11 @@ from mlxir.interop.model_explorer import METRICS as OVERLAY_METRICS
 
 
 class CliError(Exception):
-    """A problem with the user's input, reported as one line."""
+    """A problem with the user's input, reported as one line (exit status 1)."""
+
+
+class UsageError(CliError):
+    """A flag given a value it does not take (exit status 2, as argparse's own)."""
 
 
 def op_counts(module: ModuleOp) -> Counter[str]:
@@ -673,8 +677,23 @@ def info(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------
 
 
+def _version_line() -> str:
+    """`mlxir --version`: mlxir's version and MLX's and xDSL's it runs on, read from the
+    installed packages (nothing imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "not installed"
+
+    return f"mlxir {of('mlxir')} (MLX {of('mlx')}, xDSL {of('xdsl')})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mlxir", description="PyTorch → MLX compiler")
+    parser.add_argument("--version", action="version", version=_version_line())
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo_parser = sub.add_parser("demo", help="export, compile and run the built-in model")
@@ -772,6 +791,9 @@ def main_with(argv: Sequence[str] | None = None) -> int:
         # Point stdout at /dev/null so Python's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, as a shell tool killed by the signal reports
+    except UsageError as error:
+        _fail(str(error))
+        return 2
     except (CliError, ProgramError, InputError) as error:
         return _fail(str(error))
     except Exception as error:
@@ -808,18 +830,45 @@ def main() -> None:
 # ---------------------------------------------------------------------------
 
 
+DEFAULT_PROMPT = "hello"
+"""mlx_lm.generate's prompt when none is given."""
+
+
+def _check_generate_arguments(args: argparse.Namespace) -> None:
+    """Every value `generate` takes, checked before anything is loaded or compiled
+    (a `UsageError` names the flag and what it accepts)."""
+    checks = [
+        (args.max_tokens >= -1, f"--max-tokens must be -1 (until an end-of-sequence token) or at least 0, not {args.max_tokens}"),
+        (args.temp >= 0, f"--temp must be 0 (greedy) or positive, not {args.temp}"),
+        (0 < args.top_p <= 1, f"--top-p must be in (0, 1], not {args.top_p}"),
+        (0 <= args.min_p <= 1, f"--min-p must be in [0, 1], not {args.min_p}"),
+        (args.top_k >= 0, f"--top-k must be 0 (all tokens) or positive, not {args.top_k}"),
+    ]
+    for holds, message in checks:
+        if not holds:
+            raise UsageError(message)
+    if args.prompt is not None and args.ids is not None:
+        raise UsageError("give a prompt (--prompt/-p) or token ids (--ids), not both")
+    if args.extra_eos_token and args.ids is not None:
+        raise UsageError("--extra-eos-token takes token text: with --ids, give --eos ID")
+    model = args.model or args.program
+    if not model:
+        raise UsageError("generate needs --model (a save_pretrained folder or a compiled .mlxfb)")
+    if not Path(model).exists():
+        raise CliError(f"'{model}': no such folder or program")
+
+
 def generate(args: argparse.Namespace) -> int:
     """Generates with an LLM, mlx-lm style: a prompt in, text streamed to stdout, the
-    speeds and peak memory on stderr; or token ids in and out with `--ids`."""
+    speeds and peak memory on stderr (unless `--verbose False`); or token ids in and
+    out with `--ids`."""
+    _check_generate_arguments(args)
     from mlxir.tools import llm
 
     model = args.model or args.program
-    if not model:
-        raise CliError("generate needs --model (a save_pretrained folder or a compiled .mlxfb)")
-    if (args.prompt is None) == (args.ids is None):
-        raise CliError("generate needs exactly one of --prompt TEXT and --ids 1,2,3")
     if args.ids is not None:
         return _generate_ids(args, model)
+    prompt = DEFAULT_PROMPT if args.prompt is None else sys.stdin.read() if args.prompt == "-" else args.prompt
     path = Path(model)
     if path.is_file() and args.tokenizer is None:
         raise CliError(f"'{model}' is a compiled program: give its tokenizer's folder with --tokenizer")
@@ -829,32 +878,55 @@ def generate(args: argparse.Namespace) -> int:
         )
     except (FileNotFoundError, ValueError) as error:
         raise CliError(str(error)) from None
+    extra_eos: list[int] = []
+    for text in args.extra_eos_token:
+        ids = tokenizer.encode(text, add_special_tokens=False)
+        if len(ids) != 1:
+            raise CliError(f"--extra-eos-token {text!r} is {len(ids)} tokens for this tokenizer, not one")
+        extra_eos.append(ids[0])
     stats = llm.GenerationStats()
-    for piece in llm.stream_generate(
-        compiled,
-        tokenizer,
-        args.prompt,
-        max_tokens=args.max_tokens,
-        temp=args.temp,
-        top_k=args.top_k,
-        top_p=args.top_p,
-        seed=args.seed,
-        ignore_eos=args.ignore_eos,
-        system_prompt=args.system_prompt,
-        chat_template=not args.ignore_chat_template,
-        stats=stats,
-    ):
-        sys.stdout.write(piece)
-        sys.stdout.flush()
+    try:
+        pieces = llm.stream_generate(
+            compiled,
+            tokenizer,
+            prompt,
+            max_tokens=args.max_tokens,
+            temp=args.temp,
+            top_k=args.top_k,
+            top_p=args.top_p,
+            min_p=args.min_p,
+            seed=args.seed,
+            ignore_eos=args.ignore_eos,
+            extra_eos_tokens=extra_eos,
+            system_prompt=args.system_prompt,
+            chat_template=not args.ignore_chat_template,
+            stats=stats,
+        )
+        if args.verbose:
+            print("==========", file=sys.stderr)
+        for piece in pieces:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+    except ValueError as error:  # the prompt (empty, or longer than the context)
+        raise CliError(str(error)) from None
     sys.stdout.write("\n")
-    print("==========", file=sys.stderr)
-    print(f"Prompt: {stats.prompt_tokens} tokens, {stats.prompt_tps:.3f} tokens-per-sec", file=sys.stderr)
-    print(
-        f"Generation: {stats.generation_tokens} tokens, {stats.generation_tps:.3f} tokens-per-sec",
-        file=sys.stderr,
-    )
-    print(f"Peak memory: {stats.peak_memory / 1e9:.3f} GB", file=sys.stderr)
+    context = compiled.context_limit
+    if stats.finish_reason == "context" and context is not None:
+        print(f"mlxir: note: stopped at the end of the model's context ({context} tokens)", file=sys.stderr)
+    if args.verbose:
+        print("==========", file=sys.stderr)
+        print(f"Prompt: {stats.prompt_tokens} tokens, {stats.prompt_tps:.3f} tokens-per-sec", file=sys.stderr)
+        print(
+            f"Generation: {stats.generation_tokens} tokens, {stats.generation_tps:.3f} tokens-per-sec",
+            file=sys.stderr,
+        )
+        print(f"Peak memory: {stats.peak_memory / 1e9:.3f} GB", file=sys.stderr)
     return 0
+
+
+def _flag(text: str) -> bool:
+    """mlx_lm.generate's `--verbose` values: anything but false/f (any case) is true."""
+    return text.lower() not in ("false", "f")
 
 
 def _generate_ids(args: argparse.Namespace, model: str) -> int:
@@ -904,23 +976,31 @@ def add_generate_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "generate",
         help="generate text with an LLM (a save_pretrained folder, compiled and cached on first use)",
+        description="mlx_lm.generate's flags, same names and meanings, on mlxir's compiled programs",
     )
     parser.add_argument("program", nargs="?", help="same as --model")
     parser.add_argument("--model", help="a save_pretrained folder, or a compiled .mlxfb (with --tokenizer)")
     parser.add_argument("--tokenizer", help="the folder of the tokenizer (default: the model's folder)")
-    parser.add_argument("--prompt", help="the prompt text")
+    parser.add_argument("--prompt", "-p", help=f"the prompt text; '-' reads it from stdin (default {DEFAULT_PROMPT!r})")
     parser.add_argument("--ids", help="prompt token ids instead of text, e.g. 1,15,27 (prints ids)")
-    parser.add_argument("--max-tokens", "--max-new-tokens", type=int, default=100, dest="max_tokens")
+    parser.add_argument("--max-tokens", "-m", "--max-new-tokens", type=int, default=100, dest="max_tokens",
+                        help="the most tokens to generate; -1: until an end-of-sequence token (default 100)")
     parser.add_argument("--temp", "--temperature", type=float, default=0.0, dest="temp",
                         help="sampling temperature; 0 is greedy (default)")
     parser.add_argument("--top-k", type=int, default=0, help="sample from the k most likely tokens (0: all)")
-    parser.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass, in (0, 1] (default 1)")
+    parser.add_argument("--min-p", type=float, default=0.0,
+                        help="drop tokens less likely than min-p times the most likely one, in [0, 1] (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="the sampling seed (default 0)")
     parser.add_argument("--ignore-eos", action="store_true", help="do not stop at end-of-sequence tokens")
+    parser.add_argument("--extra-eos-token", nargs="+", default=[], metavar="TOKEN",
+                        help="more tokens (as text) that end the generation")
     parser.add_argument("--eos", type=int, help="with --ids: stop at this token id")
     parser.add_argument("--system-prompt", help="a system message for the chat template")
     parser.add_argument("--ignore-chat-template", action="store_true",
                         help="feed the prompt as plain text even when the tokenizer has a chat template")
+    parser.add_argument("--verbose", type=_flag, default=True, metavar="BOOL",
+                        help="print the speeds and peak memory (default True; False prints the text only)")
     parser.add_argument("--no-cache", action="store_true", help="compile without reading or writing the cache")
     add_quantize_arguments(parser)
     parser.set_defaults(run=generate)

@@ -32,6 +32,8 @@ class TextTokenizer(Protocol):
 
     eos_token_ids: frozenset[int]
 
+    def encode(self, text: str, *, add_special_tokens: bool = True) -> list[int]: ...
+
     def encode_prompt(
         self, prompt: str, *, system_prompt: str | None = None, chat_template: bool = True
     ) -> list[int]: ...
@@ -102,6 +104,9 @@ class TransformersTokenizer:
             )
             return list(self.backend.encode(text, add_special_tokens=False))
         return list(self.backend.encode(_plain(prompt, system_prompt)))
+
+    def encode(self, text: str, *, add_special_tokens: bool = True) -> list[int]:
+        return list(self.backend.encode(text, add_special_tokens=add_special_tokens))
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.backend.decode(list(ids), skip_special_tokens=True)

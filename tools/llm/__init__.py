@@ -78,7 +78,7 @@ left-padded masks only.
   generation needs, and it spares the LM head on the whole prompt.
 
 `generate` keeps the cache as `mx.array`s between steps (the program returns MLX
-arrays when given MLX arrays); greedy or sampling with temperature, top-k and top-p
+arrays when given MLX arrays); greedy or sampling with temperature, top-k, top-p and min-p (or an mlx-lm-shaped `make_sampler` and `make_logits_processors`)
 from a seed (`mx.random`). With a left-padded batch, the padded query rows of the
 prefill attend to nothing: PyTorch's SDPA gives zeros there, MLX's does not, and only
 those rows differ (their logits are never used, their keys/values are always masked).
@@ -105,8 +105,8 @@ from mlxir.tools.llm.export import ExportedLLM, export_llm, export_static_llm
 from mlxir.tools.llm.export import cache_layout as cache_layout
 from mlxir.tools.llm.generation import CACHE_CHUNK as CACHE_CHUNK
 from mlxir.tools.llm.generation import GenerationStats as GenerationStats
-from mlxir.tools.llm.generation import generate, stream_generate, stream_tokens
-from mlxir.tools.llm.sampling import sample_next
+from mlxir.tools.llm.generation import generate, peak_memory, stream_generate, stream_tokens
+from mlxir.tools.llm.sampling import make_logits_processors, make_sampler, sample_next
 
 __all__ = [
     "CompiledLLM",
@@ -115,6 +115,9 @@ __all__ = [
     "export_llm",
     "export_static_llm",
     "generate",
+    "make_logits_processors",
+    "make_sampler",
+    "peak_memory",
     "sample_next",
     "load",
     "stream_generate",

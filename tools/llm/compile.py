@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from mlxir.support.cache import cache_root
 from mlxir.tools.llm.export import (
     STEP_SIGNATURE,
     CacheKind,
@@ -94,6 +95,18 @@ class CompiledLLM:
         _, upper = self.program.info.symbol_ranges.get(symbol, (0, -1))
         return upper if upper >= 0 else None
 
+    @property
+    def context_limit(self) -> int | None:
+        """How many tokens, prompt and generated, the program can hold (None: no
+        bound): its fixed cache's most slots, or the most past tokens a growing cache
+        takes plus the one a step adds."""
+        if self.cache != "growing":
+            return self.max_capacity
+        spec = next(s for s in self.program.inputs if s.name.startswith("kv"))
+        symbol = spec.dims[2] if len(spec.dims) > 2 else ""
+        _, upper = self.program.info.symbol_ranges.get(symbol, (0, -1))
+        return upper + 1 if upper >= 0 else None
+
     def empty_cache(self, batch: int, capacity: int = 0) -> list[mx.array]:
         """The cache before the first token: no slots (growing), or `capacity` zeroed
         slots (fixed, recurrent), then the zeroed recurrent states."""
@@ -173,12 +186,10 @@ WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 """Files of a `save_pretrained` folder whose bytes are weights (they key the cache)."""
 
 
-def default_cache_dir() -> Path:
-    """`$MLXIR_CACHE`, else `$XDG_CACHE_HOME/mlxir`, else `~/.cache/mlxir`."""
-    if os.environ.get("MLXIR_CACHE"):
-        return Path(os.environ["MLXIR_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mlxir"
+def default_cache_dir() -> Path | None:
+    """mlxir's cache folder (`support/cache.py`: `$MLXIR_CACHE_DIR`, ...; None when
+    it is turned off)."""
+    return cache_root()
 
 
 def cache_key(folder: str | Path, **options: Any) -> str:
@@ -263,7 +274,9 @@ def load(
     options = {"attention_mask": False, "logits": "last"}
     scheme = {"quantize": quantize.key()} if quantize is not None else {}
     key = cache_key(path, **options, **scheme, target=host_target())
-    cached = Path(cache_dir or default_cache_dir()) / "llm" / f"{key}.mlxfb"
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    use_cache = use_cache and root is not None
+    cached = (root or Path()) / "llm" / f"{key}.mlxfb"
     if quantize is not None and quantize.skip is not None and use_cache:
         raise ValueError("a quantization with a skip predicate cannot be cached: pass use_cache=False")
     if use_cache and cached.exists():

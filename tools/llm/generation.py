@@ -6,12 +6,13 @@ out (mlx-lm style), measured in `GenerationStats`."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from mlxir.tools.llm.sampling import sample_next
+from mlxir.tools.llm.sampling import apply_processors, sample_next
 
 if TYPE_CHECKING:
     import mlx.core as mx
@@ -30,16 +31,25 @@ def stream_tokens(
     temperature: float = 1.0,
     top_k: int = 0,
     top_p: float = 1.0,
+    min_p: float = 0.0,
     seed: int = 0,
     eos_token_id: int | Sequence[int] | None = None,
     pad_token_id: int = 0,
     prefill_chunk: int | None = None,
+    sampler: Callable[[mx.array], mx.array] | None = None,
+    logits_processors: Sequence[Callable[[mx.array, mx.array], mx.array]] = (),
 ) -> Iterator[tuple[mx.array, mx.array]]:
     """Yields `(token, logits)` step by step: the next token of every row (`mx.array`
     int64 `[B]`) and the logits it was chosen from (`[B, V]`, the program's dtype). The
     first step is the prefill (in chunks of `prefill_chunk` tokens if given); the
     cache stays on the MLX side. Rows that produced an EOS continue with
-    `pad_token_id`; the stream stops when every row has finished."""
+    `pad_token_id`; the stream stops when every row has finished, after
+    `max_new_tokens` tokens (-1: no limit), or when a program with a fixed cache has
+    no slot left (its `max_capacity`).
+
+    `sampler` (mlx-lm's shape: logits `[B, V]` in, tokens out) replaces the built-in
+    one (`do_sample`, `temperature`, `top_k`, `top_p`, `min_p`); each of
+    `logits_processors` (the tokens so far `[B, T]`, logits) rewrites the logits first."""
     import mlx.core as mx
 
     from mlxir.evaluator.arrays import to_mx
@@ -53,6 +63,8 @@ def stream_tokens(
         raise ValueError("the prompt is empty: give at least one token")
     if prefill_chunk is not None and prefill_chunk < 1:
         raise ValueError(f"prefill_chunk must be at least 1, got {prefill_chunk}")
+    if max_new_tokens < -1:
+        raise ValueError(f"max_new_tokens must be -1 (no limit) or at least 0, got {max_new_tokens}")
     if attention_mask is None:
         mask = mx.ones((batch, length), dtype=mx.int64)
     else:
@@ -76,6 +88,9 @@ def stream_tokens(
     fixed = llm.cache in ("fixed", "recurrent")
     attention = llm.kv_count  # the cache's first tensors; recurrent states follow
     limit = llm.max_capacity if fixed else None
+    context = llm.context_limit
+    if context is not None and length > context:
+        raise ValueError(f"the prompt has {length} tokens: this program's context holds {context}")
     kv = llm.empty_cache(batch)
     finished = mx.zeros((batch,), dtype=mx.bool_)
     # What earlier work left in MLX's buffer cache (an earlier stream's cache and
@@ -111,15 +126,24 @@ def stream_tokens(
             logits, kv = llm.step(tokens, kv, evaluate=evaluate)
         return logits[:, -1, :]
 
+    history = ids
+
     def choose(logits: mx.array) -> tuple[mx.array, mx.array]:
         """The next tokens, and which rows have finished once they are out."""
-        nonlocal key, finished
-        sub = None
-        if do_sample:
-            key, sub = mx.random.split(key)
-        token = sample_next(
-            logits, do_sample=do_sample, temperature=temperature, top_k=top_k, top_p=top_p, key=sub
-        )
+        nonlocal key, finished, history
+        if logits_processors:
+            logits = apply_processors(logits_processors, history, logits.astype(mx.float32))
+        if sampler is not None:
+            token = sampler(logits).astype(mx.int64)
+        else:
+            sub = None
+            if do_sample:
+                key, sub = mx.random.split(key)
+            token = sample_next(
+                logits, do_sample=do_sample, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p, key=sub
+            )
+        if logits_processors:
+            history = mx.concatenate([history, token[:, None]], axis=1)
         if eos:
             token = mx.where(finished, pad_token_id, token)
             is_eos = mx.zeros((batch,), dtype=mx.bool_)
@@ -149,10 +173,12 @@ def stream_tokens(
     # The cache's size when the buffer cache was last released, and when `token`'s step
     # ran: a step that outgrew the cache frees the smaller one, which no later step reuses.
     released = size = _capacity_for(length, limit)
-    for index in range(max_new_tokens):
-        more = index + 1 < max_new_tokens
+    if max_new_tokens == 0:
+        return
+    for index in itertools.count():
+        total = length + index + 1
+        more = (max_new_tokens < 0 or index + 1 < max_new_tokens) and (context is None or total <= context)
         if more:
-            total = length + index + 1
             if llm.with_mask and not fixed:
                 mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
             following_logits = run(token[:, None], total - 1, total, evaluate=False)
@@ -166,7 +192,7 @@ def stream_tokens(
         if not more or (eos and bool(mx.all(done))):
             return
         token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable] (set above when `more`, the only way here)
-        size = _capacity_for(total, limit)  # pyright: ignore[reportPossiblyUnboundVariable] (set above when `more`, the only way here)
+        size = _capacity_for(total, limit)
 
 
 CACHE_CHUNK = 32
@@ -236,6 +262,9 @@ class GenerationStats:
     generation_tokens: int = 0
     generation_s: float = 0.0
     peak_memory: int = 0
+    finish_reason: str = ""
+    """"stop" (an end-of-sequence token), "length" (`max_tokens` reached) or "context"
+    (the program's context is full), as mlx-lm names them ("context" is mlxir's)."""
 
     @property
     def prompt_tps(self) -> float:
@@ -255,18 +284,24 @@ def stream_generate(
     temp: float = 0.0,
     top_k: int = 0,
     top_p: float = 1.0,
+    min_p: float = 0.0,
     seed: int = 0,
     ignore_eos: bool = False,
+    extra_eos_tokens: Sequence[int] = (),
     system_prompt: str | None = None,
     chat_template: bool = True,
     stats: GenerationStats | None = None,
+    sampler: Callable[[mx.array], mx.array] | None = None,
+    logits_processors: Sequence[Callable[[mx.array, mx.array], mx.array]] = (),
 ) -> Iterator[str]:
     """Yields the generated text piece by piece as tokens come (mlx-lm's
     `stream_generate`): the prompt goes through the tokenizer's chat template when it
     has one (unless `chat_template=False`; token ids are taken as they are), then up to
-    `max_tokens` tokens are generated, greedily at `temp=0`, else sampled with
-    temperature, top-k and top-p from `seed`, stopping at an end-of-sequence token
-    unless `ignore_eos`. The pieces join to the decoded generation, special tokens
+    `max_tokens` tokens are generated (-1: until an end-of-sequence token or the end of
+    the program's context), greedily at `temp=0`, else sampled with temperature,
+    top-k, top-p and min-p from `seed` (or by `sampler`, after `logits_processors`:
+    `stream_tokens`), stopping at an end-of-sequence token (the tokenizer's and
+    `extra_eos_tokens`) unless `ignore_eos`. The pieces join to the decoded generation, special tokens
     skipped; a piece is held back while it ends inside a multi-byte character.
     `stats`, when given, is filled in as generation goes."""
     import mlx.core as mx
@@ -279,7 +314,7 @@ def stream_generate(
         raise ValueError("the prompt has no tokens")
     stats = stats if stats is not None else GenerationStats()
     stats.prompt_tokens = len(ids)
-    eos = None if ignore_eos else sorted(tokenizer.eos_token_ids) or None
+    eos = None if ignore_eos else sorted({*tokenizer.eos_token_ids, *extra_eos_tokens}) or None
     if hasattr(mx, "reset_peak_memory"):
         mx.reset_peak_memory()
     tokens: list[int] = []
@@ -294,9 +329,13 @@ def stream_generate(
         temperature=temp if temp > 0 else 1.0,
         top_k=top_k,
         top_p=top_p,
+        min_p=min_p,
         seed=seed,
         eos_token_id=eos,
+        sampler=sampler,
+        logits_processors=logits_processors,
     )
+    stats.finish_reason = "length" if max_tokens == 0 else "context"
     for index, (token, _) in enumerate(steps):
         now = time.perf_counter()
         if index == 0:
@@ -307,7 +346,10 @@ def stream_generate(
         stats.generation_tokens = index + 1
         value = int(token[0].item())  # pyright: ignore[reportArgumentType] (an int64 array)
         if eos is not None and value in eos:
+            stats.finish_reason = "stop"
             break
+        if index + 1 == max_tokens:
+            stats.finish_reason = "length"
         tokens.append(value)
         text = tokenizer.decode(tokens)
         if text.endswith("\ufffd") or not text.startswith(shown):
@@ -318,4 +360,23 @@ def stream_generate(
     text = tokenizer.decode(tokens)
     if text.startswith(shown) and len(text) > len(shown):
         yield text[len(shown) :]
-    stats.peak_memory = int(mx.get_peak_memory()) if hasattr(mx, "get_peak_memory") else 0
+    stats.peak_memory = peak_memory()
+
+
+def peak_memory() -> int:
+    """The process's peak memory in bytes: MLX's count where it keeps one (its GPU
+    backends), else the resident high-water mark (`VmHWM`: MLX's CPU backend counts
+    nothing), else 0."""
+    import mlx.core as mx
+
+    counted = int(mx.get_peak_memory()) if hasattr(mx, "get_peak_memory") else 0
+    if counted:
+        return counted
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
