@@ -403,3 +403,67 @@ def test_version_flags(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.startswith("mlxir ")
     assert mlx_opt(["--version"]) == 0
     assert "mlx-opt" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def draft_folder(hf_folder: tuple[Path, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-layer Llama of the same vocabulary and tokenizer, other random weights."""
+    import shutil
+
+    from transformers import LlamaForCausalLM
+
+    folder, model = hf_folder
+    draft = tmp_path_factory.mktemp("tiny-draft")
+    config = model.config.__class__.from_dict(model.config.to_dict())
+    config.num_hidden_layers = 1
+    torch.manual_seed(1)
+    LlamaForCausalLM(config).eval().save_pretrained(draft)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        if (folder / name).exists():
+            shutil.copy(folder / name, draft / name)
+    return draft
+
+
+@pytest.mark.parametrize("num_draft", [1, 3, 6])
+def test_speculative_decoding_gives_the_main_models_greedy_tokens(
+    hf_folder: tuple[Path, Any], draft_folder: Path, tmp_path: Path, num_draft: int
+) -> None:
+    """With another model as the draft, the tokens are the main model's greedy ones
+    (its own program, one token per call); with the main model as its own draft every
+    proposal is kept and the main model is called once per `num_draft + 1` tokens."""
+    import mlx.core as mx
+
+    from mlxir.tools.llm.speculative import SpeculativeStats, stream_speculative
+
+    folder, _ = hf_folder
+    main, _ = llm.load(folder, cache_dir=tmp_path, logits="all")
+    plain, _ = llm.load(folder, cache_dir=tmp_path)
+    draft, _ = llm.load(draft_folder, cache_dir=tmp_path)
+    prompt = [5, 6, 7, 8, 9]
+    expected = [int(t.item()) for t, _ in llm.stream_tokens(plain, mx.array([prompt], dtype=mx.int64), max_new_tokens=24)]
+    stats = SpeculativeStats()
+    got = list(stream_speculative(main, draft, prompt, max_new_tokens=24, num_draft_tokens=num_draft, stats=stats))
+    assert got == expected
+    assert 0 <= stats.accepted <= stats.drafted and stats.main_calls >= 2
+    itself = SpeculativeStats()
+    assert list(stream_speculative(main, main, prompt, max_new_tokens=24, num_draft_tokens=num_draft, stats=itself)) == expected
+    assert itself.accepted == itself.drafted > 0
+    assert itself.main_calls == 1 + -(-23 // (num_draft + 1))
+    with pytest.raises(ValueError, match="logits='all'"):
+        next(stream_speculative(plain, draft, prompt))
+
+
+def test_cli_speculative_decoding(
+    hf_folder: tuple[Path, Any], draft_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    folder, model = hf_folder
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
+    _, expected = _expected(folder, model, "hello world", 12)
+    capfd.readouterr()
+    argv = ["generate", "--model", str(folder), "-p", "hello world", "-m", "12", "--draft-model", str(draft_folder)]
+    assert main_with([*argv, "--num-draft-tokens", "4"]) == 0
+    out = capfd.readouterr()
+    assert out.out == expected + "\n" and "Draft: " in out.err and "accepted" in out.err
+    assert main_with([*argv, "--temp", "0.5"]) == 2
+    assert "decodes greedily" in capfd.readouterr().err

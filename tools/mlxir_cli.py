@@ -851,11 +851,19 @@ def _check_generate_arguments(args: argparse.Namespace) -> None:
         raise UsageError("give a prompt (--prompt/-p) or token ids (--ids), not both")
     if args.extra_eos_token and args.ids is not None:
         raise UsageError("--extra-eos-token takes token text: with --ids, give --eos ID")
+    if args.num_draft_tokens < 1:
+        raise UsageError(f"--num-draft-tokens must be at least 1, not {args.num_draft_tokens}")
+    if args.draft_model is not None:
+        if args.temp > 0 or args.top_k or args.top_p < 1 or args.min_p > 0:
+            raise UsageError("--draft-model decodes greedily here: drop --temp/--top-k/--top-p/--min-p")
+        if args.ids is not None:
+            raise UsageError("--draft-model takes a text prompt (--prompt), not --ids")
     model = args.model or args.program
     if not model:
         raise UsageError("generate needs --model (a save_pretrained folder or a compiled .mlxfb)")
-    if not Path(model).exists():
-        raise CliError(f"'{model}': no such folder or program")
+    for given in (model, args.draft_model):
+        if given is not None and not Path(given).exists():
+            raise CliError(f"'{given}': no such folder or program")
 
 
 def generate(args: argparse.Namespace) -> int:
@@ -872,12 +880,25 @@ def generate(args: argparse.Namespace) -> int:
     path = Path(model)
     if path.is_file() and args.tokenizer is None:
         raise CliError(f"'{model}' is a compiled program: give its tokenizer's folder with --tokenizer")
+    speculative = args.draft_model is not None
     try:
         compiled, tokenizer = llm.load(
-            model, tokenizer=args.tokenizer, use_cache=not args.no_cache, quantize=_quantize_option(args)
+            model,
+            tokenizer=args.tokenizer,
+            use_cache=not args.no_cache,
+            quantize=_quantize_option(args),
+            logits="all" if speculative else "last",
+        )
+        draft = (
+            llm.load(args.draft_model, tokenizer=args.tokenizer or model, use_cache=not args.no_cache)[0]
+            if speculative
+            else None
         )
     except (FileNotFoundError, ValueError) as error:
         raise CliError(str(error)) from None
+    from mlxir.tools.llm.speculative import SpeculativeStats
+
+    draft_stats = SpeculativeStats()
     extra_eos: list[int] = []
     for text in args.extra_eos_token:
         ids = tokenizer.encode(text, add_special_tokens=False)
@@ -901,6 +922,9 @@ def generate(args: argparse.Namespace) -> int:
             system_prompt=args.system_prompt,
             chat_template=not args.ignore_chat_template,
             stats=stats,
+            draft=draft,
+            num_draft_tokens=args.num_draft_tokens,
+            draft_stats=draft_stats,
         )
         if args.verbose:
             print("==========", file=sys.stderr)
@@ -920,6 +944,12 @@ def generate(args: argparse.Namespace) -> int:
             f"Generation: {stats.generation_tokens} tokens, {stats.generation_tps:.3f} tokens-per-sec",
             file=sys.stderr,
         )
+        if speculative:
+            print(
+                f"Draft: {draft_stats.drafted} tokens proposed, {draft_stats.accepted} accepted "
+                f"({100 * draft_stats.acceptance:.1f} %), {draft_stats.main_calls} calls of the main model",
+                file=sys.stderr,
+            )
         print(f"Peak memory: {stats.peak_memory / 1e9:.3f} GB", file=sys.stderr)
     return 0
 
@@ -1001,6 +1031,11 @@ def add_generate_parser(sub: Any) -> None:
                         help="feed the prompt as plain text even when the tokenizer has a chat template")
     parser.add_argument("--verbose", type=_flag, default=True, metavar="BOOL",
                         help="print the speeds and peak memory (default True; False prints the text only)")
+    parser.add_argument("--draft-model", metavar="FOLDER",
+                        help="a smaller model of the same vocabulary for speculative decoding (greedy; "
+                        "the same tokens as without it)")
+    parser.add_argument("--num-draft-tokens", type=int, default=3,
+                        help="tokens the draft model proposes at a time (default 3)")
     parser.add_argument("--no-cache", action="store_true", help="compile without reading or writing the cache")
     add_quantize_arguments(parser)
     parser.set_defaults(run=generate)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from mlxir.support.cache import cache_root
 from mlxir.tools.llm.export import (
@@ -241,6 +241,7 @@ def load(
     cache_dir: str | Path | None = None,
     progress: Callable[[str], None] | None = _notify,
     quantize: Quantize | None = None,
+    logits: Literal["last", "all"] = "last",
 ) -> tuple[CompiledLLM, TextTokenizer]:
     """The compiled step program and the tokenizer of `model`: a folder written by
     `save_pretrained` (config, weights and tokenizer), or a compiled `.mlxfb` with
@@ -252,7 +253,8 @@ def load(
     reads the program; `use_cache=False` compiles every time and writes nothing. The
     program takes no attention mask (one unpadded prompt; a state-space or hybrid
     model's recurrent program takes one, which `stream_generate` fills with ones) and
-    keeps the last position's logits. `quantize` quantizes its matmul weights (a folder only; part of
+    keeps the last position's logits (`logits="all"`: every position's, which
+    speculative decoding reads; cached apart). `quantize` quantizes its matmul weights (a folder only; part of
     the cache key)."""
     from mlxir.runtime.program import Program
     from mlxir.runtime.program import load as load_program
@@ -271,7 +273,7 @@ def load(
     text_tokenizer = load_tokenizer(tokenizer or path)
     from mlxir.conversions.aten_to_mlx import host_target
 
-    options = {"attention_mask": False, "logits": "last"}
+    options = {"attention_mask": False, "logits": logits}
     scheme = {"quantize": quantize.key()} if quantize is not None else {}
     key = cache_key(path, **options, **scheme, target=host_target())
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()

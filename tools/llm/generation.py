@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import mlx.core as mx
 
     from mlxir.tools.llm.compile import CompiledLLM
+    from mlxir.tools.llm.speculative import SpeculativeStats
     from mlxir.tools.tokenizer import TextTokenizer
 
 
@@ -293,6 +294,9 @@ def stream_generate(
     stats: GenerationStats | None = None,
     sampler: Callable[[mx.array], mx.array] | None = None,
     logits_processors: Sequence[Callable[[mx.array, mx.array], mx.array]] = (),
+    draft: CompiledLLM | None = None,
+    num_draft_tokens: int = 3,
+    draft_stats: SpeculativeStats | None = None,
 ) -> Iterator[str]:
     """Yields the generated text piece by piece as tokens come (mlx-lm's
     `stream_generate`): the prompt goes through the tokenizer's chat template when it
@@ -321,20 +325,31 @@ def stream_generate(
     shown = ""
     start = time.perf_counter()
     first = start
-    steps = stream_tokens(
-        compiled,
-        mx.array([ids], dtype=mx.int64),
-        max_new_tokens=max_tokens,
-        do_sample=temp > 0,
-        temperature=temp if temp > 0 else 1.0,
-        top_k=top_k,
-        top_p=top_p,
-        min_p=min_p,
-        seed=seed,
-        eos_token_id=eos,
-        sampler=sampler,
-        logits_processors=logits_processors,
-    )
+    if draft is not None:
+        if temp > 0 or sampler is not None or logits_processors:
+            raise ValueError("speculative decoding here is greedy: no temperature, sampler or logits processors")
+        from mlxir.tools.llm.speculative import stream_speculative
+
+        tokens_only = stream_speculative(
+            compiled, draft, ids, max_new_tokens=max_tokens, num_draft_tokens=num_draft_tokens,
+            eos_token_id=eos, stats=draft_stats,
+        )
+        steps: Iterator[tuple[Any, Any]] = ((mx.array([value]), None) for value in tokens_only)
+    else:
+        steps = stream_tokens(
+            compiled,
+            mx.array([ids], dtype=mx.int64),
+            max_new_tokens=max_tokens,
+            do_sample=temp > 0,
+            temperature=temp if temp > 0 else 1.0,
+            top_k=top_k,
+            top_p=top_p,
+            min_p=min_p,
+            seed=seed,
+            eos_token_id=eos,
+            sampler=sampler,
+            logits_processors=logits_processors,
+        )
     stats.finish_reason = "length" if max_tokens == 0 else "context"
     for index, (token, _) in enumerate(steps):
         now = time.perf_counter()
