@@ -210,3 +210,14 @@ def test_compile_time_prints_each_stage(saved: tuple[Path, Affine], tmp_path: Pa
     assert program.stat().st_size > 0
     assert main_with(["compile", str(pt2), "-o", str(program)]) == 0
     assert "compile stages" not in capsys.readouterr().err
+
+
+def test_compile_into_a_missing_folder_fails_before_compiling(
+    saved: tuple[Path, Affine], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pt2, _ = saved
+    target = tmp_path / "no-such-folder" / "m.mlxfb"
+    assert main_with(["compile", str(pt2), "-o", str(target), "--time"]) == 1
+    err = capsys.readouterr().err
+    assert f"the folder '{target.parent}' does not exist" in err
+    assert "compile stages" not in err and "internal error" not in err

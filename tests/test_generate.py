@@ -467,3 +467,54 @@ def test_cli_speculative_decoding(
     assert out.out == expected + "\n" and "Draft: " in out.err and "accepted" in out.err
     assert main_with([*argv, "--temp", "0.5"]) == 2
     assert "decodes greedily" in capfd.readouterr().err
+
+
+def test_a_prompt_cache_continues_as_the_whole_prompt(hf_folder: tuple[Path, Any], tmp_path: Path) -> None:
+    """The cache after a prefix, saved and read back, plus the rest of the prompt gives
+    the tokens (and logits) of the whole prompt read at once; a cache of another model
+    or a file that is not one is a `PromptCacheError`."""
+    import mlx.core as mx
+    import numpy as np
+
+    from mlxir.tools.llm.prompt_cache import PromptCache, PromptCacheError, make_prompt_cache
+
+    folder, _ = hf_folder
+    compiled, _ = llm.load(folder, cache_dir=tmp_path)
+    whole = [5, 6, 7, 8, 9, 10, 11, 12, 13]
+    expected = [(int(t.item()), np.array(lg)) for t, lg in llm.stream_tokens(compiled, mx.array([whole]), max_new_tokens=10)]
+    make_prompt_cache(compiled, whole[:6], model=str(folder)).save(tmp_path / "p.safetensors")
+    cache = PromptCache.load(tmp_path / "p.safetensors")
+    assert cache.tokens == whole[:6] and cache.model == str(folder)
+    got = [
+        (int(t.item()), np.array(lg))
+        for t, lg in llm.stream_tokens(compiled, mx.array([whole[6:]]), max_new_tokens=10, prompt_cache=cache)
+    ]
+    assert [t for t, _ in got] == [t for t, _ in expected]
+    assert max(float(np.abs(a - b).max()) for (_, a), (_, b) in zip(got, expected)) <= 1e-5
+    (tmp_path / "bogus.safetensors").write_bytes(b"not a cache")
+    with pytest.raises(PromptCacheError, match="not a prompt cache"):
+        PromptCache.load(tmp_path / "bogus.safetensors")
+    other = PromptCache(cache.tokens, [t[:, :1] for t in cache.kv])
+    with pytest.raises(PromptCacheError, match="made with another model"):
+        other.check(compiled)
+
+
+def test_cli_cache_prompt_then_generate(
+    hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`mlxir cache-prompt` then `generate --prompt-cache-file` (the model taken from
+    the cache) prints what generating from the whole text prints."""
+    folder, _ = hf_folder
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
+    cache_file = tmp_path / "prompt.safetensors"
+    capfd.readouterr()
+    assert main_with(["cache-prompt", "--model", str(folder), "-p", "the quick brown", "--prompt-cache-file", str(cache_file)]) == 0
+    assert "cached" in capfd.readouterr().err
+    tokenizer = FastTokenizer(folder)
+    whole = tokenizer.encode("the quick brown") + tokenizer.encode(" fox jumps", add_special_tokens=False)
+    expected_ids = llm.generate(llm.load(folder, cache_dir=tmp_path / "cache")[0], [whole], max_new_tokens=10)
+    expected = tokenizer.decode([int(t) for t in expected_ids[0, len(whole):]])
+    assert main_with(["generate", "--prompt-cache-file", str(cache_file), "-p", " fox jumps", "-m", "10", "--ignore-eos"]) == 0
+    assert capfd.readouterr().out == expected + "\n"
+    assert main_with(["cache-prompt", "--model", str(folder), "-p", "x", "--prompt-cache-file", str(tmp_path / "no" / "p")]) == 1
+    assert "does not exist" in capfd.readouterr().err

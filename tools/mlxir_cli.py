@@ -779,12 +779,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_output_folder(output: str | None) -> None:
+    """A file to write into a folder that does not exist is the user's to fix, said
+    before any work (not after a whole compile)."""
+    if output and output != "-" and not Path(output).parent.is_dir():
+        raise CliError(f"cannot write '{output}': the folder '{Path(output).parent}' does not exist")
+
+
 def main_with(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from mlxir.codegen.errors import ProgramError
     from mlxir.runtime.program import InputError
 
     try:
+        _check_output_folder(getattr(args, "output", None))
         return args.run(args)
     except BrokenPipeError:
         # The reader went away (`mlxir inspect m.mlxfb | head`): not an error of ours.
@@ -858,12 +866,29 @@ def _check_generate_arguments(args: argparse.Namespace) -> None:
             raise UsageError("--draft-model decodes greedily here: drop --temp/--top-k/--top-p/--min-p")
         if args.ids is not None:
             raise UsageError("--draft-model takes a text prompt (--prompt), not --ids")
-    model = args.model or args.program
+    if args.prompt_cache_file is not None:
+        if not Path(args.prompt_cache_file).is_file():
+            raise CliError(f"'{args.prompt_cache_file}': no such prompt cache file")
+        if args.draft_model is not None or args.ids is not None:
+            raise UsageError("--prompt-cache-file goes with a text prompt, without --draft-model or --ids")
+    model = args.model or args.program or _prompt_cache_model(args)
     if not model:
         raise UsageError("generate needs --model (a save_pretrained folder or a compiled .mlxfb)")
     for given in (model, args.draft_model):
         if given is not None and not Path(given).exists():
             raise CliError(f"'{given}': no such folder or program")
+
+
+def _prompt_cache_model(args: argparse.Namespace) -> str | None:
+    """The model a `--prompt-cache-file` was made with (mlx_lm's default for --model)."""
+    if getattr(args, "prompt_cache_file", None) is None:
+        return None
+    from mlxir.tools.llm.prompt_cache import PromptCache, PromptCacheError
+
+    try:
+        return PromptCache.load(args.prompt_cache_file).model or None
+    except PromptCacheError as error:
+        raise CliError(str(error)) from None
 
 
 def generate(args: argparse.Namespace) -> int:
@@ -873,7 +898,8 @@ def generate(args: argparse.Namespace) -> int:
     _check_generate_arguments(args)
     from mlxir.tools import llm
 
-    model = args.model or args.program
+    model = args.model or args.program or _prompt_cache_model(args)
+    assert model is not None  # checked above
     if args.ids is not None:
         return _generate_ids(args, model)
     prompt = DEFAULT_PROMPT if args.prompt is None else sys.stdin.read() if args.prompt == "-" else args.prompt
@@ -896,8 +922,16 @@ def generate(args: argparse.Namespace) -> int:
         )
     except (FileNotFoundError, ValueError) as error:
         raise CliError(str(error)) from None
+    from mlxir.tools.llm.prompt_cache import PromptCache, PromptCacheError
     from mlxir.tools.llm.speculative import SpeculativeStats
 
+    prompt_cache = None
+    if args.prompt_cache_file is not None:
+        try:
+            prompt_cache = PromptCache.load(args.prompt_cache_file)
+            prompt_cache.check(compiled)
+        except PromptCacheError as error:
+            raise CliError(str(error)) from None
     draft_stats = SpeculativeStats()
     extra_eos: list[int] = []
     for text in args.extra_eos_token:
@@ -925,6 +959,7 @@ def generate(args: argparse.Namespace) -> int:
             draft=draft,
             num_draft_tokens=args.num_draft_tokens,
             draft_stats=draft_stats,
+            prompt_cache=prompt_cache,
         )
         if args.verbose:
             print("==========", file=sys.stderr)
@@ -951,6 +986,32 @@ def generate(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         print(f"Peak memory: {stats.peak_memory / 1e9:.3f} GB", file=sys.stderr)
+    return 0
+
+
+def cache_prompt(args: argparse.Namespace) -> int:
+    """Reads a prompt once and saves the model's cache after it (mlx_lm.cache_prompt):
+    `generate --prompt-cache-file` then reads only what follows. The prompt is encoded
+    as text (the tokenizer's special tokens, no chat template)."""
+    model = args.model or args.program
+    if not model:
+        raise UsageError("cache-prompt needs --model (a save_pretrained folder or a compiled .mlxfb)")
+    if not Path(model).exists():
+        raise CliError(f"'{model}': no such folder or program")
+    target = Path(args.prompt_cache_file)
+    if not target.parent.is_dir():
+        raise CliError(f"cannot write '{target}': the folder '{target.parent}' does not exist")
+    text = sys.stdin.read() if args.prompt == "-" else args.prompt
+    from mlxir.tools import llm
+    from mlxir.tools.llm.prompt_cache import PromptCacheError, make_prompt_cache
+
+    try:
+        compiled, tokenizer = llm.load(model, tokenizer=args.tokenizer, use_cache=not args.no_cache)
+        cache = make_prompt_cache(compiled, tokenizer.encode(text), model=str(Path(model).resolve()))
+    except (FileNotFoundError, ValueError, PromptCacheError) as error:
+        raise CliError(str(error)) from None
+    cache.save(target)
+    print(f"cached {len(cache.tokens)} prompt tokens in {target}", file=sys.stderr)
     return 0
 
 
@@ -1036,6 +1097,21 @@ def add_generate_parser(sub: Any) -> None:
                         "the same tokens as without it)")
     parser.add_argument("--num-draft-tokens", type=int, default=3,
                         help="tokens the draft model proposes at a time (default 3)")
+    parser.add_argument("--prompt-cache-file", metavar="FILE",
+                        help="continue from a prompt cached by `mlxir cache-prompt` (the prompt's text follows it; "
+                        "--model defaults to the cache's)")
     parser.add_argument("--no-cache", action="store_true", help="compile without reading or writing the cache")
     add_quantize_arguments(parser)
     parser.set_defaults(run=generate)
+
+    cache_parser = sub.add_parser(
+        "cache-prompt",
+        help="compute a prompt's cache once and save it, for generate --prompt-cache-file (mlx_lm.cache_prompt)",
+    )
+    cache_parser.add_argument("program", nargs="?", help="same as --model")
+    cache_parser.add_argument("--model", help="a save_pretrained folder, or a compiled .mlxfb (with --tokenizer)")
+    cache_parser.add_argument("--tokenizer", help="the folder of the tokenizer (default: the model's folder)")
+    cache_parser.add_argument("--prompt", "-p", default="-", help="the prompt text; '-' reads it from stdin (default)")
+    cache_parser.add_argument("--prompt-cache-file", required=True, metavar="FILE", help="the file to write")
+    cache_parser.add_argument("--no-cache", action="store_true", help="compile without reading or writing the cache")
+    cache_parser.set_defaults(run=cache_prompt)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import mlx.core as mx
 
     from mlxir.tools.llm.compile import CompiledLLM
+    from mlxir.tools.llm.prompt_cache import PromptCache
     from mlxir.tools.llm.speculative import SpeculativeStats
     from mlxir.tools.tokenizer import TextTokenizer
 
@@ -39,6 +40,7 @@ def stream_tokens(
     prefill_chunk: int | None = None,
     sampler: Callable[[mx.array], mx.array] | None = None,
     logits_processors: Sequence[Callable[[mx.array, mx.array], mx.array]] = (),
+    prompt_cache: PromptCache | None = None,
 ) -> Iterator[tuple[mx.array, mx.array]]:
     """Yields `(token, logits)` step by step: the next token of every row (`mx.array`
     int64 `[B]`) and the logits it was chosen from (`[B, V]`, the program's dtype). The
@@ -50,7 +52,10 @@ def stream_tokens(
 
     `sampler` (mlx-lm's shape: logits `[B, V]` in, tokens out) replaces the built-in
     one (`do_sample`, `temperature`, `top_k`, `top_p`, `min_p`); each of
-    `logits_processors` (the tokens so far `[B, T]`, logits) rewrites the logits first."""
+    `logits_processors` (the tokens so far `[B, T]`, logits) rewrites the logits first.
+    `prompt_cache` (`prompt_cache.py`, one row) holds the cache after the tokens that
+    come before `input_ids`: only `input_ids` are read, and the tokens are those of the
+    whole prompt."""
     import mlx.core as mx
 
     from mlxir.evaluator.arrays import to_mx
@@ -90,9 +95,17 @@ def stream_tokens(
     attention = llm.kv_count  # the cache's first tensors; recurrent states follow
     limit = llm.max_capacity if fixed else None
     context = llm.context_limit
+    cached = 0
+    if prompt_cache is not None:
+        prompt_cache.check(llm)
+        if batch != 1:
+            raise ValueError(f"a prompt cache holds one sequence: input_ids has {batch} rows")
+        cached = len(prompt_cache.tokens)
+        if context is not None:
+            context -= cached  # the slots the cached prompt holds
     if context is not None and length > context:
-        raise ValueError(f"the prompt has {length} tokens: this program's context holds {context}")
-    kv = llm.empty_cache(batch)
+        raise ValueError(f"the prompt has {length + cached} tokens: this program's context holds {context + cached}")
+    kv = llm.empty_cache(batch) if prompt_cache is None else list(prompt_cache.kv)
     finished = mx.zeros((batch,), dtype=mx.bool_)
     # What earlier work left in MLX's buffer cache (an earlier stream's cache and
     # activations) would sit resident beside this stream's prefill.
@@ -127,7 +140,7 @@ def stream_tokens(
             logits, kv = llm.step(tokens, kv, evaluate=evaluate)
         return logits[:, -1, :]
 
-    history = ids
+    history = ids if prompt_cache is None else mx.concatenate([mx.array([prompt_cache.tokens], dtype=mx.int64), ids], axis=1)
 
     def choose(logits: mx.array) -> tuple[mx.array, mx.array]:
         """The next tokens, and which rows have finished once they are out."""
@@ -297,6 +310,7 @@ def stream_generate(
     draft: CompiledLLM | None = None,
     num_draft_tokens: int = 3,
     draft_stats: SpeculativeStats | None = None,
+    prompt_cache: PromptCache | None = None,
 ) -> Iterator[str]:
     """Yields the generated text piece by piece as tokens come (mlx-lm's
     `stream_generate`): the prompt goes through the tokenizer's chat template when it
@@ -310,7 +324,9 @@ def stream_generate(
     `stats`, when given, is filled in as generation goes."""
     import mlx.core as mx
 
-    if isinstance(prompt, str):
+    if isinstance(prompt, str) and prompt_cache is not None:
+        ids = tokenizer.encode(prompt, add_special_tokens=False)
+    elif isinstance(prompt, str):
         ids = tokenizer.encode_prompt(prompt, system_prompt=system_prompt, chat_template=chat_template)
     else:
         ids = [int(t) for t in prompt]
@@ -318,6 +334,8 @@ def stream_generate(
         raise ValueError("the prompt has no tokens")
     stats = stats if stats is not None else GenerationStats()
     stats.prompt_tokens = len(ids)
+    if draft is not None and prompt_cache is not None:
+        raise ValueError("speculative decoding does not start from a prompt cache")
     eos = None if ignore_eos else sorted({*tokenizer.eos_token_ids, *extra_eos_tokens}) or None
     if hasattr(mx, "reset_peak_memory"):
         mx.reset_peak_memory()
@@ -349,6 +367,7 @@ def stream_generate(
             eos_token_id=eos,
             sampler=sampler,
             logits_processors=logits_processors,
+            prompt_cache=prompt_cache,
         )
     stats.finish_reason = "length" if max_tokens == 0 else "context"
     for index, (token, _) in enumerate(steps):
