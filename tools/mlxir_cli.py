@@ -697,16 +697,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo_parser = sub.add_parser("demo", help="export, compile and run the built-in model")
-    demo_parser.add_argument("--seed", type=int, default=0)
+    demo_parser.add_argument("--seed", type=int, default=0, help="the seed of the built-in Llama's random weights (default 0)")
     demo_parser.add_argument("--print-ir", action="store_true", help="print the mlx-level IR")
     demo_parser.add_argument("--ops", action="store_true", help="print the op counts of each level")
     demo_parser.add_argument("-o", "--output", help="also write the program here")
-    demo_parser.add_argument("--new-tokens", type=int, default=16)
+    demo_parser.add_argument("--new-tokens", type=int, default=16, help="tokens the demo generates (default 16)")
     demo_parser.set_defaults(run=demo)
 
     compile_parser = sub.add_parser("compile", help="compile a saved ExportedProgram (.pt2)")
-    compile_parser.add_argument("input")
-    compile_parser.add_argument("-o", "--output")
+    compile_parser.add_argument("input", help="a saved ExportedProgram (torch.export.save), .pt2")
+    compile_parser.add_argument("-o", "--output", help="the file to write (the program, or IR with --emit; default: stdout for IR)")
     compile_parser.add_argument("--emit", choices=["aten", "mlx", "program"], default="program",
                                 help="aten|mlx: print the IR at that level, each op with its loc(\"node\"(file:line))")
     compile_parser.add_argument("--elide-weights", action="store_true",
@@ -725,7 +725,7 @@ def build_parser() -> argparse.ArgumentParser:
     debug_parser = sub.add_parser(
         "debug", help="find where a compiled program stops matching PyTorch: the first node (--bisect: pass)"
     )
-    debug_parser.add_argument("input_program", metavar="model.pt2")
+    debug_parser.add_argument("input_program", metavar="model.pt2", help="a saved ExportedProgram to compare node by node")
     debug_parser.add_argument("--input", action="append", default=[], help="a .npy file or an integer")
     debug_parser.add_argument("--bisect", action="store_true",
                               help="run the pipeline pass by pass; name the first that changes the outputs")
@@ -743,17 +743,17 @@ def build_parser() -> argparse.ArgumentParser:
     debug_parser.add_argument("--overlay", metavar="FILE",
                               help="write each node's error as Model Explorer node data (JSON)")
     debug_parser.add_argument("--overlay-metric", default="max_abs_error",
-                              choices=OVERLAY_METRICS)
+                              choices=OVERLAY_METRICS, help="the error the --overlay colours nodes by")
     debug_parser.set_defaults(run=debug)
 
     run_parser = sub.add_parser("run", help="run a program on .npy inputs (ints for SymInts)")
-    run_parser.add_argument("program")
+    run_parser.add_argument("program", help="a compiled program (.mlxfb or .pte)")
     run_parser.add_argument("--input", action="append", default=[], help="a .npy file or an integer")
     run_parser.add_argument("--output-dir", help="write output_<i>.npy files here")
     run_parser.set_defaults(run=run)
 
     inspect_parser = sub.add_parser("inspect", help="describe a program")
-    inspect_parser.add_argument("program")
+    inspect_parser.add_argument("program", help="a compiled program (.mlxfb or .pte)")
     inspect_parser.set_defaults(run=inspect)
 
     info_parser = sub.add_parser("info", help="versions, device, the BLAS MLX uses, thread settings")
