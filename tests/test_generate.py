@@ -518,3 +518,64 @@ def test_cli_cache_prompt_then_generate(
     assert capfd.readouterr().out == expected + "\n"
     assert main_with(["cache-prompt", "--model", str(folder), "-p", "x", "--prompt-cache-file", str(tmp_path / "no" / "p")]) == 1
     assert "does not exist" in capfd.readouterr().err
+
+
+def _rotating_reference(model: Any, prompt: list[int], steps: int, max_kv_size: int, keep: int) -> list[int]:
+    """Greedy tokens with a rotating cache, in transformers: a DynamicCache cut back to
+    its first `keep` and last `max_kv_size - keep` entries after every step, each new
+    token at its true position (mlx-lm's RotatingKVCache, written independently)."""
+    from transformers import DynamicCache
+
+    cache = DynamicCache()
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([prompt]), past_key_values=cache, use_cache=True)
+        tokens = [int(out.logits[0, -1].argmax())]
+        for position in range(len(prompt), len(prompt) + steps - 1):
+            held = cache.get_seq_length()
+            out = model(
+                input_ids=torch.tensor([[tokens[-1]]]),
+                past_key_values=cache,
+                position_ids=torch.tensor([[position]]),
+                cache_position=torch.tensor([held]),
+                attention_mask=torch.ones(1, held + 1, dtype=torch.long),
+                use_cache=True,
+            )
+            for layer in cache.layers:
+                if layer.keys.shape[2] > max_kv_size:
+                    layer.keys = torch.cat([layer.keys[:, :, :keep], layer.keys[:, :, -(max_kv_size - keep) :]], dim=2)
+                    layer.values = torch.cat([layer.values[:, :, :keep], layer.values[:, :, -(max_kv_size - keep) :]], dim=2)
+            tokens.append(int(out.logits[0, -1].argmax()))
+    return tokens
+
+
+def test_a_rotating_cache_generates_past_the_context_as_mlx_lm_keeps_it(
+    hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`max_kv_size` rotates the cache (the first 4 tokens kept, positions counting on):
+    the greedy tokens equal transformers' with the same rotation, well past the
+    rotation's start; with a window wider than the generation they are plain decoding's;
+    `mlxir generate --max-kv-size` goes past the program's context."""
+    import mlx.core as mx
+
+    folder, model = hf_folder
+    positioned, _ = llm.load(folder, cache_dir=tmp_path, positions=True)
+    plain, _ = llm.load(folder, cache_dir=tmp_path)
+    prompt = [5, 6, 7, 8, 9, 10, 11, 12]
+    ids = mx.array([prompt], dtype=mx.int64)
+    wide = [int(t.item()) for t, _ in llm.stream_tokens(positioned, ids, max_new_tokens=20, max_kv_size=64)]
+    assert wide == [int(t.item()) for t, _ in llm.stream_tokens(plain, ids, max_new_tokens=20)]
+    got = [int(t.item()) for t, _ in llm.stream_tokens(positioned, ids, max_new_tokens=40, max_kv_size=16)]
+    assert got == _rotating_reference(model, prompt, 40, 16, llm.generation.ROTATING_KEEP)
+    with pytest.raises(ValueError, match="load\\(..., positions=True\\)"):
+        next(llm.stream_tokens(plain, ids, max_kv_size=16))
+    with pytest.raises(ValueError, match="takes fewer"):
+        next(llm.stream_tokens(positioned, ids, max_kv_size=8))
+
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
+    capfd.readouterr()
+    argv = ["generate", "--model", str(folder), "-p", "fox", "-m", "300", "--ignore-eos", "--max-kv-size", "64"]
+    assert main_with(argv) == 0
+    err = capfd.readouterr().err
+    assert "Generation: 300 tokens" in err and "context" not in err
+    assert main_with([*argv[:-1], "3"]) == 2
+    assert "--max-kv-size must be more than the 4" in capfd.readouterr().err

@@ -866,6 +866,13 @@ def _check_generate_arguments(args: argparse.Namespace) -> None:
             raise UsageError("--draft-model decodes greedily here: drop --temp/--top-k/--top-p/--min-p")
         if args.ids is not None:
             raise UsageError("--draft-model takes a text prompt (--prompt), not --ids")
+    if args.max_kv_size is not None:
+        from mlxir.tools.llm.generation import ROTATING_KEEP
+
+        if args.max_kv_size <= ROTATING_KEEP:
+            raise UsageError(f"--max-kv-size must be more than the {ROTATING_KEEP} first tokens it keeps, not {args.max_kv_size}")
+        if args.draft_model is not None or args.prompt_cache_file is not None or args.ids is not None:
+            raise UsageError("--max-kv-size goes with a text prompt, without --draft-model, --prompt-cache-file or --ids")
     if args.prompt_cache_file is not None:
         if not Path(args.prompt_cache_file).is_file():
             raise CliError(f"'{args.prompt_cache_file}': no such prompt cache file")
@@ -914,6 +921,7 @@ def generate(args: argparse.Namespace) -> int:
             use_cache=not args.no_cache,
             quantize=_quantize_option(args),
             logits="all" if speculative else "last",
+            positions=args.max_kv_size is not None,
         )
         draft = (
             llm.load(args.draft_model, tokenizer=args.tokenizer or model, use_cache=not args.no_cache)[0]
@@ -960,6 +968,7 @@ def generate(args: argparse.Namespace) -> int:
             num_draft_tokens=args.num_draft_tokens,
             draft_stats=draft_stats,
             prompt_cache=prompt_cache,
+            max_kv_size=args.max_kv_size,
         )
         if args.verbose:
             print("==========", file=sys.stderr)
@@ -1097,6 +1106,9 @@ def add_generate_parser(sub: Any) -> None:
                         "the same tokens as without it)")
     parser.add_argument("--num-draft-tokens", type=int, default=3,
                         help="tokens the draft model proposes at a time (default 3)")
+    parser.add_argument("--max-kv-size", type=int, metavar="N",
+                        help="a rotating cache of N tokens (the first 4 kept, as mlx-lm's): generation goes on "
+                        "past the model's context")
     parser.add_argument("--prompt-cache-file", metavar="FILE",
                         help="continue from a prompt cached by `mlxir cache-prompt` (the prompt's text follows it; "
                         "--model defaults to the cache's)")

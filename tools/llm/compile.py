@@ -242,6 +242,7 @@ def load(
     progress: Callable[[str], None] | None = _notify,
     quantize: Quantize | None = None,
     logits: Literal["last", "all"] = "last",
+    positions: bool = False,
 ) -> tuple[CompiledLLM, TextTokenizer]:
     """The compiled step program and the tokenizer of `model`: a folder written by
     `save_pretrained` (config, weights and tokenizer), or a compiled `.mlxfb` with
@@ -254,7 +255,9 @@ def load(
     program takes no attention mask (one unpadded prompt; a state-space or hybrid
     model's recurrent program takes one, which `stream_generate` fills with ones) and
     keeps the last position's logits (`logits="all"`: every position's, which
-    speculative decoding reads; cached apart). `quantize` quantizes its matmul weights (a folder only; part of
+    speculative decoding reads; cached apart). `positions=True` compiles the growing
+    program that takes the attention mask and each row's position (a rotating cache,
+    `stream_tokens(max_kv_size=...)`, needs it; cached apart). `quantize` quantizes its matmul weights (a folder only; part of
     the cache key)."""
     from mlxir.runtime.program import Program
     from mlxir.runtime.program import load as load_program
@@ -273,7 +276,9 @@ def load(
     text_tokenizer = load_tokenizer(tokenizer or path)
     from mlxir.conversions.aten_to_mlx import host_target
 
-    options = {"attention_mask": False, "logits": logits}
+    options: dict[str, Any] = {"attention_mask": False, "logits": logits}
+    if positions:
+        options = {"attention_mask": True, "logits": logits, "cache": "growing"}
     scheme = {"quantize": quantize.key()} if quantize is not None else {}
     key = cache_key(path, **options, **scheme, target=host_target())
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
@@ -294,8 +299,8 @@ def load(
     if cache_layout(hf_model).recurrent_layers:
         # A state-space model's program is the recurrent one, which takes the mask
         # (`stream_tokens` passes all ones for the one unpadded prompt).
-        options = {**options, "attention_mask": True}
-    exported = export_llm(hf_model, **cast(dict[str, Any], options))  # the options are export_llm's
+        options = {**{k: v for k, v in options.items() if k != "cache"}, "attention_mask": True}
+    exported = export_llm(hf_model, **options)
     say(f"  torch.export: {exported.export_s:.1f} s")
     compiled = compile_llm(exported, quantize=quantize)
     timings = compiled.timings

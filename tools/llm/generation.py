@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from mlxir.tools.tokenizer import TextTokenizer
 
 
+ROTATING_KEEP = 4
+"""The first tokens a rotating cache keeps (mlx-lm's `RotatingKVCache` default)."""
+
+
 def stream_tokens(
     llm: CompiledLLM,
     input_ids: Any,
@@ -41,6 +45,8 @@ def stream_tokens(
     sampler: Callable[[mx.array], mx.array] | None = None,
     logits_processors: Sequence[Callable[[mx.array, mx.array], mx.array]] = (),
     prompt_cache: PromptCache | None = None,
+    max_kv_size: int | None = None,
+    keep: int = ROTATING_KEEP,
 ) -> Iterator[tuple[mx.array, mx.array]]:
     """Yields `(token, logits)` step by step: the next token of every row (`mx.array`
     int64 `[B]`) and the logits it was chosen from (`[B, V]`, the program's dtype). The
@@ -55,7 +61,13 @@ def stream_tokens(
     `logits_processors` (the tokens so far `[B, T]`, logits) rewrites the logits first.
     `prompt_cache` (`prompt_cache.py`, one row) holds the cache after the tokens that
     come before `input_ids`: only `input_ids` are read, and the tokens are those of the
-    whole prompt."""
+    whole prompt.
+
+    `max_kv_size` makes the cache rotate as mlx-lm's `RotatingKVCache` does: once it
+    holds that many tokens, each new one drops the oldest after the first `keep`, and
+    positions keep counting, so generation goes on past the program's context. It takes
+    the growing program with positions (`load(..., positions=True)`), one unpadded row
+    and a prompt shorter than `max_kv_size`."""
     import mlx.core as mx
 
     from mlxir.evaluator.arrays import to_mx
@@ -103,6 +115,16 @@ def stream_tokens(
         cached = len(prompt_cache.tokens)
         if context is not None:
             context -= cached  # the slots the cached prompt holds
+    if max_kv_size is not None:
+        if llm.cache != "growing" or not llm.with_mask:
+            raise ValueError("a rotating cache (max_kv_size) takes the growing program with positions: load(..., positions=True)")
+        if batch != 1 or attention_mask is not None or prompt_cache is not None:
+            raise ValueError("a rotating cache (max_kv_size) takes one unpadded row, without a prompt cache")
+        if not 0 <= keep < max_kv_size:
+            raise ValueError(f"max_kv_size must be more than the {keep} tokens it keeps, got {max_kv_size}")
+        if length >= max_kv_size:
+            raise ValueError(f"the prompt has {length} tokens: a rotating cache of {max_kv_size} takes fewer")
+        context = None  # the cache never outgrows max_kv_size
     if context is not None and length > context:
         raise ValueError(f"the prompt has {length + cached} tokens: this program's context holds {context + cached}")
     kv = llm.empty_cache(batch) if prompt_cache is None else list(prompt_cache.kv)
@@ -134,6 +156,12 @@ def stream_tokens(
                     mx.where(mx.reshape(real, (-1, *([1] * (new.ndim - 1)))), new, old)
                     for new, old in zip(kv[attention:], before[attention:])
                 ]
+        elif max_kv_size is not None:
+            held = kv[0].shape[2]
+            window = mx.ones((1, held + tokens.shape[1]), dtype=mx.int64)
+            logits, kv = llm.step(tokens, kv, window, mx.array([start], dtype=mx.int64), evaluate=evaluate)
+            if held + tokens.shape[1] > max_kv_size:
+                kv = [mx.concatenate([t[:, :, :keep], t[:, :, t.shape[2] - (max_kv_size - keep) :]], axis=2) for t in kv]
         elif llm.with_mask:
             logits, kv = llm.step(tokens, kv, mask[:, :stop], start - pads, evaluate=evaluate)
         else:
@@ -193,7 +221,7 @@ def stream_tokens(
         total = length + index + 1
         more = (max_new_tokens < 0 or index + 1 < max_new_tokens) and (context is None or total <= context)
         if more:
-            if llm.with_mask and not fixed:
+            if llm.with_mask and not fixed and max_kv_size is None:
                 mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
             following_logits = run(token[:, None], total - 1, total, evaluate=False)
             following, following_done = choose(following_logits)
@@ -311,6 +339,7 @@ def stream_generate(
     num_draft_tokens: int = 3,
     draft_stats: SpeculativeStats | None = None,
     prompt_cache: PromptCache | None = None,
+    max_kv_size: int | None = None,
 ) -> Iterator[str]:
     """Yields the generated text piece by piece as tokens come (mlx-lm's
     `stream_generate`): the prompt goes through the tokenizer's chat template when it
@@ -334,8 +363,8 @@ def stream_generate(
         raise ValueError("the prompt has no tokens")
     stats = stats if stats is not None else GenerationStats()
     stats.prompt_tokens = len(ids)
-    if draft is not None and prompt_cache is not None:
-        raise ValueError("speculative decoding does not start from a prompt cache")
+    if draft is not None and (prompt_cache is not None or max_kv_size is not None):
+        raise ValueError("speculative decoding takes neither a prompt cache nor a rotating cache")
     eos = None if ignore_eos else sorted({*tokenizer.eos_token_ids, *extra_eos_tokens}) or None
     if hasattr(mx, "reset_peak_memory"):
         mx.reset_peak_memory()
@@ -368,6 +397,7 @@ def stream_generate(
             sampler=sampler,
             logits_processors=logits_processors,
             prompt_cache=prompt_cache,
+            max_kv_size=max_kv_size,
         )
     stats.finish_reason = "length" if max_tokens == 0 else "context"
     for index, (token, _) in enumerate(steps):
