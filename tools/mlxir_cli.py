@@ -873,6 +873,16 @@ def _check_generate_arguments(args: argparse.Namespace) -> None:
             raise UsageError(f"--max-kv-size must be more than the {ROTATING_KEEP} first tokens it keeps, not {args.max_kv_size}")
         if args.draft_model is not None or args.prompt_cache_file is not None or args.ids is not None:
             raise UsageError("--max-kv-size goes with a text prompt, without --draft-model, --prompt-cache-file or --ids")
+    if args.kv_bits is not None:
+        from mlxir.tools.llm.kv_quantization import KV_BITS, KV_GROUP_SIZES
+
+        if args.kv_bits not in KV_BITS or args.kv_group_size not in KV_GROUP_SIZES:
+            raise UsageError(
+                f"--kv-bits takes {', '.join(map(str, KV_BITS))} and --kv-group-size "
+                f"{', '.join(map(str, KV_GROUP_SIZES))}, not {args.kv_bits} and {args.kv_group_size}"
+            )
+        if args.max_kv_size is not None or args.draft_model is not None or args.prompt_cache_file is not None:
+            raise UsageError("--kv-bits goes without --max-kv-size, --draft-model and --prompt-cache-file")
     if args.prompt_cache_file is not None:
         if not Path(args.prompt_cache_file).is_file():
             raise CliError(f"'{args.prompt_cache_file}': no such prompt cache file")
@@ -969,6 +979,8 @@ def generate(args: argparse.Namespace) -> int:
             draft_stats=draft_stats,
             prompt_cache=prompt_cache,
             max_kv_size=args.max_kv_size,
+            kv_bits=args.kv_bits,
+            kv_group_size=args.kv_group_size,
         )
         if args.verbose:
             print("==========", file=sys.stderr)
@@ -1109,6 +1121,9 @@ def add_generate_parser(sub: Any) -> None:
     parser.add_argument("--max-kv-size", type=int, metavar="N",
                         help="a rotating cache of N tokens (the first 4 kept, as mlx-lm's): generation goes on "
                         "past the model's context")
+    parser.add_argument("--kv-bits", type=int, metavar="BITS",
+                        help="hold the KV cache quantized to BITS bits between steps (default: not quantized)")
+    parser.add_argument("--kv-group-size", type=int, default=64, help="with --kv-bits: 32, 64 or 128 (default 64)")
     parser.add_argument("--prompt-cache-file", metavar="FILE",
                         help="continue from a prompt cached by `mlxir cache-prompt` (the prompt's text follows it; "
                         "--model defaults to the cache's)")

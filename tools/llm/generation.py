@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from mlxir.tools.llm.kv_quantization import QuantizedCache
 from mlxir.tools.llm.sampling import apply_processors, sample_next
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ def stream_tokens(
     prompt_cache: PromptCache | None = None,
     max_kv_size: int | None = None,
     keep: int = ROTATING_KEEP,
+    kv_bits: int | None = None,
+    kv_group_size: int = 64,
 ) -> Iterator[tuple[mx.array, mx.array]]:
     """Yields `(token, logits)` step by step: the next token of every row (`mx.array`
     int64 `[B]`) and the logits it was chosen from (`[B, V]`, the program's dtype). The
@@ -67,7 +70,10 @@ def stream_tokens(
     holds that many tokens, each new one drops the oldest after the first `keep`, and
     positions keep counting, so generation goes on past the program's context. It takes
     the growing program with positions (`load(..., positions=True)`), one unpadded row
-    and a prompt shorter than `max_kv_size`."""
+    and a prompt shorter than `max_kv_size`.
+
+    `kv_bits` holds the cache quantized between steps (`kv_quantization.py`, groups of
+    `kv_group_size` along the head dimension), on the growing program without a mask."""
     import mlx.core as mx
 
     from mlxir.evaluator.arrays import to_mx
@@ -127,6 +133,15 @@ def stream_tokens(
         context = None  # the cache never outgrows max_kv_size
     if context is not None and length > context:
         raise ValueError(f"the prompt has {length + cached} tokens: this program's context holds {context + cached}")
+    quantized: QuantizedCache | None = None
+    if kv_bits is not None:
+        if llm.cache != "growing" or llm.with_mask or prompt_cache is not None or max_kv_size is not None:
+            raise ValueError(
+                "a quantized KV cache (kv_bits) takes the growing program without a mask (what llm.load "
+                "compiles), without a prompt cache or a rotating cache"
+            )
+        quantized = QuantizedCache(kv_bits, kv_group_size)
+        quantized.check([d for _, d in llm.kv_shapes])
     kv = llm.empty_cache(batch) if prompt_cache is None else list(prompt_cache.kv)
     finished = mx.zeros((batch,), dtype=mx.bool_)
     # What earlier work left in MLX's buffer cache (an earlier stream's cache and
@@ -164,6 +179,10 @@ def stream_tokens(
                 kv = [mx.concatenate([t[:, :, :keep], t[:, :, t.shape[2] - (max_kv_size - keep) :]], axis=2) for t in kv]
         elif llm.with_mask:
             logits, kv = llm.step(tokens, kv, mask[:, :stop], start - pads, evaluate=evaluate)
+        elif quantized is not None:
+            logits, full = llm.step(tokens, quantized.dequantized(kv), evaluate=evaluate)
+            quantized.append(full)
+            kv = quantized.arrays()
         else:
             logits, kv = llm.step(tokens, kv, evaluate=evaluate)
         return logits[:, -1, :]
@@ -340,6 +359,8 @@ def stream_generate(
     draft_stats: SpeculativeStats | None = None,
     prompt_cache: PromptCache | None = None,
     max_kv_size: int | None = None,
+    kv_bits: int | None = None,
+    kv_group_size: int = 64,
 ) -> Iterator[str]:
     """Yields the generated text piece by piece as tokens come (mlx-lm's
     `stream_generate`): the prompt goes through the tokenizer's chat template when it
@@ -398,6 +419,8 @@ def stream_generate(
             logits_processors=logits_processors,
             prompt_cache=prompt_cache,
             max_kv_size=max_kv_size,
+            kv_bits=kv_bits,
+            kv_group_size=kv_group_size,
         )
     stats.finish_reason = "length" if max_tokens == 0 else "context"
     for index, (token, _) in enumerate(steps):
