@@ -6,6 +6,7 @@ expressions come from the program file and are parsed here, never handed to `eva
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,11 +30,13 @@ class InputSpec:
     shape: tuple[int | None, ...]
     dims: tuple[str, ...]
 
-    def describe(self) -> str:
+    def describe(self, symbols: bool = True) -> str:
+        """`float32[s0, 4]`, or with `symbols=False` (for messages to users, who never
+        named torch.export's symbols) `float32[?, 4]`."""
         if self.dtype == "index":
             return "an integer"
         dims = ", ".join(
-            str(d) if d is not None else (self.dims[i] if i < len(self.dims) and self.dims[i] else "?")
+            str(d) if d is not None else (self.dims[i] if symbols and i < len(self.dims) and self.dims[i] else "?")
             for i, d in enumerate(self.shape)
         )
         return f"{self.dtype}[{dims}]"
@@ -81,6 +84,7 @@ class InputBinder:
                 f"({', '.join(s.name for s in self.specs)}), got {len(inputs)}"
             )
         bindings: dict[str, int] = {}
+        bound_by: dict[str, str] = {}  # symbol -> the input dim that fixed it, for messages
         derived: list[tuple[InputSpec, int, int, int]] = []
         arrays: list[Any] = []
         for position, (spec, value) in enumerate(zip(self.specs, inputs)):
@@ -92,10 +96,11 @@ class InputBinder:
                 arrays.append(int(value))
                 if spec.dims and spec.dims[0].isidentifier():
                     bindings.setdefault(spec.dims[0], int(value))
+                    bound_by.setdefault(spec.dims[0], f"input '{spec.name}'")
                 continue
             if kind_of(value) == "other":
                 raise InputError(
-                    f"input '{spec.name}': expected a tensor {spec.describe()}, got "
+                    f"input '{spec.name}': expected a tensor {spec.describe(symbols=False)}, got "
                     f"{type(value).__name__}"
                 )
             dtype = dtype_name(value)
@@ -106,18 +111,18 @@ class InputBinder:
             shape = tuple(int(d) for d in value.shape)
             if len(shape) != len(spec.shape):
                 raise InputError(
-                    f"input '{spec.name}': expected rank {len(spec.shape)} ({spec.describe()}), "
+                    f"input '{spec.name}': expected rank {len(spec.shape)} ({spec.describe(symbols=False)}), "
                     f"got shape {list(shape)}"
                 )
             for axis, (want, got) in enumerate(zip(spec.shape, shape)):
                 if want is not None and want != got:
                     raise InputError(
-                        f"input '{spec.name}': dim {axis} must be {want} ({spec.describe()}), "
+                        f"input '{spec.name}': dim {axis} must be {want} ({spec.describe(symbols=False)}), "
                         f"got shape {list(shape)}"
                     )
                 if want is None and axis < len(spec.dims) and spec.dims[axis]:
                     if spec.dims[axis].isidentifier():
-                        self._bind(spec, axis, spec.dims[axis], got, bindings)
+                        self._bind(spec, axis, spec.dims[axis], got, bindings, bound_by)
                     else:
                         derived.append((spec, position, axis, got))
             try:
@@ -129,26 +134,27 @@ class InputBinder:
         for spec, position, axis, got in derived:
             expected = evaluate_size(self.size_expressions[position][axis], bindings)
             if expected is not None and expected != got:
-                raise InputError(
-                    f"input '{spec.name}': dim {axis} must be {spec.dims[axis]} = {expected}, "
-                    f"got {got}"
+                relation = re.sub(
+                    r"[A-Za-z_]\w*", lambda m: f"[{bound_by[m[0]]}]" if m[0] in bound_by else m[0], spec.dims[axis]
                 )
+                raise InputError(f"input '{spec.name}': dim {axis} must be {relation} = {expected}, got {got}")
         return arrays
 
-    def _bind(self, spec: InputSpec, axis: int, expr: str, size: int, bindings: dict[str, int]) -> None:
+    def _bind(
+        self, spec: InputSpec, axis: int, expr: str, size: int, bindings: dict[str, int], bound_by: dict[str, str]
+    ) -> None:
         ranges = self.symbol_ranges
         if expr in ranges:
             lo, hi = ranges[expr]
             if size < lo or (hi >= 0 and size > hi):
                 bound = f"[{lo}, {hi}]" if hi >= 0 else f"[{lo}, inf)"
-                raise InputError(
-                    f"input '{spec.name}': dim {axis} ({expr}) must lie in {bound}, got {size}"
-                )
+                raise InputError(f"input '{spec.name}': dim {axis} must lie in {bound}, got {size}")
         if bindings.setdefault(expr, size) != size:
             raise InputError(
-                f"input '{spec.name}': dim {axis} is {expr}, which another input fixed to "
-                f"{bindings[expr]}, got {size}"
+                f"input '{spec.name}': dim {axis} must equal {bound_by[expr]} ({bindings[expr]}), "
+                f"got {size}"
             )
+        bound_by.setdefault(expr, f"input '{spec.name}' dim {axis}")
 
 
 MAX_SIZE_EXPRESSION = 256

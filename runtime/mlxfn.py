@@ -167,7 +167,7 @@ def declared_signature(program: Program) -> list[SignatureItem]:
             )
         if None in spec.shape:
             raise ExportError(
-                f"input '{spec.name}' has a dynamic shape ({spec.describe()}): give the "
+                f"input '{spec.name}' has a dynamic shape ({spec.describe(symbols=False)}): give the "
                 "shapes to export"
             )
         signature.append(tuple(d for d in spec.shape if d is not None))
@@ -180,7 +180,7 @@ def parse_signature(text: str, program: Program) -> list[SignatureItem]:
     an integer input. Raises `InputError` naming what does not parse."""
     items = [item.strip() for item in text.split(",")]
     if len(items) != len(program.inputs):
-        names = ", ".join(f"{s.name} ({s.describe()})" for s in program.inputs)
+        names = ", ".join(f"{s.name} ({s.describe(symbols=False)})" for s in program.inputs)
         raise InputError(f"{len(items)} item(s), the program takes {len(program.inputs)} input(s): {names}")
     signature: list[SignatureItem] = []
     for spec, item in zip(program.inputs, items):

@@ -254,13 +254,13 @@ def test_integer_outputs_cannot_be_exported(tmp_path: Path) -> None:
     ("argv", "message"),
     [
         (["--shape", "2x9,8"], "signature 1 (2x9,8): input 'x': dim 1 must be 8"),
-        (["--shape", "2x8,8", "--shape", "99x8,8"], "signature 2 (99x8,8): input 'x': dim 0 (s"),
-        (["--shape", "2x8"], "--shape 2x8: 1 item(s), the program takes 2 input(s): x (float32[s"),
+        (["--shape", "2x8,8", "--shape", "99x8,8"], "signature 2 (99x8,8): input 'x': dim 0 must lie in"),
+        (["--shape", "2x8"], "--shape 2x8: 1 item(s), the program takes 2 input(s): x (float32[?"),
         (["--shape", "2by8,8"], "input 'x': expected a shape like 2x16"),
         (["--shape", "2x8,8", "--shape", "2x8,8"], "signature 2 has the tensor shapes of signature 1"),
-        ([], "input 'x' has a dynamic shape (float32[s"),
+        ([], "input 'x' has a dynamic shape (float32[?"),
         (["--shape", "2x8,8", "--state", "state.npz"], "the state file must end in .safetensors"),
-        (["-o", "/nonexistent/f.mlxfn", "--shape", "2x8,8"], "no such folder '/nonexistent'"),
+        (["-o", "/nonexistent/f.mlxfn", "--shape", "2x8,8"], "the folder '/nonexistent' does not exist"),
     ],
 )
 def test_cli_errors_are_one_line(

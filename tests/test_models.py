@@ -154,8 +154,8 @@ def test_input_kinds_are_returned_in_kind() -> None:
         ((torch.zeros(1, 4),), "input 'tokens': expected dtype int64, got float32"),
         ((torch.zeros(4, dtype=torch.int64),), "expected rank 2"),
         ((torch.zeros(2, 4, dtype=torch.int64),), "dim 0 must be 1"),
-        ((torch.zeros(1, 65, dtype=torch.int64),), "dim 1 \\(s\\d+\\) must lie in \\[2, 64\\], got 65"),
-        (("tokens",), "expected a tensor int64\\[1, s\\d+\\], got str"),
+        ((torch.zeros(1, 65, dtype=torch.int64),), "dim 1 must lie in \\[2, 64\\], got 65"),
+        (("tokens",), "expected a tensor int64\\[1, \\?\\], got str"),
     ],
 )
 def test_wrong_inputs_name_the_input(inputs: tuple, message: str) -> None:

@@ -130,7 +130,7 @@ def test_decoder_structure_errors_name_the_path(
     program = mlxir.load(decoder_programs[torch.float32][1])
     ids = torch.randint(0, 50, (1, 4))
     past = _cache(1, 6, torch.float32, 2)
-    with pytest.raises(mlxir.InputError, match=r"input 'past_kv\[3\]': expected rank 4 \(float32\[1, 2, s\d+, 16\]\), got shape \[1, 2, 6\]"):
+    with pytest.raises(mlxir.InputError, match=r"input 'past_kv\[3\]': expected rank 4 \(float32\[1, 2, \?, 16\]\), got shape \[1, 2, 6\]"):
         program(ids, (*past[:3], past[3][..., 0]))
     with pytest.raises(mlxir.InputError, match=r"past_kv: expected 4 items, got a tuple of 3"):
         program(ids, past[:3])

@@ -66,9 +66,8 @@ class UnsupportedDtypeError(ImportError_):
 
 COMPLEX_UNSUPPORTED = (
     "complex numbers are supported as complex64 only, MLX's one complex type (float32 "
-    "real and imaginary parts), and only by the ops of `COMPLEX_PACKETS`: moving, "
-    "casting, adding, multiplying, conjugating and Fourier-transforming them, their "
-    "abs and angle"
+    "real and imaginary parts), and only by the ops that move, cast, add, multiply, "
+    "conjugate and Fourier-transform them, and their abs and angle"
 )
 
 COMPLEX_PACKETS: frozenset[str] = frozenset(
