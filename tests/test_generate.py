@@ -645,3 +645,15 @@ def test_cli_kv_bits_checks(
     assert main_with(["generate", "--model", str(folder), "-p", "x", "--kv-bits", "8", "--kv-group-size", "32"]) == 1
     err = capfd.readouterr().err
     assert "head dimensions divisible by it; this model's are 16" in err and "Traceback" not in err
+
+
+def test_generate_called_as_mlx_lm_returns_the_text(hf_folder: tuple[Path, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder, model = hf_folder
+    _, expected = _expected(folder, model, "quick brown fox", 12)
+    compiled, tokenizer = llm.load(folder, cache_dir=tmp_path)
+    assert llm.generate(compiled, tokenizer, "quick brown fox", max_tokens=12) == expected
+    assert llm.generate(compiled, tokenizer, prompt="quick brown fox", max_tokens=12, verbose=True) == expected
+    out = capsys.readouterr().out
+    assert out.startswith(expected) and "Generation: " in out
+    with pytest.raises(TypeError, match="give the prompt"):
+        llm.generate(compiled, tokenizer)

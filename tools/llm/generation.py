@@ -285,8 +285,31 @@ def generate(
     """Generates up to `max_new_tokens` tokens after the prompt; returns the prompt and
     the new tokens, `[B, S + new]`, as the kind of `input_ids` (torch, numpy or MLX),
     like `model.generate`. `on_token` sees each step's tokens; `logits`, if given, gets
-    each step's logits appended. Options: see `stream_tokens`."""
+    each step's logits appended. Options: see `stream_tokens`.
+
+    Called as mlx-lm's `generate(model, tokenizer, prompt, verbose=False, **kwargs)`
+    (a tokenizer in second place, the prompt text or ids third or as `prompt=`), it
+    returns the generated text: `stream_generate`'s pieces joined, its keyword
+    arguments taken as they are, and with `verbose` the text and the speeds printed."""
     import mlx.core as mx
+
+    if hasattr(input_ids, "encode_prompt"):  # mlx-lm's generate(model, tokenizer, prompt)
+        prompt = options.pop("prompt", attention_mask)
+        if prompt is None:
+            raise TypeError("generate(model, tokenizer, prompt): give the prompt")
+        verbose = bool(options.pop("verbose", False))
+        stats = options.pop("stats", None) or GenerationStats()
+        text = ""
+        for piece in stream_generate(llm, input_ids, prompt, stats=stats, **options):
+            text += piece
+            if verbose:
+                print(piece, end="", flush=True)
+        if verbose:
+            print()
+            print(f"Prompt: {stats.prompt_tokens} tokens, {stats.prompt_tps:.3f} tokens-per-sec")
+            print(f"Generation: {stats.generation_tokens} tokens, {stats.generation_tps:.3f} tokens-per-sec")
+            print(f"Peak memory: {stats.peak_memory / 1e9:.3f} GB")
+        return text
 
     from mlxir.evaluator.arrays import to_mx
 
