@@ -221,3 +221,18 @@ def test_compile_into_a_missing_folder_fails_before_compiling(
     err = capsys.readouterr().err
     assert f"the folder '{target.parent}' does not exist" in err
     assert "compile stages" not in err and "internal error" not in err
+
+
+def test_mlx_opt_names_unsupported_ops_as_the_inputs_fault(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mlxir.tools.mlx_opt import run as mlx_opt
+
+    class Eigenvalues(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.linalg.eigvals(x).real
+
+    path = tmp_path / "eig.pt2"
+    torch.export.save(torch.export.export(Eigenvalues(), (torch.randn(3, 3),)), path)
+    assert mlx_opt([str(path), "-p", "lower-to-mlx"]) == 1
+    err = capsys.readouterr().err
+    assert "unsupported op(s)" in err and "aten.linalg_eig" in err and "test_cli.py:" in err
+    assert "internal error" not in err and "Traceback" not in err

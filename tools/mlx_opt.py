@@ -404,6 +404,11 @@ class MlxOptMain(xDSLOptMain):
             notes = "".join(f"\n{note}" for note in getattr(error, "__notes__", ()))
             diagnostic = Diagnostic("error", where or self.get_input_name(), _verifier_message(error))
             return diagnostic, f"{diagnostic.location}: error: {message}{notes}"
+        importer = sys.modules.get("mlxir.conversions.torch_to_aten")
+        if importer is not None and isinstance(error, importer.ImportError_):
+            # A .pt2 with ops mlxir does not support: each named with its source line.
+            diagnostic = Diagnostic("error", self.get_input_name(), _first_line(error))
+            return diagnostic, f"{TOOL_NAME}: error: {str(error).rstrip()}"
         if isinstance(error, ArgSpecParseError | ValueError):
             diagnostic = Diagnostic("error", self.get_input_name(), _first_line(error))
             return diagnostic, f"{TOOL_NAME}: error: {diagnostic.message}"
