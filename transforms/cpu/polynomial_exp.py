@@ -1,9 +1,9 @@
 """`cpu-polynomial-exp`: `exp`, `sigmoid`, `erf` and `softmax` on MLX's CPU computed
 from a polynomial of arithmetic ops, written into the program.
 
-The formulas and their accuracy are `runtime/cpu/polynomial.py`'s (within 2 ulp for
-`exp`, 2e-7 for `erf`), whose CPU kernels already take them at run time on enough
-values; this pass writes the same ops into the program instead, where a whole
+The formulas and their accuracy are `support/polynomial.py`'s (within 2 ulp for
+`exp`, 2e-7 for `erf`), which the CPU backend's kernels (`runtime/cpu/polynomial.py`)
+already take at run time on enough values; this pass writes the same ops into the program instead, where a whole
 program traced by `mx.compile` fuses them with their neighbours.
 Softmax becomes `e / sum(e)` with `e = exp(x - max(x))`, the composition MLX's own
 kernel computes."""
@@ -37,7 +37,7 @@ from xdsl.pattern_rewriter import (
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, shape_of
-from mlxir.runtime.cpu import polynomial
+from mlxir.support import polynomial
 from mlxir.transforms.canonicalization.mlx import scalar_dense
 
 
