@@ -10,10 +10,12 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     FileLineColLoc,
     IntAttr,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
     TensorType,
+    i64,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -47,7 +49,7 @@ def deserialize(data: bytes | bytearray | memoryview | Any, ctx: Context | None 
             dtype = dtypes.of_ir(op.type.get_element_type())
             assert dtype is not None  # read_program checked every global's type
             op.properties["value"] = dense_attr(
-                info.constants[slots[op.sym_name.data]], dtype, tuple(op.type.get_shape())
+                info.constants[slots[op.sym_name.data]], dtype, tuple(op.value_type.get_shape())
             )
     return module
 
@@ -95,7 +97,10 @@ def _build(info: ProgramInfo, ctx: Context) -> ModuleOp:
         slot = info.slots[g.slot]
         type_ = ir_type(slot)
         assert isinstance(type_, TensorType)
-        top.add_op(GlobalOp(g.name, cast(TensorType[Attribute], type_), g.kind))
+        global_op = GlobalOp(g.name, cast(TensorType[Attribute], type_), g.kind)
+        if g.ranks > 1:
+            global_op.ranks = IntegerAttr(g.ranks, i64)
+        top.add_op(global_op)
         global_by_slot[g.slot] = g
 
     block = Block(arg_types=[ir_type(info.slots[s]) for s in info.inputs])

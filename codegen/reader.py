@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -172,6 +172,9 @@ class GlobalInfo:
     """Where its payload starts, in bytes from the payload segment's start."""
     length: int = 0
     """The payload's size in bytes."""
+    ranks: int = 1
+    """A global split over ranks holds this many slices of its slot's shape, one after
+    another; each rank reads its own (`ProgramInfo.for_rank`)."""
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,28 @@ class ProgramInfo:
     segment_start: int = 0
     """Where the payload segment starts in the program's bytes (the FlatBuffer and its
     padding come before)."""
+
+    @property
+    def ranks(self) -> int:
+        """How many ranks the program is split over (`shard-tensor-parallel`): 1 when
+        no global is split."""
+        return max((g.ranks for g in self.globals), default=1)
+
+    def for_rank(self, rank: int) -> ProgramInfo:
+        """The program as rank `rank` of `ranks` sees it: each split global's payload
+        is its own slice of the stored slices."""
+        if not 0 <= rank < self.ranks:
+            raise ProgramError(f"rank {rank} is not one of the program's {self.ranks} ranks")
+        globals_: list[GlobalInfo] = []
+        payloads = dict(self.payloads)
+        for g in self.globals:
+            if g.ranks > 1:
+                length = g.length // g.ranks
+                g = replace(g, offset=g.offset + rank * length, length=length, ranks=1)
+                whole = payloads[g.slot]
+                payloads[g.slot] = replace(whole, offset=g.offset, length=length, shape=whole.shape[1:])
+            globals_.append(g)
+        return replace(self, globals=tuple(globals_), payloads=MappingProxyType(payloads))
 
     @cached_property
     def constants(self) -> Mapping[int, np.ndarray]:
@@ -405,10 +430,18 @@ class _Reader:
                 raise ProgramError(f"{what}: a global's slot must have a static shape")
             shape = tuple(d for d in info.shape if d is not None)
             offset, length = t.int("offset"), t.int("length")
+            ranks = max(t.int("ranks"), 1)
+            if ranks > 1 and kind == "state":
+                raise ProgramError(f"{what}: mutable state cannot be split over ranks")
             payloads[slot] = check_payload(
-                self.segment, offset, length, dtypes.BY_NAME[info.dtype], shape, what
+                self.segment,
+                offset,
+                length,
+                dtypes.BY_NAME[info.dtype],
+                (ranks, *shape) if ranks > 1 else shape,
+                what,
             )
-            globals_.append(GlobalInfo(name, kind, slot, offset, length))
+            globals_.append(GlobalInfo(name, kind, slot, offset, length, ranks))
         return tuple(globals_), payloads
 
     def _state(

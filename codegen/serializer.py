@@ -13,7 +13,6 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     ModuleOp,
     StringAttr,
-    TensorType,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -212,7 +211,7 @@ class _Serializer:
         alloc = allocate(global_slots, arguments, body, list(terminator.operands), global_reads)
 
         # Payloads first: the segment is laid out in global order.
-        global_records: list[tuple[str, str, int, int, int]] = []
+        global_records: list[tuple[str, str, int, int, int, int]] = []
         for done, g in enumerate(self.globals):
             report("serialize: weights", done, len(self.globals))
             global_records.append(self._global_payload(g, global_index[g.sym_name.data]))
@@ -233,7 +232,7 @@ class _Serializer:
 
         slots = [self._slot(spec) for spec in alloc.slots]
         globals_vec: list[int] = []
-        for name, kind, slot, offset, length in global_records:
+        for name, kind, slot, offset, length, ranks in global_records:
             name_off = w.string(name)
             Global.Start(b)
             Global.AddName(b, name_off)
@@ -241,9 +240,11 @@ class _Serializer:
             Global.AddSlot(b, slot)
             Global.AddOffset(b, offset)
             Global.AddLength(b, length)
+            if ranks > 1:
+                Global.AddRanks(b, ranks)
             globals_vec.append(Global.End(b))
         state_vec: list[int] = []
-        for name, kind, slot, _, _ in global_records:
+        for name, kind, slot, _, _, _ in global_records:
             if kind != "state":
                 continue
             name_off = w.string(name)
@@ -288,7 +289,7 @@ class _Serializer:
         flatbuffer = b.Output()
         padding = bytes(-len(flatbuffer) % PAYLOAD_ALIGNMENT)
         self.segment_start = len(flatbuffer) + len(padding)
-        self.payload_ranges = [(offset, length) for _, _, _, offset, length in global_records]
+        self.payload_ranges = [(offset, length) for _, _, _, offset, length, _ in global_records]
         return ProgramParts(bytes(flatbuffer) + padding, tuple(w.segment), frozenset(w.global_chunks))
 
     # -- pieces ------------------------------------------------------------------
@@ -349,13 +350,13 @@ class _Serializer:
         Location.AddColumn(self.b, column)
         return Location.End(self.b)
 
-    def _global_payload(self, g: GlobalOp, slot: int) -> tuple[str, str, int, int, int]:
+    def _global_payload(self, g: GlobalOp, slot: int) -> tuple[str, str, int, int, int, int]:
         name = g.sym_name.data
-        type_ = g.type
-        assert isinstance(type_, TensorType)
+        type_ = g.value_type
         dtype = dtypes.of_ir(type_.get_element_type())
         assert dtype is not None
         shape = tuple(type_.get_shape())
+        ranks = g.ranks.value.data if g.ranks is not None else 1
         if name in self.payloads and isinstance(g.value, DenseIntOrFPElementsAttr):
             raise ProgramError(
                 f"global @{name} has a value in the IR and a payload given beside it: "
@@ -375,7 +376,7 @@ class _Serializer:
                 "or pass its payload to serialize"
             )
         offset = self.writer.payload(data, of_global=True)
-        return name, g.kind.data, slot, offset, len(data)
+        return name, g.kind.data, slot, offset, len(data), ranks
 
     def _symbol_ranges(self) -> list[int]:
         attr = self.func.attributes.get(SYMBOL_RANGES_ATTR)

@@ -2419,8 +2419,12 @@ class GlobalOp(MlxirOp):
     type = prop_def(TensorType)
     kind = prop_def(StringAttr)
     value = opt_prop_def(base(DenseIntOrFPElementsAttr) | base(DenseResourceAttr))
+    ranks = opt_prop_def(I64Attr)
+    """Split over `ranks` ranks (`shard-tensor-parallel`): `type` is one rank's slice,
+    and `value` holds the slices one after another, `[ranks, *type.shape]`, rank 0
+    first. Each rank reads only its own (docs/distributed.md)."""
     traits = traits_def(SymbolOpInterface())
-    assembly_format = "$sym_name $kind `:` $type (`=` $value^)? attr-dict"
+    assembly_format = "$sym_name $kind (`ranks` $ranks^)? `:` $type (`=` $value^)? attr-dict"
 
     def __init__(self, name: str, tensor: TensorType[Attribute], kind: str):
         super().__init__(
@@ -2434,10 +2438,25 @@ class GlobalOp(MlxirOp):
     def verify_(self) -> None:
         if self.kind.data not in GLOBAL_KINDS:
             raise VerifyException(f"kind must be one of {GLOBAL_KINDS}, got '{self.kind.data}'")
-        if self.value is not None and self.value.type != self.type:
+        if self.ranks is not None and self.ranks.value.data < 2:
+            raise VerifyException(f"ranks must be at least 2, got {self.ranks.value.data}")
+        if self.ranks is not None and self.kind.data == "state":
+            raise VerifyException("mutable state cannot be split over ranks")
+        if self.value is not None and self.value.type != self.value_type:
             raise VerifyException(
-                f"value type {self.value.type} does not match the global's type {self.type}"
+                f"value type {self.value.type} does not match the global's "
+                + (f"{self.ranks.value.data} slices of {self.type}: {self.value_type}" if self.ranks is not None else f"type {self.type}")
             )
+
+    @property
+    def value_type(self) -> TensorType[Attribute]:
+        """The type of `value`: `type`, or for a global split over ranks, its slices
+        stacked on a leading axis."""
+        if self.ranks is None:
+            return self.type
+        return TensorType(
+            self.type.get_element_type(), [self.ranks.value.data, *self.type.get_shape()]
+        )
 
 
 def _lookup_global(op: Operation, ref: SymbolRefAttr) -> GlobalOp:
@@ -2559,6 +2578,95 @@ class FftnOp(MlxirOp):
         verify_shape_matches(expected, self.result)
 
 
+# ---------------------------------------------------------------------------
+# Collectives (`mx.distributed`, over the world group)
+# ---------------------------------------------------------------------------
+# Every rank runs the same program; a collective is one step all ranks take together.
+# None is `Pure`: removing or merging one on some ranks and not others would leave
+# the others waiting. There is no group operand: the world group is the only one the
+# ring backend forms (`Group.split` is unsupported there, docs/distributed.md). At
+# group size 1 each is the identity, so a program with collectives runs as one process.
+
+
+@irdl_op_definition
+class AllSumOp(MlxirOp):
+    """`mx.distributed.all_sum`: the elementwise sum of `input` over every rank."""
+
+    name = "mlx.all_sum"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
+
+    def verify_(self) -> None:
+        if self.result.type != self.input.type:
+            raise VerifyException(
+                f"result type {self.result.type} must be the input's {self.input.type}"
+            )
+
+
+@irdl_op_definition
+class AllGatherOp(MlxirOp):
+    """Every rank's `input` concatenated along `axis`, in rank order, over a group of
+    `ranks` ranks (`mx.distributed.all_gather` concatenates along axis 0; the kernel
+    moves the axis)."""
+
+    name = "mlx.all_gather"
+    input = operand_def(TensorType)
+    axis = prop_def(I64Attr)
+    ranks = prop_def(I64Attr)
+    result = result_def(TensorType)
+    assembly_format = (
+        "$input `axis` $axis `ranks` $ranks attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        ranks = self.ranks.value.data
+        if ranks < 1:
+            raise VerifyException(f"ranks must be at least 1, got {ranks}")
+        x = shape_of(self.input)
+        axis = _axis(self.axis.value.data, len(x))
+        expected = list(x)
+        if x[axis] != DYNAMIC:
+            expected[axis] = x[axis] * ranks
+        verify_shape_matches(expected, self.result)
+        _verify_result_dtype(self.input, self.result)
+
+
+class PeerOp(MlxirOp):
+    """A point-to-point step with rank `peer`."""
+
+    input = operand_def(TensorType)
+    peer = prop_def(I64Attr)
+    result = result_def(TensorType)
+    assembly_format = "$input `peer` $peer attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        if self.peer.value.data < 0:
+            raise VerifyException(f"peer must be a rank (>= 0), got {self.peer.value.data}")
+        if self.result.type != self.input.type:
+            raise VerifyException(
+                f"result type {self.result.type} must be the input's {self.input.type}"
+            )
+
+
+@irdl_op_definition
+class SendOp(PeerOp):
+    """`mx.distributed.send(input, peer)`; the result is `input`, for ordering."""
+
+    name = "mlx.send"
+
+
+@irdl_op_definition
+class RecvOp(PeerOp):
+    """`mx.distributed.recv_like(input, peer)`: an array shaped and typed like `input`,
+    received from `peer` (at group size 1, `input` itself)."""
+
+    name = "mlx.recv"
+
+
 MLX_OPS: list[type[IRDLOperation]] = [
     FftnOp,
     LinalgInvOp,
@@ -2638,6 +2746,10 @@ MLX_OPS: list[type[IRDLOperation]] = [
     WeightOp,
     LoadStateOp,
     StoreStateOp,
+    AllSumOp,
+    AllGatherOp,
+    SendOp,
+    RecvOp,
 ]
 
 MLX = Dialect("mlx", [*MLX_OPS], [])

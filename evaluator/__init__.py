@@ -40,6 +40,7 @@ lowering wraps negative indices first.
 
 # Each family registers its kernels on import (`X as X`: a re-export, not an unused import).
 from mlxir.evaluator import creation as creation
+from mlxir.evaluator import distributed as distributed
 from mlxir.evaluator import elementwise as elementwise
 from mlxir.evaluator import fast as fast
 from mlxir.evaluator import indexing as indexing

@@ -103,6 +103,21 @@ class StateFrame:
         return store
 
 
+def _rank_in(ranks: int) -> int:
+    """This process's rank in the world group of `mx.distributed`, which must have
+    `ranks` ranks: a program split over ranks runs only where its slices all run."""
+    from mlxir.evaluator.distributed import world_group
+
+    group = world_group()
+    if group.size() != ranks:
+        raise ProgramError(
+            f"this program is split over {ranks} ranks (shard-tensor-parallel) but runs in "
+            f"a group of {group.size()}: start it on {ranks} ranks (`mlxir run` or `mlxir "
+            f"generate` with --tensor-parallel {ranks}, or `mlx.launch -n {ranks}`)"
+        )
+    return group.rank()
+
+
 class LoadedProgram:
     """A program's validated bytes, its weights in MLX and its prepared steps."""
 
@@ -153,8 +168,10 @@ class LoadedProgram:
         lacking = what_mlx_lacks(info)
         if lacking is not None:
             raise lacking
+        if info.ranks > 1:
+            info = info.for_rank(_rank_in(info.ranks))
         payloads = bind_payloads(info, buffer, file.fileno() if file is not None else None, read_segment)
-        slots = {info.segment_start + g.offset: g.slot for g in info.globals}
+        slots = {self.info.segment_start + g.offset: g.slot for g in self.info.globals}
         self.in_mlx = [(offset, length, slots[offset]) for offset, length in missing]
         self.constants: dict[int, mx.array] = {
             slot: array for slot, array in payloads.items() if info.slots[slot].kind == "constant"

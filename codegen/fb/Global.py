@@ -66,7 +66,14 @@ class Global(object):
             return self._tab.Get(flatbuffers.number_types.Uint64Flags, o + self._tab.Pos)
         return 0
 
-def GlobalStart(builder): builder.StartObject(5)
+    # Global
+    def Ranks(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+def GlobalStart(builder): builder.StartObject(6)
 def Start(builder):
     return GlobalStart(builder)
 def GlobalAddName(builder, name): builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(name), 0)
@@ -84,6 +91,9 @@ def AddOffset(builder, offset):
 def GlobalAddLength(builder, length): builder.PrependUint64Slot(4, length, 0)
 def AddLength(builder, length):
     return GlobalAddLength(builder, length)
+def GlobalAddRanks(builder, ranks): builder.PrependUint32Slot(5, ranks, 0)
+def AddRanks(builder, ranks):
+    return GlobalAddRanks(builder, ranks)
 def GlobalEnd(builder): return builder.EndObject()
 def End(builder):
     return GlobalEnd(builder)

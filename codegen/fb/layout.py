@@ -100,6 +100,7 @@ TABLES: dict[str, dict[str, tuple[int, str, object, bool]]] = {
         'slot': (2, 'uint', 0, False),
         'offset': (3, 'ulong', 0, False),
         'length': (4, 'ulong', 0, False),
+        'ranks': (5, 'uint', 0, False),
     },
     'StateEntry': {
         'name': (0, 'string', None, True),

@@ -10,6 +10,8 @@
 // CHECK: mlx.global @cache.k "state" : tensor<1x8x256x64xf16>
 // CHECK: mlx.global @step "state" : tensor<i64> = dense<0> : tensor<i64>
 // CHECK: mlx.global @blob "constant" : tensor<4xf32> = dense_resource<blob1> : tensor<4xf32>
+// CHECK: mlx.global @q_proj.weight "parameter" ranks 2 : tensor<1x3xf32> = dense<{{\[}}{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00]], {{\[}}[4.000000e+00, 5.000000e+00, 6.000000e+00]]]> : tensor<2x1x3xf32>
+// CHECK: mlx.global @o_proj.weight "parameter" ranks 2 : tensor<64x32xf16>
 // CHECK: mlx.global @tagged "buffer" : tensor<3xf32> {origin = "rope"}
 mlx.global @embed.weight "parameter" : tensor<32000x512xbf16>
 mlx.global @norm.weight "parameter" : tensor<512xbf16> = dense<1.000000e+00> : tensor<512xbf16>
@@ -18,6 +20,8 @@ mlx.global @lifted_tensor_0 "constant" : tensor<2xi64> = dense<[4, -1]> : tensor
 mlx.global @cache.k "state" : tensor<1x8x256x64xf16>
 mlx.global @step "state" : tensor<i64> = dense<0> : tensor<i64>
 mlx.global @blob "constant" : tensor<4xf32> = dense_resource<blob1> : tensor<4xf32>
+mlx.global @q_proj.weight "parameter" ranks 2 : tensor<1x3xf32> = dense<[[[1.0, 2.0, 3.0]], [[4.0, 5.0, 6.0]]]> : tensor<2x1x3xf32>
+mlx.global @o_proj.weight "parameter" ranks 2 : tensor<64x32xf16>
 mlx.global @tagged "buffer" : tensor<3xf32> {origin = "rope"}
 
 // CHECK-LABEL: func.func @read_weights(

@@ -115,3 +115,18 @@ func.func @store_unknown(%x: tensor<i64>) {
   mlx.store_state %x to @steps : tensor<i64>
   func.return
 }
+
+// -----
+
+// expected-error @+1 {{'mlx.global' op ranks must be at least 2, got 1}}
+mlx.global @w "parameter" ranks 1 : tensor<2xf32>
+
+// -----
+
+// expected-error @+1 {{'mlx.global' op mutable state cannot be split over ranks}}
+mlx.global @cache "state" ranks 2 : tensor<2xf32>
+
+// -----
+
+// expected-error @+1 {{'mlx.global' op value type tensor<2x3xf32> does not match the global's 2 slices of tensor<2xf32>: tensor<2x2xf32>}}
+mlx.global @w "parameter" ranks 2 : tensor<2xf32> = dense<0.0> : tensor<2x3xf32>
