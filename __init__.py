@@ -71,6 +71,7 @@ def compile(
     quantize: Quantize | None = None,
     compile: CompileMode = "auto",
     decompose: Decomposition = "nodes",
+    tensor_parallel: int = 1,
 ) -> Program:
     """Compiles an ExportedProgram into a program that runs on MLX: import, lower
     (default pipeline: `lower-to-mlx` for this device, see `lower`), quantize the matmul weights if asked
@@ -91,10 +92,13 @@ def compiled_bytes(
     *,
     quantize: Quantize | None = None,
     decompose: Decomposition = "nodes",
+    tensor_parallel: int = 1,
 ) -> tuple[bytes, str | None]:
     """The `.mlxfb` bytes `compile` loads, and what the quantizer did (one line, None
     without `quantize`): `compiled_parts`, joined."""
-    parts, quantized = compiled_parts(ep, pipeline, quantize=quantize, decompose=decompose)
+    parts, quantized = compiled_parts(
+        ep, pipeline, quantize=quantize, decompose=decompose, tensor_parallel=tensor_parallel
+    )
     return bytes(parts), quantized
 
 
@@ -105,11 +109,14 @@ def compiled_parts(
     quantize: Quantize | None = None,
     decompose: Decomposition = "nodes",
     seconds: dict[str, float] | None = None,
+    tensor_parallel: int = 1,
 ) -> tuple[ProgramParts, str | None]:
     """The `.mlxfb` program `compile` loads, in the serializer's pieces
     (`serialize_parts`), and what the quantizer did (one line, None without
     `quantize`). The IR is verified once, by the serializer. `seconds`, when given,
-    gets the seconds of `import`, `lower` (quantizing included) and `serialize`."""
+    gets the seconds of `import`, `lower` (quantizing and splitting included) and
+    `serialize`. `tensor_parallel=N` splits the program over N ranks, last
+    (`shard-tensor-parallel`, docs/distributed.md)."""
     import time
 
     from mlxir.codegen import serialize_parts
@@ -125,6 +132,10 @@ def compiled_parts(
         times.append(time.perf_counter())
         lower(module, pipeline, verify=False)  # serialize verifies
         quantized = quantize_weights(module, quantize) if quantize is not None else None
+        if tensor_parallel > 1:
+            from mlxir.transforms.shard_tensor_parallel import shard_tensor_parallel
+
+            shard_tensor_parallel(module, tensor_parallel)
         times.append(time.perf_counter())
         parts = serialize_parts(module)
         # The module is freed by the cyclic collector, later: its weights, which the

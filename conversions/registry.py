@@ -58,6 +58,12 @@ PASSES: dict[str, PassEntry] = {
         "quantize matmuls' constant weights as mx.quantize does, into quantized_matmul "
         "(options: bits=4 group-size=64 mode=affine)",
     ),
+    "shard-tensor-parallel": PassEntry(
+        _lazy("mlxir.transforms.shard_tensor_parallel", "ShardTensorParallelPass"),
+        "split attention and MLP pairs over N ranks: column- then row-parallel weights, "
+        "one mlx.all_sum per pair; what it cannot prove safe stays whole, with a remark "
+        "(options: ranks=2; run it last)",
+    ),
     "cse": PassEntry(
         _lazy("xdsl.transforms.common_subexpression_elimination", "CommonSubexpressionElimination"),
         "eliminate common subexpressions",

@@ -49,6 +49,7 @@ from mlxir.dialects.context import register_dialects
 from mlxir.support import xdsl_fixes
 from mlxir.support.gc_pause import gc_paused
 from mlxir.support.locations import file_line_col, inline_location_aliases
+from mlxir.support.remarks import Remark, collecting
 from mlxir.tools.diagnostics import Diagnostic, check, expectations
 from mlxir.tools.pass_instrumentation import IRPrinting, PassTiming
 from mlxir.tools.pass_pipeline import PipelinePass, parse_pass_pipeline
@@ -356,7 +357,11 @@ class MlxOptMain(xDSLOptMain):
                     with self._timed(("Parser",)):
                         module = self.parse_chunk(chunk, file_extension, offset)
                     if module is not None:
-                        self.apply_passes(module)
+                        with collecting() as remarks:
+                            try:
+                                self.apply_passes(module)
+                            finally:
+                                emitted += self._remarks(remarks)
                         with self._timed(("Output",)):
                             output.write(self.output_resulting_program(module))
                     output.flush()
@@ -384,6 +389,18 @@ class MlxOptMain(xDSLOptMain):
         if self.timing is not None:
             self.timing.report(sys.stderr)
         return 1 if failed else 0
+
+    def _remarks(self, remarks: list[Remark]) -> list[Diagnostic]:
+        """The passes' remarks as diagnostics to expect, or else printed to stderr."""
+        diagnostics = [
+            Diagnostic("remark", location_of(r.op, self.line_offset) or self.get_input_name(), r.message)
+            for r in remarks
+        ]
+        if self.args.verify_diagnostics:
+            return diagnostics
+        for diagnostic in diagnostics:
+            print(diagnostic, file=sys.stderr)
+        return []
 
     def _timed(self, path: tuple[str, ...]) -> contextlib.AbstractContextManager[None]:
         return self.timing.measure(path) if self.timing is not None else contextlib.nullcontext()

@@ -156,11 +156,14 @@ def compile_llm(
     pipeline: str | None = None,
     quantize: Quantize | None = None,
     compile: CompileMode = "auto",
+    tensor_parallel: int = 1,
     **export_options: Any,
 ) -> CompiledLLM:
     """Exports (unless given an `ExportedLLM`), imports, lowers, quantizes the matmul
     weights if asked (`quantize=mlxir.Quantize(bits=4, group_size=64)`), serializes and
-    loads; `timings` holds the seconds of each stage."""
+    loads; `timings` holds the seconds of each stage. `tensor_parallel=N` splits the
+    program over N ranks: call it in each of N ranks `mx.distributed` started (or
+    compile once with `compile_split` and load the program in each rank)."""
     from mlxir import compiled_parts
     from mlxir.runtime.program import Program
     from mlxir.support.progress import progress_shown, report
@@ -172,7 +175,9 @@ def compile_llm(
         else:
             report("torch.export")
             exported = export_llm(model_or_exported, **export_options)
-        parts, quantized = compiled_parts(exported.ep, pipeline, quantize=quantize, seconds=seconds)
+        parts, quantized = compiled_parts(
+            exported.ep, pipeline, quantize=quantize, seconds=seconds, tensor_parallel=tensor_parallel
+        )
     start = time.perf_counter()
     program = Program(parts, verify=False, compile=compile)  # serialize verified it
     loaded = time.perf_counter() - start
@@ -243,6 +248,7 @@ def load(
     quantize: Quantize | None = None,
     logits: Literal["last", "all"] = "last",
     positions: bool = False,
+    tensor_parallel: int = 1,
 ) -> tuple[CompiledLLM, TextTokenizer]:
     """The compiled step program and the tokenizer of `model`: a folder written by
     `save_pretrained` (config, weights and tokenizer), or a compiled `.mlxfb` with
@@ -258,7 +264,9 @@ def load(
     speculative decoding reads; cached apart). `positions=True` compiles the growing
     program that takes the attention mask and each row's position (a rotating cache,
     `stream_tokens(max_kv_size=...)`, needs it; cached apart). `quantize` quantizes its matmul weights (a folder only; part of
-    the cache key)."""
+    the cache key). `tensor_parallel=N` loads the program split over N ranks
+    (docs/distributed.md): in one of N ranks `mx.distributed` started, from the cache,
+    where `compile_split` put it (compiling it here if it is not there yet)."""
     from mlxir.runtime.program import Program
     from mlxir.runtime.program import load as load_program
     from mlxir.tools.tokenizer import load_tokenizer
@@ -274,16 +282,17 @@ def load(
     if not path.is_dir():
         raise FileNotFoundError(f"'{path}': no such folder or program")
     text_tokenizer = load_tokenizer(tokenizer or path)
-    from mlxir.conversions.aten_to_mlx import host_target
-
-    options: dict[str, Any] = {"attention_mask": False, "logits": logits}
-    if positions:
-        options = {"attention_mask": True, "logits": logits, "cache": "growing"}
-    scheme = {"quantize": quantize.key()} if quantize is not None else {}
-    key = cache_key(path, **options, **scheme, target=host_target())
+    if tensor_parallel > 1:
+        split = compile_split(
+            path, tensor_parallel, cache_dir=cache_dir, progress=progress, quantize=quantize, logits=logits
+        )
+        program = load_program(split)
+        assert isinstance(program, Program)
+        return CompiledLLM.from_program(program), text_tokenizer
+    options = _step_options(logits, positions)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     use_cache = use_cache and root is not None
-    cached = (root or Path()) / "llm" / f"{key}.mlxfb"
+    cached = _cached_program(path, root or Path(), options, quantize)
     if quantize is not None and quantize.skip is not None and use_cache:
         raise ValueError("a quantization with a skip predicate cannot be cached: pass use_cache=False")
     if use_cache and cached.exists():
@@ -317,3 +326,61 @@ def load(
         partial.replace(cached)  # atomic: a concurrent run never reads half a program
         say(f"  cached as {cached}")
     return compiled, text_tokenizer
+
+
+def _step_options(logits: Literal["last", "all"], positions: bool) -> dict[str, Any]:
+    if positions:
+        return {"attention_mask": True, "logits": logits, "cache": "growing"}
+    return {"attention_mask": False, "logits": logits}
+
+
+def _cached_program(path: Path, root: Path, options: dict[str, Any], quantize: Quantize | None, ranks: int = 1) -> Path:
+    from mlxir.conversions.aten_to_mlx import host_target
+
+    scheme = {"quantize": quantize.key()} if quantize is not None else {}
+    split = {"tensor_parallel": ranks} if ranks > 1 else {}
+    return root / "llm" / f"{cache_key(path, **options, **scheme, **split, target=host_target())}.mlxfb"
+
+
+def compile_split(
+    model: str | Path,
+    ranks: int,
+    *,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[str], None] | None = _notify,
+    quantize: Quantize | None = None,
+    logits: Literal["last", "all"] = "last",
+) -> Path:
+    """The cached program of a `save_pretrained` folder split over `ranks` ranks
+    (`shard-tensor-parallel`), compiled once, here, if the cache lacks it: a launcher
+    calls it before it starts the ranks, which then only read it (`load(...,
+    tensor_parallel=ranks)`)."""
+    from mlxir import compiled_parts
+
+    path = Path(model)
+    root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    if root is None:
+        raise ValueError("a program split over ranks is read by every rank from the program cache: turn the cache on (MLXIR_CACHE_DIR)")
+    if quantize is not None and quantize.skip is not None:
+        raise ValueError("a quantization with a skip predicate cannot be cached")
+    options = _step_options(logits, positions=False)
+    cached = _cached_program(path, root, options, quantize, ranks)
+    if cached.exists():
+        return cached
+    say: Callable[[str], None] = progress or (lambda _: None)
+    say(f"compiling {path} split over {ranks} ranks (the first run; the program is cached for the next ones)")
+    hf_model = load_hf_model(path)
+    if cache_layout(hf_model).recurrent_layers:
+        raise ValueError(f"'{path}' is a state-space model: its recurrent program is not split over ranks")
+    exported = export_llm(hf_model, **options)
+    seconds: dict[str, float] = {}
+    parts, quantized = compiled_parts(exported.ep, quantize=quantize, seconds=seconds, tensor_parallel=ranks)
+    say("  export {:.1f} s, import {import:.1f} s, lower and split {lower:.1f} s, serialize {serialize:.1f} s".format(exported.export_s, **seconds))
+    if quantized:
+        say(f"  {quantized}")
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.partial")
+    partial.write_bytes(bytes(parts))
+    partial.replace(cached)  # atomic: a rank never reads half a program
+    say(f"  cached as {cached}")
+    return cached
