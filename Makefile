@@ -4,9 +4,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv zoo-packages blas chromium demo test ruff pyright pytest lit lint bench clean fbs op-rules
+.PHONY: venv zoo-packages blas chromium mpi demo test ruff pyright pytest lit lint bench clean fbs op-rules
 
-venv: blas chromium $(STAMP) zoo-packages
+venv: blas chromium mpi $(STAMP) zoo-packages
 
 # torchvision and timm for the model zoo's tests only, in a folder of their own that only
 # tests/zoo/vision_packages.py puts on sys.path: PyPI's torchvision is built for CUDA
@@ -49,6 +49,14 @@ chromium:
 	for b in chromium chromium-browser google-chrome google-chrome-stable; do \
 		if command -v $$b >/dev/null 2>&1; then exit 0; fi; done; \
 	$(call best_effort_apt,chromium,chromium,the Model Explorer page test,the page test will skip)
+
+# MLX's MPI backend (docs/distributed.md): Open MPI's mpirun and libmpi. The ring
+# backend, the default, needs nothing; tests/test_distributed.py runs the MPI case
+# where mpirun is found.
+mpi:
+	@if [ "$$(uname -s)" != Linux ]; then exit 0; fi; \
+	if command -v mpirun >/dev/null 2>&1; then exit 0; fi; \
+	$(call best_effort_apt,mpi,openmpi-bin libopenmpi-dev,MLX's MPI backend,launches use the ring backend only)
 
 # torch is pinned first: an unpinned torch pulls a multi-GB CUDA build.
 $(STAMP): pyproject.toml

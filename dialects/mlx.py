@@ -2585,7 +2585,8 @@ class FftnOp(MlxirOp):
 # None is `Pure`: removing or merging one on some ranks and not others would leave
 # the others waiting. There is no group operand: the world group is the only one the
 # ring backend forms (`Group.split` is unsupported there, docs/distributed.md). At
-# group size 1 each is the identity, so a program with collectives runs as one process.
+# group size 1 each is the identity (an all_gather's result type names its group size,
+# `ranks`, which must then be 1), so a program with collectives runs as one process.
 
 
 @irdl_op_definition

@@ -28,11 +28,14 @@ def _all_sum(props: Props, result_dtypes: ResultDtypes) -> Kernel:
 def _all_gather(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     group = world_group()
     axis = int_of(props, "axis")
+    ranks = int_of(props, "ranks")
+    if group.size() != ranks:
+        raise ValueError(f"it gathers over {ranks} ranks, and this group has {group.size()}")
+    if ranks == 1:
+        return lambda operands: (operands[0],)
 
     def run(operands: list[mx.array]) -> tuple[mx.array]:
         x = operands[0]
-        if group.size() == 1:
-            return (x,)
         # all_gather stacks along axis 0: move the axis there and back.
         moved = mx.moveaxis(x, axis, 0)
         gathered = mx.distributed.all_gather(moved, group=group)
@@ -56,4 +59,8 @@ def _recv(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     peer = int_of(props, "peer")
     if group.size() == 1:
         return lambda operands: (operands[0],)
-    return lambda operands: (mx.distributed.recv_like(operands[0], peer, group=group),)
+    # The template is often a send's result, which nothing else reads: the dependency
+    # makes the send run (first), or two ranks swapping arrays would wait forever.
+    return lambda operands: (
+        mx.depends(mx.distributed.recv_like(operands[0], peer, group=group), operands[0]),
+    )

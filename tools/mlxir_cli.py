@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import subprocess
 import textwrap
 import time
 from collections import Counter
@@ -913,10 +914,25 @@ def generate(args: argparse.Namespace) -> int:
     speeds and peak memory on stderr (unless `--verbose False`); or token ids in and
     out with `--ids`."""
     _check_generate_arguments(args)
+    _check_rank_arguments(args)
     from mlxir.tools import llm
+    from mlxir.tools.launch import in_a_rank
 
     model = args.model or args.program or _prompt_cache_model(args)
     assert model is not None  # checked above
+    if args.tensor_parallel > 1:
+        if args.draft_model is not None or args.prompt_cache_file is not None or args.max_kv_size is not None:
+            raise UsageError("--tensor-parallel goes without --draft-model, --prompt-cache-file and --max-kv-size")
+        if not Path(model).is_dir():
+            raise UsageError("--tensor-parallel takes a save_pretrained folder (--model FOLDER)")
+        if args.no_cache:
+            raise UsageError("--tensor-parallel reads the split program from the cache: drop --no-cache")
+        if not in_a_rank():
+            try:  # compiled once, here; every rank reads it from the cache
+                llm.compile_split(model, args.tensor_parallel, quantize=_quantize_option(args))
+            except (FileNotFoundError, ValueError) as error:
+                raise CliError(str(error)) from None
+            return _start_ranks(args, args.tensor_parallel)
     if args.ids is not None:
         return _generate_ids(args, model)
     prompt = DEFAULT_PROMPT if args.prompt is None else sys.stdin.read() if args.prompt == "-" else args.prompt
@@ -932,6 +948,7 @@ def generate(args: argparse.Namespace) -> int:
             quantize=_quantize_option(args),
             logits="all" if speculative else "last",
             positions=args.max_kv_size is not None,
+            tensor_parallel=args.tensor_parallel,
         )
         draft = (
             llm.load(args.draft_model, tokenizer=args.tokenizer or model, use_cache=not args.no_cache)[0]
@@ -1084,6 +1101,42 @@ def _generate_ids(args: argparse.Namespace, model: str) -> int:
     return 0
 
 
+def add_rank_arguments(parser: argparse.ArgumentParser) -> None:
+    ranks = parser.add_argument_group("one program over several ranks (docs/distributed.md)")
+    ranks.add_argument("--tensor-parallel", type=int, default=1, metavar="N",
+                       help="split the model over N ranks (shard-tensor-parallel) and start them here, on "
+                       "127.0.0.1 (default 1: one process)")
+    ranks.add_argument("--backend", choices=["ring", "mpi"], default="ring",
+                       help="mx.distributed's backend for the ranks (default ring; mpi needs Open MPI's mpirun)")
+    ranks.add_argument("--hostfile", metavar="FILE",
+                       help="start the ranks on the hosts of this MLX hostfile with mlx.launch instead "
+                       "(one rank per host; the program must be at the same path on each)")
+    ranks.add_argument("--rank-timeout", type=float, default=3600.0, metavar="S",
+                       help="end every rank after S seconds (default 3600)")
+
+
+def _start_ranks(args: argparse.Namespace, ranks: int) -> int:
+    """Runs this same command as `ranks` ranks, rank 0 printing; returns the launch's
+    status (non-zero, with the failing rank named, if any rank fails)."""
+    from mlxir.tools.launch import hostfile_command, launch
+
+    command = [sys.executable, "-c", "from mlxir.tools.mlxir_cli import main; main()", *sys.argv[1:]]
+    where = f"the hosts of {args.hostfile}" if args.hostfile else f"127.0.0.1 ({args.backend})"
+    print(f"mlxir: running on {ranks} ranks, {where}", file=sys.stderr, flush=True)
+    if args.hostfile:
+        return subprocess.run(hostfile_command(args.hostfile, command, args.backend), stdin=subprocess.DEVNULL).returncode
+    return launch(command, ranks, timeout=args.rank_timeout, backend=args.backend)
+
+
+def _check_rank_arguments(args: argparse.Namespace) -> None:
+    if args.tensor_parallel < 1:
+        raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}")
+    if args.rank_timeout <= 0:
+        raise UsageError(f"--rank-timeout must be positive, not {args.rank_timeout}")
+    if args.hostfile is not None and not Path(args.hostfile).is_file():
+        raise CliError(f"'{args.hostfile}': no such hostfile")
+
+
 def add_generate_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "generate",
@@ -1129,6 +1182,7 @@ def add_generate_parser(sub: Any) -> None:
                         "--model defaults to the cache's)")
     parser.add_argument("--no-cache", action="store_true", help="compile without reading or writing the cache")
     add_quantize_arguments(parser)
+    add_rank_arguments(parser)
     parser.set_defaults(run=generate)
 
     cache_parser = sub.add_parser(

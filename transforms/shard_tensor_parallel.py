@@ -488,7 +488,7 @@ def apply_plan(plan: _Plan, module: ModuleOp) -> None:
         total = mlx.AllSumOp(product.results[0])
         total.location = product.location
         Rewriter.insert_op(total, InsertPoint.after(product))
-        product.results[0].replace_uses_with_if(total.result, lambda use: use.operation is not total)
+        product.results[0].replace_uses_with_if(total.result, lambda use, total=total: use.operation is not total)
     for function in _functions(module):
         returned = function.body.block.last_op
         assert isinstance(returned, func.ReturnOp)

@@ -95,7 +95,7 @@ from __future__ import annotations
 # The aliased names were public before the split without being in `__all__`; callers
 # reach them as `llm.<name>` (`llm.CACHE_CHUNK`, `llm.cache_key`, `llm.GenerationStats`).
 from mlxir.tools.llm.compile import WEIGHT_SUFFIXES as WEIGHT_SUFFIXES
-from mlxir.tools.llm.compile import CompiledLLM, compile_llm, load
+from mlxir.tools.llm.compile import CompiledLLM, compile_llm, compile_split, load
 from mlxir.tools.llm.compile import cache_key as cache_key
 from mlxir.tools.llm.compile import default_cache_dir as default_cache_dir
 from mlxir.tools.llm.export import STEP_SIGNATURE as STEP_SIGNATURE
@@ -112,6 +112,7 @@ __all__ = [
     "CompiledLLM",
     "ExportedLLM",
     "compile_llm",
+    "compile_split",
     "export_llm",
     "export_static_llm",
     "generate",
