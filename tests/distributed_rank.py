@@ -19,36 +19,10 @@ import mlxir  # before mlx.core: it arms the BLAS choice
 
 import mlx.core as mx  # noqa: E402
 import numpy as np  # noqa: E402
+from test_kernels_distributed import COLLECTIVE_DTYPES, collectives_program, rank_input  # noqa: E402
 
 PROMPT = np.array([[1, 5, 9, 33, 7, 100, 42, 3]], dtype=np.int64)
 NEW_TOKENS = 16
-COLLECTIVE_DTYPES = ("f32", "f16", "bf16", "i32")
-
-
-def collectives_program(element: str, peer: int, ranks: int = 2) -> bytes:
-    """all_sum, all_gather along axis 1 over `ranks` ranks, and a swap with rank `peer`
-    (send the input, then receive the peer's), over a [2, 3] input."""
-    from xdsl.parser import Parser
-
-    from mlxir.dialects.context import make_context
-
-    t = f"tensor<2x3x{element}>"
-    g = f"tensor<2x{3 * ranks}x{element}>"
-    text = f"""
-func.func @forward(%x: {t}) -> ({t}, {g}, {t}) {{
-  %sum = mlx.all_sum %x : {t} -> {t}
-  %gathered = mlx.all_gather %x axis 1 ranks {ranks} : {t} -> {g}
-  %passed = mlx.send %x peer {peer} : {t} -> {t}
-  %received = mlx.recv %passed peer {peer} : {t} -> {t}
-  func.return %sum, %gathered, %received : {t}, {g}, {t}
-}}"""
-    return mlxir.serialize(Parser(make_context(), text).parse_module())
-
-
-def rank_input(rank: int, dtype: mx.Dtype) -> mx.array:
-    return (mx.arange(6).reshape(2, 3) + 10 * (rank + 1)).astype(dtype)
-
-
 def _collectives(out: str) -> None:
     group = mx.distributed.init()
     rank = group.rank()

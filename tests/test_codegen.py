@@ -294,7 +294,7 @@ def test_mlx_round_trip_suite_serializes() -> None:
         for func in [op for op in module.ops if isinstance(op, FuncOp)]:
             single = ModuleOp([g.clone() for g in globals_] + [func.clone()])
             payloads = {
-                g.sym_name.data: np.zeros(g.type.get_shape(), dtype=_np_dtype(g))  # type: ignore[union-attr]
+                g.sym_name.data: np.zeros(g.value_type.get_shape(), dtype=_np_dtype(g))  # type: ignore[union-attr]
                 for g in globals_
                 if not isinstance(g.value, DenseIntOrFPElementsAttr)
             }
@@ -432,7 +432,7 @@ def test_props_are_what_the_runtime_reads_from_ir() -> None:
         for func in [op for op in module.ops if isinstance(op, FuncOp)]:
             single = ModuleOp([g.clone() for g in globals_] + [func.clone()])
             payloads = {
-                g.sym_name.data: np.zeros(g.type.get_shape(), _np_dtype(g))  # type: ignore[union-attr]
+                g.sym_name.data: np.zeros(g.value_type.get_shape(), _np_dtype(g))  # type: ignore[union-attr]
                 for g in globals_
                 if not isinstance(g.value, DenseIntOrFPElementsAttr)
             }

@@ -16,11 +16,33 @@ import pytest
 import mlxir
 from mlxir.tools.launch import launch
 
-sys.path.insert(0, str(Path(__file__).parent))
-from distributed_rank import COLLECTIVE_DTYPES, collectives_program, rank_input  # noqa: E402
-
 RANK_SCRIPT = str(Path(__file__).parent / "distributed_rank.py")
 DTYPES = {"f32": mx.float32, "f16": mx.float16, "bf16": mx.bfloat16, "i32": mx.int32}
+COLLECTIVE_DTYPES = ("f32", "f16", "bf16", "i32")
+
+
+def collectives_program(element: str, peer: int, ranks: int = 2) -> bytes:
+    """all_sum, all_gather along axis 1 over `ranks` ranks, and a swap with rank `peer`
+    (send the input, then receive the peer's), over a [2, 3] input."""
+    from xdsl.parser import Parser
+
+    from mlxir.dialects.context import make_context
+
+    t = f"tensor<2x3x{element}>"
+    g = f"tensor<2x{3 * ranks}x{element}>"
+    text = f"""
+func.func @forward(%x: {t}) -> ({t}, {g}, {t}) {{
+  %sum = mlx.all_sum %x : {t} -> {t}
+  %gathered = mlx.all_gather %x axis 1 ranks {ranks} : {t} -> {g}
+  %passed = mlx.send %x peer {peer} : {t} -> {t}
+  %received = mlx.recv %passed peer {peer} : {t} -> {t}
+  func.return %sum, %gathered, %received : {t}, {g}, {t}
+}}"""
+    return mlxir.serialize(Parser(make_context(), text).parse_module())
+
+
+def rank_input(rank: int, dtype: mx.Dtype) -> mx.array:
+    return (mx.arange(6).reshape(2, 3) + 10 * (rank + 1)).astype(dtype)
 
 
 @pytest.mark.parametrize("element", COLLECTIVE_DTYPES)

@@ -357,7 +357,24 @@ def _plan_pair(product: Operation, ranks: int) -> _Plan:
             else:
                 plan.need(operand, operand_split, worklist)
     _check_uses(plan, product)
+    _check_inputs(plan)
     return plan
+
+
+def _check_inputs(plan: _Plan) -> None:
+    """A function input is split only where the function also returns a value split
+    the same way and of the same type: a state the caller carries from call to call
+    (a layer's keys and values), which it then holds split too. Any other input the
+    caller passes whole."""
+    returned = {
+        (v.type, plan.splits[v])
+        for v in plan.splits
+        for use in v.uses
+        if isinstance(use.operation, func.ReturnOp)
+    }
+    for value, split in plan.splits.items():
+        if isinstance(value, BlockArgument) and (value.type, split) not in returned:
+            raise Unsplittable(f"{_name(value)} would be split, and the caller passes it whole")
 
 
 def _check_uses(plan: _Plan, product: Operation) -> None:
