@@ -6,7 +6,9 @@ and is a group of one otherwise, where every collective is the identity."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
+from typing import cast
 
 import mlx.core as mx
 
@@ -34,7 +36,7 @@ def _all_gather(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     if ranks == 1:
         return lambda operands: (operands[0],)
 
-    def run(operands: list[mx.array]) -> tuple[mx.array]:
+    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
         x = operands[0]
         # all_gather stacks along axis 0: move the axis there and back.
         moved = mx.moveaxis(x, axis, 0)
@@ -61,6 +63,8 @@ def _recv(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         return lambda operands: (operands[0],)
     # The template is often a send's result, which nothing else reads: the dependency
     # makes the send run (first), or two ranks swapping arrays would wait forever.
-    return lambda operands: (
-        mx.depends(mx.distributed.recv_like(operands[0], peer, group=group), operands[0]),
-    )
+    def run(operands: Sequence[mx.array]) -> tuple[mx.array]:
+        received = mx.distributed.recv_like(operands[0], peer, group=group)
+        return (cast(mx.array, mx.depends(received, operands[0])),)  # pyright: ignore[reportUnknownMemberType] (mlx.core's stub leaves depends' result unannotated)
+
+    return run

@@ -7,7 +7,7 @@ remarks are gathered; outside one they are written to stderr, one line each."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +31,7 @@ def remark(op: Any, message: str) -> None:
 
 
 @contextmanager
-def collecting() -> Iterator[list[Remark]]:
+def collecting() -> Generator[list[Remark]]:
     collected: list[Remark] = []
     _collectors.append(collected)
     try:

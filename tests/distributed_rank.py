@@ -15,11 +15,10 @@ import signal
 import sys
 import time
 
-import mlxir  # before mlx.core: it arms the BLAS choice
-
-import mlx.core as mx  # noqa: E402
-import numpy as np  # noqa: E402
-from test_kernels_distributed import COLLECTIVE_DTYPES, collectives_program, rank_input  # noqa: E402
+import mlxir  # isort: skip  (before mlx.core: it arms the BLAS choice)
+import mlx.core as mx
+import numpy as np
+from test_kernels_distributed import COLLECTIVE_DTYPES, collectives_program, rank_input
 
 PROMPT = np.array([[1, 5, 9, 33, 7, 100, 42, 3]], dtype=np.int64)
 NEW_TOKENS = 16

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import subprocess
+import sys
 import textwrap
 import time
 from collections import Counter
@@ -921,7 +921,7 @@ def generate(args: argparse.Namespace) -> int:
     model = args.model or args.program or _prompt_cache_model(args)
     assert model is not None  # checked above
     if args.tensor_parallel > 1:
-        if args.draft_model is not None or args.prompt_cache_file is not None or args.max_kv_size is not None:
+        if any(given is not None for given in (args.draft_model, args.prompt_cache_file, args.max_kv_size)):
             raise UsageError("--tensor-parallel goes without --draft-model, --prompt-cache-file and --max-kv-size")
         if not Path(model).is_dir():
             raise UsageError("--tensor-parallel takes a save_pretrained folder (--model FOLDER)")

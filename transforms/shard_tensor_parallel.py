@@ -31,7 +31,7 @@ it were whole."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -64,10 +64,6 @@ the whole tensor (one segment: the whole axis). Rank r holds the r-th 1/N of eac
 
 class Unsplittable(Exception):
     """Why a pair stays replicated."""
-
-
-def _segments_split(segments: Sequence[int], ranks: int) -> tuple[int, ...]:
-    return tuple(s // ranks for s in segments)
 
 
 @dataclass
@@ -441,7 +437,7 @@ def _split_weight(read: mlx.WeightOp, split: Split, ranks: int, module: ModuleOp
     new_read.location = read.location
     Rewriter.replace_op(read, new_read)
     if not any(
-        isinstance(op, mlx.WeightOp) and op.global_name == source.sym_name
+        isinstance(op, mlx.WeightOp) and op.global_name.string_value() == source.sym_name.data
         for op in module.walk()
         if op.parent is not None
     ):

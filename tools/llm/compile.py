@@ -289,7 +289,7 @@ def load(
         program = load_program(split)
         assert isinstance(program, Program)
         return CompiledLLM.from_program(program), text_tokenizer
-    options = _step_options(logits, positions)
+    options: dict[str, Any] = _step_options(logits, positions)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     use_cache = use_cache and root is not None
     cached = _cached_program(path, root or Path(), options, quantize)
