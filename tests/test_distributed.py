@@ -195,3 +195,39 @@ def test_generate_tensor_parallel(tmp_path: Path, hf_folder_with_tokenizer: Path
     assert two.stdout == one.stdout and one.stdout.strip()
     assert "mlxir: running on 2 ranks, 127.0.0.1 (ring)" in two.stderr
     assert len(re.findall(r"^Generation: ", two.stderr, flags=re.MULTILINE)) == 1  # rank 0's alone
+
+
+class _Mlp(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.up = torch.nn.Linear(8, 16, bias=False)
+        self.down = torch.nn.Linear(16, 8, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(torch.nn.functional.silu(self.up(x)))
+
+
+def test_compile_and_run_tensor_parallel(tmp_path: Path) -> None:
+    """`mlxir compile --tensor-parallel 2` splits a .pt2's MLP; `mlxir run` starts the
+    2 ranks itself and prints rank 0's outputs, those of the module."""
+    torch.manual_seed(0)
+    module = _Mlp().eval()
+    x = torch.randn(3, 8)
+    torch.export.save(torch.export.export(module, (x,)), tmp_path / "mlp.pt2")
+    np.save(tmp_path / "x.npy", x.numpy())
+    mlxir_command = str(Path(sys.executable).parent / "mlxir")
+    compiled = subprocess.run(
+        [mlxir_command, "compile", str(tmp_path / "mlp.pt2"), "-o", str(tmp_path / "mlp.mlxfb"), "--tensor-parallel", "2"],
+        capture_output=True, text=True, timeout=TIMEOUT_S,
+    )
+    assert compiled.returncode == 0, compiled.stderr
+    assert "split 1 pairs over 2 ranks" in compiled.stderr
+    ran = subprocess.run(
+        [mlxir_command, "run", str(tmp_path / "mlp.mlxfb"), "--input", str(tmp_path / "x.npy"), "--output-dir", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=TIMEOUT_S,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "mlxir: running on 2 ranks" in ran.stderr
+    got = np.load(tmp_path / "out" / "output_0.npy")
+    np.testing.assert_allclose(got, module(x).detach().numpy(), atol=1e-5, rtol=1e-5)  # f32: only the sum order differs
+    assert ran.stdout.count("->") == 1  # rank 0 reported; rank 1 stayed silent

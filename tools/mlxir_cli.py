@@ -258,6 +258,14 @@ def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
         except ValueError as error:
             raise CliError(str(error)) from None
         timer.done("quantize")
+    if args.tensor_parallel < 1:
+        raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}")
+    if args.tensor_parallel > 1:
+        from mlxir.transforms.shard_tensor_parallel import shard_tensor_parallel
+
+        pairs = shard_tensor_parallel(module, args.tensor_parallel)
+        print(f"split {pairs} pairs over {args.tensor_parallel} ranks (shard-tensor-parallel)", file=sys.stderr)
+        timer.done("shard-tensor-parallel")
     if args.emit == "mlx":
         return _write_text(_ir_text(module, args.elide_weights), args.output)
     if not args.output:
@@ -403,7 +411,14 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from mlxir.runtime.program import Program
+    from mlxir.tools.launch import in_a_rank
 
+    _check_rank_arguments(args)
+    ranks = _program_ranks(args.program)
+    if args.tensor_parallel not in (1, ranks):
+        raise UsageError(f"'{args.program}' is split over {ranks} ranks: --tensor-parallel {args.tensor_parallel} does not match")
+    if ranks > 1 and not in_a_rank():
+        return _start_ranks(args, ranks)
     program = _load_program(args.program)
     inputs = _read_inputs(args.input)
     if isinstance(program, Program):
@@ -413,6 +428,11 @@ def run(args: argparse.Namespace) -> int:
         outputs = program(*inputs)
         outputs = cast(tuple[Any, ...], outputs) if isinstance(outputs, tuple) else (outputs,)
         names = [f"output {i}" for i in range(len(outputs))]
+    if ranks > 1:
+        from mlxir.evaluator.distributed import world_group
+
+        if world_group().rank() != 0:
+            return 0  # every rank computed the outputs; rank 0 reports them
     for i, (name, value) in enumerate(zip(names, outputs)):
         array = np.asarray(value)
         if args.output_dir:
@@ -424,6 +444,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name}: {array.dtype}{list(array.shape)}")
             print(np.array2string(array, threshold=64, precision=5))
     return 0
+
+
+def _program_ranks(path: str) -> int:
+    """How many ranks an `.mlxfb` is split over (1 for anything else: `_load_program`
+    reports what is wrong with it)."""
+    from mlxir.codegen.errors import ProgramError
+    from mlxir.codegen.reader import read_program
+    from mlxir.runtime.loading import is_pte
+
+    try:
+        data = Path(path).read_bytes()
+        return 1 if is_pte(data) else read_program(data).ranks
+    except (OSError, ProgramError):
+        return 1
 
 
 def inspect(args: argparse.Namespace) -> int:
@@ -715,6 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "(mlxir debug --module binds it from the .pt2)")
     compile_parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
     add_quantize_arguments(compile_parser)
+    compile_parser.add_argument("--tensor-parallel", type=int, default=1, metavar="N",
+                                help="split the program over N ranks, after lowering and quantizing "
+                                "(shard-tensor-parallel; run it with `mlxir run` or mlx.launch)")
     compile_parser.add_argument("--time", action="store_true", help="print the seconds each stage took")
     compile_parser.add_argument(
         "--decompose", choices=["nodes", "program"], default="nodes",
@@ -751,6 +788,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("program", help="a compiled program (.mlxfb or .pte)")
     run_parser.add_argument("--input", action="append", default=[], help="a .npy file or an integer")
     run_parser.add_argument("--output-dir", help="write output_<i>.npy files here")
+    add_rank_arguments(run_parser)
     run_parser.set_defaults(run=run)
 
     inspect_parser = sub.add_parser("inspect", help="describe a program")

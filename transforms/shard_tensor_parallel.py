@@ -56,6 +56,7 @@ from mlxir.dialects.common import DYNAMIC, int_array, ints, shape_of
 from mlxir.dialects.weights import array_of, dense_attr
 from mlxir.support import dtypes
 from mlxir.support.remarks import remark
+from mlxir.transforms.constant_weights import untransposed
 
 Split = tuple[int, tuple[int, ...]]
 """(axis, segments): the axis split over the ranks, and the sizes of its segments in
@@ -74,6 +75,9 @@ class _Plan:
     """Operands that must stay replicated (a broadcast operand, a product's input)."""
     products: list[Operation] = field(default_factory=list[Operation])
     """The row-parallel products: an `mlx.all_sum` follows each."""
+    gathers: list[Operation] = field(default_factory=list[Operation])
+    """Column-parallel products whose result the function returns (the LM head): an
+    `mlx.all_gather` of the last axis follows each."""
 
     def need(self, value: SSAValue, split: Split, worklist: list[SSAValue]) -> None:
         known = self.splits.get(value)
@@ -106,7 +110,7 @@ class _Plan:
         products = self.products + other.products
         if any(p.results[0] in splits for p in products):
             raise Unsplittable("a row-parallel product's result would be split by another pair")
-        return _Plan(self.ranks, splits, whole, products)
+        return _Plan(self.ranks, splits, whole, products, self.gathers + other.gathers)
 
 
 def _name(value: SSAValue) -> str:
@@ -330,6 +334,41 @@ def _plan_pair(product: Operation, ranks: int) -> _Plan:
     plan.need(features, (len(shape_of(features)) - 1, (shape_of(features)[-1],)), worklist)
     for operand, split in weights.items():
         plan.need(operand, split, worklist)
+    _expand(plan, worklist)
+    _check_uses(plan, product)
+    _check_inputs(plan)
+    return plan
+
+
+def _plan_head(product: Operation, ranks: int) -> _Plan:
+    """The LM head, column-parallel: each rank computes its share of the vocabulary,
+    and an `mlx.all_gather` puts the logits together. Only a product by a weight of
+    its own (not tied to the embedding) whose result the function returns."""
+    result = product.results[0]
+    if not result.uses or not all(isinstance(u.operation, func.ReturnOp) for u in result.uses):
+        raise Unsplittable("its result is not only returned")
+    weight, _ = untransposed(product.operands[1])
+    read = weight.owner
+    if not isinstance(read, mlx.WeightOp) or _reads(read) > 1:
+        raise Unsplittable("its weight is read elsewhere too (tied to the embedding)")
+    plan = _Plan(ranks, gathers=[product])
+    worklist: list[SSAValue] = []
+    plan.need(result, (len(shape_of(result)) - 1, (shape_of(result)[-1],)), worklist)
+    _expand(plan, worklist)
+    _check_uses(plan, product)
+    _check_inputs(plan)
+    return plan
+
+
+def _reads(read: mlx.WeightOp) -> int:
+    module = read.get_toplevel_object()
+    return sum(
+        1 for op in module.walk() if isinstance(op, mlx.WeightOp) and op.global_name == read.global_name
+    )
+
+
+def _expand(plan: _Plan, worklist: list[SSAValue]) -> None:
+    """Walks back from the values on `worklist`, splitting what each rule asks."""
     while worklist:
         value = worklist.pop()
         split = plan.splits[value]
@@ -352,9 +391,6 @@ def _plan_pair(product: Operation, ranks: int) -> _Plan:
                 plan.whole.add(operand)
             else:
                 plan.need(operand, operand_split, worklist)
-    _check_uses(plan, product)
-    _check_inputs(plan)
-    return plan
 
 
 def _check_inputs(plan: _Plan) -> None:
@@ -480,6 +516,16 @@ def apply_plan(plan: _Plan, module: ModuleOp) -> None:
             function = block.parent_op()
             assert isinstance(function, func.FuncOp)
             function_inputs.add(function)
+    for product in plan.gathers:
+        whole = product.results[0]
+        gathered = mlx.AllGatherOp.create(
+            operands=[whole],
+            result_types=[whole.type],
+            properties={"axis": IntegerAttr(len(shape_of(whole)) - 1, i64), "ranks": IntegerAttr(ranks, i64)},
+        )
+        gathered.location = product.location
+        Rewriter.insert_op(gathered, InsertPoint.after(product))
+        whole.replace_uses_with_if(gathered.results[0], lambda use, gathered=gathered: use.operation is not gathered)
     owners = [op for op in _ops_in_order(module) if any(r in plan.splits for r in op.results)]
     for op in owners:
         if isinstance(op, mlx.WeightOp):
@@ -518,8 +564,10 @@ def _functions(module: ModuleOp) -> list[func.FuncOp]:
     return [op for op in module.ops if isinstance(op, func.FuncOp)]
 
 
-def shard_tensor_parallel(module: ModuleOp, ranks: int) -> int:
-    """Splits every pair it can prove safe over `ranks` ranks; returns how many."""
+def shard_tensor_parallel(module: ModuleOp, ranks: int, *, head: bool = False) -> int:
+    """Splits every pair it can prove safe over `ranks` ranks; returns how many.
+    `head`: also split the LM head by vocabulary (column-parallel, then all_gather);
+    by default it stays whole (docs/distributed.md: what the measurement chose)."""
     if ranks < 1:
         raise ValueError(f"ranks must be at least 1, got {ranks}")
     if ranks == 1:
@@ -536,8 +584,13 @@ def shard_tensor_parallel(module: ModuleOp, ranks: int) -> int:
             accepted = accepted.merged(_plan_pair(product, ranks))
         except Unsplittable as why:
             refused[product] = str(why)
+            if head and all(isinstance(u.operation, func.ReturnOp) for u in product.results[0].uses):
+                try:
+                    accepted = accepted.merged(_plan_head(product, ranks))
+                except Unsplittable as head_why:
+                    refused[product] += f"; as the LM head: {head_why}"
     for product, why in refused.items():
-        if product.results[0] not in accepted.splits:
+        if product.results[0] not in accepted.splits and product not in accepted.gathers:
             remark(
                 product,
                 f"shard-tensor-parallel: {_describe(product)} stays replicated "
@@ -564,6 +617,8 @@ class ShardTensorParallelPass(ModulePass):
     name = "shard-tensor-parallel"
 
     ranks: int = 2
+    head: bool = False
+    """Also split the LM head (column-parallel, then all_gather)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        shard_tensor_parallel(op, self.ranks)
+        shard_tensor_parallel(op, self.ranks, head=self.head)
