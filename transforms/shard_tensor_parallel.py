@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     TensorType,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -78,6 +79,8 @@ class _Plan:
     gathers: list[Operation] = field(default_factory=list[Operation])
     """Column-parallel products whose result the function returns (the LM head): an
     `mlx.all_gather` of the last axis follows each."""
+    embeddings: list[mlx.TakeOp] = field(default_factory=list[mlx.TakeOp])
+    """Embedding lookups split by vocabulary (`_split_embedding`)."""
 
     def need(self, value: SSAValue, split: Split, worklist: list[SSAValue]) -> None:
         known = self.splits.get(value)
@@ -110,7 +113,9 @@ class _Plan:
         products = self.products + other.products
         if any(p.results[0] in splits for p in products):
             raise Unsplittable("a row-parallel product's result would be split by another pair")
-        return _Plan(self.ranks, splits, whole, products, self.gathers + other.gathers)
+        return _Plan(
+            self.ranks, splits, whole, products, self.gathers + other.gathers, self.embeddings + other.embeddings
+        )
 
 
 def _name(value: SSAValue) -> str:
@@ -340,7 +345,7 @@ def _plan_pair(product: Operation, ranks: int) -> _Plan:
     return plan
 
 
-def _plan_head(product: Operation, ranks: int) -> _Plan:
+def _plan_head(product: Operation, ranks: int, tied_split: bool) -> _Plan:
     """The LM head, column-parallel: each rank computes its share of the vocabulary,
     and an `mlx.all_gather` puts the logits together. Only a product by a weight of
     its own (not tied to the embedding) whose result the function returns."""
@@ -349,8 +354,10 @@ def _plan_head(product: Operation, ranks: int) -> _Plan:
         raise Unsplittable("its result is not only returned")
     weight, _ = untransposed(product.operands[1])
     read = weight.owner
-    if not isinstance(read, mlx.WeightOp) or _reads(read) > 1:
-        raise Unsplittable("its weight is read elsewhere too (tied to the embedding)")
+    if not isinstance(read, mlx.WeightOp):
+        raise Unsplittable("its weight is not a weight read")
+    if _reads(read) > 1 and not tied_split:
+        raise Unsplittable("its weight is read elsewhere too (tied to an embedding that stays whole)")
     plan = _Plan(ranks, gathers=[product])
     worklist: list[SSAValue] = []
     plan.need(result, (len(shape_of(result)) - 1, (shape_of(result)[-1],)), worklist)
@@ -358,6 +365,89 @@ def _plan_head(product: Operation, ranks: int) -> _Plan:
     _check_uses(plan, product)
     _check_inputs(plan)
     return plan
+
+
+def _embedding_table(op: Operation, ranks: int) -> mlx.WeightOp:
+    """The table of an embedding lookup that splits by vocabulary: a 2-D weight read
+    whose rows divide over the ranks. Raises `Unsplittable` otherwise."""
+    assert isinstance(op, mlx.TakeOp)
+    read = op.input.owner
+    if op.axis is None or op.axis.value.data != 0 or not isinstance(read, mlx.WeightOp):
+        raise Unsplittable("not a lookup of a weight's rows")
+    shape = shape_of(op.input)
+    if len(shape) != 2 or shape[0] % ranks:
+        raise Unsplittable(f"{shape[0]} rows do not divide over {ranks} ranks")
+    if SymbolTable.lookup_symbol(read, read.global_name) is None:
+        raise Unsplittable("its table has no global")
+    return read
+
+
+def _split_embedding(op: mlx.TakeOp, ranks: int, module: ModuleOp, split_globals: dict[tuple[str, Split], str]) -> None:
+    """Each rank looks up the ids in its own rows (the others give zeros), and one
+    `mlx.all_sum` puts the rows together: Megatron's vocabulary-parallel embedding.
+    The rank's first row comes from a global split over ranks, so one program serves
+    every rank."""
+    read = cast(mlx.WeightOp, op.input.owner)
+    rows = shape_of(op.input)[0] // ranks
+    ids = op.indices
+    id_type = cast(TensorType[Attribute], ids.type)
+    id_element = id_type.get_element_type()
+    id_dtype = dtypes.of_ir(id_element)
+    assert id_dtype is not None
+    scalar: TensorType[Attribute] = TensorType(id_element, [])
+    flags: TensorType[Attribute] = TensorType(i1, id_type.get_shape())
+    offsets = np.arange(ranks, dtype=id_dtype.numpy) * rows
+    offset_name = _unique(module, f"{read.global_name.string_value()}.first_row")
+    first_row = mlx.GlobalOp(offset_name, scalar, "constant")
+    first_row.ranks = IntegerAttr(ranks, i64)
+    first_row.properties["value"] = dense_attr(offsets, id_dtype, (ranks,))
+    source = SymbolTable.lookup_symbol(read, read.global_name)
+    assert isinstance(source, mlx.GlobalOp)
+    Rewriter.insert_op(first_row, InsertPoint.after(source))
+    result_type = op.result.type
+    element = result_type.get_element_type()
+    element_dtype = dtypes.of_ir(element)
+    assert element_dtype is not None
+    new_ops: list[Operation] = [
+        offset := mlx.WeightOp(offset_name, scalar),
+        local := mlx.BINARY_OP_CLASSES["subtract"](ids, offset.result, id_type),
+        zero := mlx.ConstantOp(dense_attr(np.zeros((), id_dtype.numpy), id_dtype, ())),
+        limit := mlx.ConstantOp(dense_attr(np.full((), rows, id_dtype.numpy), id_dtype, ())),
+        at_least := mlx.BINARY_OP_CLASSES["greater_equal"](local.result, zero.result, flags),
+        below := mlx.BINARY_OP_CLASSES["less"](local.result, limit.result, flags),
+        mine := mlx.BINARY_OP_CLASSES["bitwise_and"](at_least.result, below.result, flags),
+        safe := mlx.WhereOp(mine.result, local.result, zero.result, id_type),
+        looked := mlx.TakeOp(op.input, safe.result, 0, result_type),
+        wide := mlx.ExpandDimsOp(mine.result, [-1], TensorType(i1, [*id_type.get_shape(), 1])),
+        nothing := mlx.ConstantOp(dense_attr(np.zeros((), element_dtype.numpy), element_dtype, ())),
+        masked := mlx.WhereOp(wide.result, looked.result, nothing.result, result_type),
+        mlx.AllSumOp(masked.result),
+    ]
+    for new in new_ops:
+        new.location = op.location
+    Rewriter.replace_op(op, new_ops)
+    _split_weight(read, (0, (rows * ranks,)), ranks, module, split_globals)
+
+
+def _own_read(lookup: mlx.TakeOp) -> None:
+    """Gives the lookup a read of its table of its own (a tied LM head may read the
+    same one), so each use can be split, or not, on its own."""
+    read = lookup.input.owner
+    assert isinstance(read, mlx.WeightOp)
+    if read.result.has_one_use():
+        return
+    own = mlx.WeightOp(read.global_name, read.result.type)
+    own.location = read.location
+    Rewriter.insert_op(own, InsertPoint.before(lookup))
+    lookup.operands[0] = own.result
+
+
+def _unique(module: ModuleOp, name: str) -> str:
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, mlx.GlobalOp)}
+    unique, n = name, 1
+    while unique in taken:
+        unique, n = f"{name}.{n}", n + 1
+    return unique
 
 
 def _reads(read: mlx.WeightOp) -> int:
@@ -452,23 +542,27 @@ def _rank_slices(array: np.ndarray, split: Split, ranks: int) -> np.ndarray:
     return np.stack(per_rank)
 
 
-def _split_weight(read: mlx.WeightOp, split: Split, ranks: int, module: ModuleOp) -> None:
+def _split_weight(
+    read: mlx.WeightOp, split: Split, ranks: int, module: ModuleOp, split_globals: dict[tuple[str, Split], str]
+) -> None:
+    """Points `read` at the global holding its source's slices (made once per source
+    and split: a tied embedding and LM head share theirs)."""
     source = SymbolTable.lookup_symbol(read, read.global_name)
     if not isinstance(source, mlx.GlobalOp) or not isinstance(source.value, DenseIntOrFPElementsAttr):
         raise Unsplittable(f"weight @{read.global_name.string_value()} has no value in the IR")
-    element = source.type.get_element_type()
-    dtype = dtypes.of_ir(element)
-    assert dtype is not None
-    slices = _rank_slices(array_of(source.value), split, ranks)
     rank_type = _split_type(read.result, split, ranks)
-    taken = {op.sym_name.data for op in module.ops if isinstance(op, mlx.GlobalOp)}
-    name, n = f"{source.sym_name.data}.ranks{ranks}", 1
-    while name in taken:
-        name, n = f"{source.sym_name.data}.ranks{ranks}.{n}", n + 1
-    created = mlx.GlobalOp(name, rank_type, source.kind.data)
-    created.ranks = IntegerAttr(ranks, i64)
-    created.properties["value"] = dense_attr(slices, dtype, tuple(slices.shape))
-    Rewriter.insert_op(created, InsertPoint.after(source))
+    key = (source.sym_name.data, split)
+    name = split_globals.get(key)
+    if name is None:
+        element = source.type.get_element_type()
+        dtype = dtypes.of_ir(element)
+        assert dtype is not None
+        slices = _rank_slices(array_of(source.value), split, ranks)
+        name = split_globals[key] = _unique(module, f"{source.sym_name.data}.ranks{ranks}")
+        created = mlx.GlobalOp(name, rank_type, source.kind.data)
+        created.ranks = IntegerAttr(ranks, i64)
+        created.properties["value"] = dense_attr(slices, dtype, tuple(slices.shape))
+        Rewriter.insert_op(created, InsertPoint.after(source))
     new_read = mlx.WeightOp(name, rank_type)
     new_read.location = read.location
     Rewriter.replace_op(read, new_read)
@@ -503,9 +597,12 @@ def _rewritten_properties(op: Operation, splits: dict[SSAValue, Split], ranks: i
 
 def apply_plan(plan: _Plan, module: ModuleOp) -> None:
     ranks = plan.ranks
+    split_globals: dict[tuple[str, Split], str] = {}
+    for lookup in plan.embeddings:
+        _split_embedding(lookup, ranks, module, split_globals)
     for value, split in list(plan.splits.items()):
         if isinstance(value.owner, mlx.WeightOp):
-            _split_weight(value.owner, split, ranks, module)
+            _split_weight(value.owner, split, ranks, module, split_globals)
     function_inputs: set[func.FuncOp] = set()
     for value, split in plan.splits.items():
         if isinstance(value, BlockArgument):
@@ -564,15 +661,28 @@ def _functions(module: ModuleOp) -> list[func.FuncOp]:
     return [op for op in module.ops if isinstance(op, func.FuncOp)]
 
 
-def shard_tensor_parallel(module: ModuleOp, ranks: int, *, head: bool = False) -> int:
+def shard_tensor_parallel(module: ModuleOp, ranks: int, *, head: bool = True, embedding: bool = True) -> int:
     """Splits every pair it can prove safe over `ranks` ranks; returns how many.
     `head`: also split the LM head by vocabulary (column-parallel, then all_gather);
-    by default it stays whole (docs/distributed.md: what the measurement chose)."""
+    `embedding`: the embedding tables by vocabulary (docs/distributed.md: what the
+    measurement chose)."""
     if ranks < 1:
         raise ValueError(f"ranks must be at least 1, got {ranks}")
     if ranks == 1:
         return 0
     accepted = _Plan(ranks)
+    split_tables: set[str] = set()
+    if embedding:
+        for op in list(module.walk()):
+            if isinstance(op, mlx.TakeOp) and isinstance(op.input.owner, mlx.WeightOp):
+                _own_read(op)
+                try:
+                    table = _embedding_table(op, ranks)
+                except Unsplittable as why:
+                    remark(op, f"shard-tensor-parallel: this lookup stays replicated: {why}")
+                    continue
+                accepted.embeddings.append(op)
+                split_tables.add(table.global_name.string_value())
     # Last products first: a pair is found from its row product, before its column
     # products are tried as row products of their own.
     candidates = [op for op in module.walk() if _row_start(op) is not None][::-1]
@@ -585,10 +695,22 @@ def shard_tensor_parallel(module: ModuleOp, ranks: int, *, head: bool = False) -
         except Unsplittable as why:
             refused[product] = str(why)
             if head and all(isinstance(u.operation, func.ReturnOp) for u in product.results[0].uses):
+                weight, _ = untransposed(product.operands[1])
+                tied = isinstance(weight.owner, mlx.WeightOp) and weight.owner.global_name.string_value() in split_tables
                 try:
-                    accepted = accepted.merged(_plan_head(product, ranks))
+                    accepted = accepted.merged(_plan_head(product, ranks, tied))
                 except Unsplittable as head_why:
                     refused[product] += f"; as the LM head: {head_why}"
+    for lookup in list(accepted.embeddings):
+        table = cast(mlx.WeightOp, lookup.input.owner).global_name
+        whole_reads = [
+            op for op in module.walk()
+            if isinstance(op, mlx.WeightOp) and op.global_name == table
+            and op.result is not lookup.input and op.result not in accepted.splits
+        ]
+        if whole_reads:  # the table stays whole for them: its slices would be more to hold
+            accepted.embeddings.remove(lookup)
+            remark(lookup, f"shard-tensor-parallel: this lookup stays replicated: @{table.string_value()} is read whole elsewhere")
     for product, why in refused.items():
         if product.results[0] not in accepted.splits and product not in accepted.gathers:
             remark(
@@ -617,8 +739,10 @@ class ShardTensorParallelPass(ModulePass):
     name = "shard-tensor-parallel"
 
     ranks: int = 2
-    head: bool = False
-    """Also split the LM head (column-parallel, then all_gather)."""
+    head: bool = True
+    """Split the LM head too (column-parallel, then all_gather)."""
+    embedding: bool = True
+    """Split the embedding tables too (by vocabulary, then all_sum)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        shard_tensor_parallel(op, self.ranks, head=self.head)
+        shard_tensor_parallel(op, self.ranks, head=self.head, embedding=self.embedding)

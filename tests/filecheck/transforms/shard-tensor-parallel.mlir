@@ -100,6 +100,7 @@ func.func @attention(%x: tensor<?x?x8xf32>, %kv: tensor<?x2x?x2xf32>) -> (tensor
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT:     ranks2
 // CHECK-NOT:     mlx.all_sum
+// CHECK:         func.return %z
 mlx.global @up "parameter" : tensor<4x2xf32> = dense<1.0> : tensor<4x2xf32>
 mlx.global @down "parameter" : tensor<2x4xf32> = dense<1.0> : tensor<2x4xf32>
 func.func @softmax(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
@@ -112,5 +113,38 @@ func.func @softmax(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
   %downT = mlx.transpose %down [1, 0] : tensor<2x4xf32> -> tensor<4x2xf32>
   // expected-remark @+1 {{shard-tensor-parallel: the product by @down stays replicated (as the row product of a pair: mlx.softmax has no rule for a split operand)}}
   %y = mlx.matmul %a, %downT : tensor<?x4xf32>, tensor<4x2xf32> -> tensor<?x2xf32>
-  func.return %y : tensor<?x2xf32>
+  %z = mlx.tanh %y : tensor<?x2xf32> -> tensor<?x2xf32>
+  func.return %z : tensor<?x2xf32>
+}
+
+// -----
+
+// The embedding and a tied LM head, both by vocabulary: each rank holds rows [2r, 2r+2)
+// of the one table. A lookup finds the ids in its own rows (its first row is a global
+// split over ranks: 0 on rank 0, 2 on rank 1), zeros the others, and an all_sum puts
+// the rows together; the head computes its share of the logits and an all_gather joins
+// them.
+// CHECK:      mlx.global @embed.ranks2 "parameter" ranks 2 : tensor<2x2xf32> = dense<{{\[}}{{\[}}[1.000000e+00, 1.000000e+00], [2.000000e+00, 2.000000e+00]], {{\[}}[3.000000e+00, 3.000000e+00], [4.000000e+00, 4.000000e+00]]]> : tensor<2x2x2xf32>
+// CHECK-NEXT: mlx.global @embed.first_row "constant" ranks 2 : tensor<i64> = dense<[0, 2]> : tensor<2xi64>
+// CHECK-NOT:  mlx.global @embed "parameter"
+// CHECK-LABEL: func.func @tied(%ids: tensor<?xi64>) -> tensor<?x4xf32> {
+// CHECK:         mlx.weight @embed.ranks2 : tensor<2x2xf32>
+// CHECK:         %[[TABLE:.*]] = mlx.weight @embed.ranks2 : tensor<2x2xf32>
+// CHECK:         %[[FIRST:.*]] = mlx.weight @embed.first_row : tensor<i64>
+// CHECK-NEXT:    %[[LOCAL:.*]] = mlx.subtract %ids, %[[FIRST]]
+// CHECK:         %[[MINE:.*]] = mlx.bitwise_and
+// CHECK-NEXT:    %[[SAFE:.*]] = mlx.where %[[MINE]], %[[LOCAL]]
+// CHECK-NEXT:    %[[ROWS:.*]] = mlx.take %[[TABLE]], %[[SAFE]] axis 0 : tensor<2x2xf32>, tensor<?xi64> -> tensor<?x2xf32>
+// CHECK:         %[[MASKED:.*]] = mlx.where %{{.*}}, %[[ROWS]], %{{.*}} : tensor<?x1xi1>, tensor<?x2xf32>, tensor<f32> -> tensor<?x2xf32>
+// CHECK-NEXT:    %[[X:.*]] = mlx.all_sum %[[MASKED]] : tensor<?x2xf32> -> tensor<?x2xf32>
+// CHECK:         %[[LOGITS:.*]] = mlx.matmul %[[X]], %{{.*}} : tensor<?x2xf32>, tensor<2x2xf32> -> tensor<?x2xf32>
+// CHECK-NEXT:    %[[ALL:.*]] = mlx.all_gather %[[LOGITS]] axis 1 ranks 2 : tensor<?x2xf32> -> tensor<?x4xf32>
+// CHECK-NEXT:    func.return %[[ALL]] : tensor<?x4xf32>
+mlx.global @embed "parameter" : tensor<4x2xf32> = dense<[[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]]> : tensor<4x2xf32>
+func.func @tied(%ids: tensor<?xi64>) -> tensor<?x4xf32> {
+  %e = mlx.weight @embed : tensor<4x2xf32>
+  %x = mlx.take %e, %ids axis 0 : tensor<4x2xf32>, tensor<?xi64> -> tensor<?x2xf32>
+  %eT = mlx.transpose %e [1, 0] : tensor<4x2xf32> -> tensor<2x4xf32>
+  %logits = mlx.matmul %x, %eT : tensor<?x2xf32>, tensor<2x4xf32> -> tensor<?x4xf32>
+  func.return %logits : tensor<?x4xf32>
 }
