@@ -63,14 +63,15 @@ def _vmhwm_mb() -> float:
 
 def worker_run(program: Path, steps: int, out: Path) -> None:
     """Loads `program` (as this rank), times a prompt and `steps` greedy steps."""
-    import mlx.core as mx  # noqa: I001
+    import mlxir  # noqa: F401, I001  (before mlx.core: it arms the BLAS choice)
+    import mlx.core as mx
     import numpy as np
 
-    import mlxir  # before mlx.core: it arms the BLAS choice
+    from mlxir.runtime.program import Program
     from mlxir.tools import llm as mlxir_llm
 
     rank = mx.distributed.init().rank()
-    compiled = mlxir_llm.CompiledLLM.from_program(mlxir.load(program))
+    compiled = mlxir_llm.CompiledLLM.from_program(Program(program.read_bytes()))
     held = mx.get_active_memory()
     ids = np.array([llm.prompt_ids()[:PROMPT]], dtype=np.int64)
     mlxir_llm.generate(compiled, ids, max_new_tokens=4)  # warm: traces, kernels
@@ -162,7 +163,7 @@ def run_config(program: Path, ranks: int, threads: int, steps: int, scratch: Pat
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--worker", choices=["run", "collectives"])
     parser.add_argument("--program", type=Path)
     parser.add_argument("--out", type=Path)
