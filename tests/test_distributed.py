@@ -72,13 +72,7 @@ def _split_program(exported: llm.ExportedLLM, path: Path, **options: Any) -> Pat
     return path
 
 
-# The families whose weights the pass leaves whole, and why (its remarks say so too).
-STAYS_REPLICATED = {
-    "cohere": "one layer_norm feeds a merged q/k/v/gate/up product, whose result is split two ways",
-}
-
-
-def _check_weight_bytes(path: Path, *, splits: bool = True) -> None:
+def _check_weight_bytes(path: Path) -> None:
     """Each rank reads the replicated weights and 1/2 of the split ones: nothing more."""
     from mlxir.codegen.reader import read_program
 
@@ -87,9 +81,8 @@ def _check_weight_bytes(path: Path, *, splits: bool = True) -> None:
     assert not {g.name.removesuffix(".ranks2") for g in info.globals if g.name.endswith(".ranks2")} & names  # no whole copy left
     replicated = sum(g.length for g in info.globals if g.ranks == 1)
     split = sum(g.length for g in info.globals if g.ranks == 2)
-    assert (split > 0) == splits
-    assert info.ranks == (2 if splits else 1)  # a program nothing was split in runs on any number
-    for rank in range(info.ranks):
+    assert split > 0 and info.ranks == 2
+    for rank in (0, 1):
         assert sum(g.length for g in info.for_rank(rank).globals) == replicated + split // 2
 
 
@@ -103,7 +96,7 @@ def test_two_ranks_generate_what_one_does(family: str, tmp_path: Path) -> None:
     got = np.load(out)
     np.testing.assert_array_equal(got["tokens"], tokens)
     assert np.abs(got["logits"] - logits).max() <= LOGIT_TOLERANCE
-    _check_weight_bytes(program, splits=family not in STAYS_REPLICATED)
+    _check_weight_bytes(program)
 
 
 def test_quantized_weights_split_along_their_groups(tmp_path: Path) -> None:

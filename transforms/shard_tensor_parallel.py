@@ -21,10 +21,12 @@ segment, so the merged weight's rows are regrouped per rank.
 
 Weights are split once, at compile time: each becomes an `mlx.global ... ranks N`
 whose value holds the N slices, and rank `r` reads only its own (docs/distributed.md).
+Pairs that share a merged column product (a parallel attention + MLP block) are
+planned together. A row product with a bias adds it once, after the `mlx.all_sum`.
 Anything the walk cannot prove safe (an op without a rule, a split axis that does not
 divide, a value also used outside the pair) stays replicated, and the pass says so in a
-remark on the product. The LM head and the embedding stay replicated
-(docs/distributed.md says why).
+remark on the product. The LM head and the embedding tables split by vocabulary
+(`head`, `embedding`: docs/distributed.md says why these are the defaults).
 
 Run it last, after quantization: no later pass may compute with a split weight as if
 it were whole."""
@@ -47,7 +49,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
@@ -186,18 +188,26 @@ def _reshape(op: Operation, result: SSAValue, split: Split) -> _Step:
 
 
 def _split(op: Operation, result: SSAValue, split: Split) -> _Step:
+    """A split across the split axis: every piece and the input split alike. (Along
+    the split axis, `_expand` joins the pieces' segments once all are known.)"""
     pieces = cast(mlx.SplitOp, op)
+    return _Step({pieces.input: split}, {r: split for r in pieces.outputs})
+
+
+def _along_split_axis(op: Operation, split: Split) -> bool:
+    return isinstance(op, mlx.SplitOp) and op.axis.value.data % len(shape_of(op.input)) == split[0]
+
+
+def _join_pieces(plan: _Plan, pieces: mlx.SplitOp, worklist: list[SSAValue]) -> None:
+    """The input of a split along the split axis holds each piece's segments in turn;
+    a piece no pair asked for is split whole (one segment), every rank its share."""
     axis = pieces.axis.value.data % len(shape_of(pieces.input))
-    if axis != split[0]:
-        return _Step({pieces.input: split}, {r: split for r in pieces.outputs})
-    step = _Step(results={result: split})
     segments: list[int] = []
     for output in pieces.outputs:
-        own = split if output is result else (axis, (shape_of(output)[axis],))
-        step.results[output] = own
-        segments += own[1]
-    step.operands[pieces.input] = (axis, tuple(segments))
-    return step
+        if output not in plan.splits:
+            plan.need(output, (axis, (shape_of(output)[axis],)), worklist)
+        segments += plan.splits[output][1]
+    plan.need(pieces.input, (axis, tuple(segments)), worklist)
 
 
 def _slice(op: Operation, result: SSAValue, split: Split) -> _Step:
@@ -310,6 +320,10 @@ def _row_start(op: Operation) -> tuple[SSAValue, dict[SSAValue, Split]] | None:
     if isinstance(op, mlx.MatmulOp) and len(shape_of(op.rhs)) == 2 and _is_weight(op.rhs):
         features = shape_of(op.rhs)[0]
         return op.lhs, {op.rhs: (0, (features,))}
+    if isinstance(op, mlx.AddmmOp) and len(shape_of(op.b)) == 2 and _is_weight(op.b):
+        # The bias stays whole: it is added once, after the partial products' sum.
+        features = shape_of(op.b)[0]
+        return op.a, {op.b: (0, (features,))}
     if isinstance(op, mlx.QuantizedMatmulOp) and op.transpose is not None and _is_weight(op.w):
         group = op.group_size.value.data
         features = shape_of(op.x)[-1]
@@ -321,38 +335,49 @@ def _row_start(op: Operation) -> tuple[SSAValue, dict[SSAValue, Split]] | None:
     return None
 
 
-def _plan_pair(product: Operation, ranks: int) -> _Plan:
-    start = _row_start(product)
-    assert start is not None
-    features, weights = start
-    plan = _Plan(ranks, products=[product])
+def _plan_pairs(products: list[Operation], ranks: int) -> _Plan:
+    """The pairs ending in `products`, planned together: parallel attention and MLP
+    blocks (Phi, Cohere) compute both pairs' inputs in one merged product, which only
+    both pairs together split whole."""
+    plan = _Plan(ranks, products=list(products))
     worklist: list[SSAValue] = []
-    if shape_of(features)[-1] == DYNAMIC:
-        raise Unsplittable("its input features are dynamic")
-    if isinstance(product, mlx.QuantizedMatmulOp) and (
-        shape_of(features)[-1] // ranks % product.group_size.value.data
-    ):
-        raise Unsplittable(
-            f"{shape_of(features)[-1]} input features over {ranks} ranks do not keep whole "
-            f"groups of {product.group_size.value.data}"
-        )
-    plan.need(features, (len(shape_of(features)) - 1, (shape_of(features)[-1],)), worklist)
-    for operand, split in weights.items():
-        plan.need(operand, split, worklist)
+    for product in products:
+        start = _row_start(product)
+        assert start is not None
+        features, weights = start
+        if isinstance(product, mlx.AddmmOp):
+            if any(f is not None and f.value.data != 1.0 for f in (product.alpha, product.beta)):
+                raise Unsplittable("an addmm that scales its terms")
+            if shape_of(product.a)[:-1] + shape_of(product.b)[-1:] != shape_of(product.result):
+                raise Unsplittable("an addmm whose bias broadcasts the product")
+        if shape_of(features)[-1] == DYNAMIC:
+            raise Unsplittable("its input features are dynamic")
+        if isinstance(product, mlx.QuantizedMatmulOp) and (
+            shape_of(features)[-1] // ranks % product.group_size.value.data
+        ):
+            raise Unsplittable(
+                f"{shape_of(features)[-1]} input features over {ranks} ranks do not keep whole "
+                f"groups of {product.group_size.value.data}"
+            )
+        plan.need(features, (len(shape_of(features)) - 1, (shape_of(features)[-1],)), worklist)
+        for operand, split in weights.items():
+            plan.need(operand, split, worklist)
     _expand(plan, worklist)
-    _check_uses(plan, product)
+    _check_uses(plan, set(products))
     _check_inputs(plan)
     return plan
 
 
 def _plan_head(product: Operation, ranks: int, tied_split: bool) -> _Plan:
     """The LM head, column-parallel: each rank computes its share of the vocabulary,
-    and an `mlx.all_gather` puts the logits together. Only a product by a weight of
-    its own (not tied to the embedding) whose result the function returns."""
+    and an `mlx.all_gather` right after the product puts the logits together. A
+    product by a weight whose result the function returns (through elementwise ops
+    alone, e.g. a logit scale); a weight tied to an embedding only if that is split
+    too (`tied_split`)."""
     result = product.results[0]
-    if not result.uses or not all(isinstance(u.operation, func.ReturnOp) for u in result.uses):
+    if not _only_returned(result):
         raise Unsplittable("its result is not only returned")
-    weight, _ = untransposed(product.operands[1])
+    weight, _ = untransposed(_weight_operand(product))
     read = weight.owner
     if not isinstance(read, mlx.WeightOp):
         raise Unsplittable("its weight is not a weight read")
@@ -362,9 +387,22 @@ def _plan_head(product: Operation, ranks: int, tied_split: bool) -> _Plan:
     worklist: list[SSAValue] = []
     plan.need(result, (len(shape_of(result)) - 1, (shape_of(result)[-1],)), worklist)
     _expand(plan, worklist)
-    _check_uses(plan, product)
+    _check_uses(plan, {product})
     _check_inputs(plan)
     return plan
+
+
+_ELEMENTWISE = (*mlx.UNARY_OP_CLASSES.values(), *mlx.BINARY_OP_CLASSES.values(), mlx.AstypeOp)
+
+
+def _only_returned(value: SSAValue) -> bool:
+    """Whether `value` is returned, directly or through elementwise ops alone (a
+    logit scale, a soft cap): what the LM head's logits are."""
+    return bool(value.uses) and all(
+        isinstance(use.operation, func.ReturnOp)
+        or (isinstance(use.operation, _ELEMENTWISE) and _only_returned(use.operation.results[0]))
+        for use in value.uses
+    )
 
 
 def _embedding_table(op: Operation, ranks: int) -> mlx.WeightOp:
@@ -458,29 +496,50 @@ def _reads(read: mlx.WeightOp) -> int:
 
 
 def _expand(plan: _Plan, worklist: list[SSAValue]) -> None:
-    """Walks back from the values on `worklist`, splitting what each rule asks."""
-    while worklist:
-        value = worklist.pop()
-        split = plan.splits[value]
-        if isinstance(value, BlockArgument):
-            if not isinstance(value.owner.parent_op(), func.FuncOp):
-                raise Unsplittable("a block argument that is not a function input")
-            continue
-        op = value.owner
-        assert isinstance(op, Operation)
-        if isinstance(op, mlx.WeightOp):
-            continue
-        rule = _RULES.get(type(op))
-        if rule is None:
-            raise Unsplittable(f"{op.name} has no rule for a split operand")
-        step = rule(op, value, split)
-        for result, result_split in step.results.items():
-            plan.need(result, result_split, worklist)
-        for operand, operand_split in step.operands.items():
-            if operand_split is None:
-                plan.whole.add(operand)
-            else:
-                plan.need(operand, operand_split, worklist)
+    """Walks back from the values on `worklist`, splitting what each rule asks. A
+    split op along the split axis waits until the walk is done: another pair's walk
+    (planned together, `_plan_pairs`) may reach its other pieces with segments of
+    their own."""
+    pending: dict[mlx.SplitOp, None] = {}
+    while True:
+        while worklist:
+            value = worklist.pop()
+            split = plan.splits[value]
+            if isinstance(value, BlockArgument):
+                if not isinstance(value.owner.parent_op(), func.FuncOp):
+                    raise Unsplittable("a block argument that is not a function input")
+                continue
+            op = value.owner
+            assert isinstance(op, Operation)
+            if isinstance(op, mlx.WeightOp):
+                continue
+            if _along_split_axis(op, split):
+                pending[cast(mlx.SplitOp, op)] = None
+                continue
+            rule = _RULES.get(type(op))
+            if rule is None:
+                raise Unsplittable(f"{op.name} has no rule for a split operand")
+            step = rule(op, value, split)
+            for result, result_split in step.results.items():
+                plan.need(result, result_split, worklist)
+            for operand, operand_split in step.operands.items():
+                if operand_split is None:
+                    plan.whole.add(operand)
+                else:
+                    plan.need(operand, operand_split, worklist)
+        if not pending:
+            return
+        # The last in program order first: a split nested in another's piece (q/k/v
+        # inside a q/k/v + MLP merge) gives that piece its segments.
+        pieces = max(pending, key=_position)
+        del pending[pieces]
+        _join_pieces(plan, pieces, worklist)
+
+
+def _position(op: Operation) -> int:
+    block = op.parent_block()
+    assert block is not None
+    return block.get_operation_index(op)
 
 
 def _check_inputs(plan: _Plan) -> None:
@@ -499,16 +558,18 @@ def _check_inputs(plan: _Plan) -> None:
             raise Unsplittable(f"{_name(value)} would be split, and the caller passes it whole")
 
 
-def _check_uses(plan: _Plan, product: Operation) -> None:
+def _check_uses(plan: _Plan, products: set[Operation]) -> None:
     """Every use of a split value is by an op the pair splits, the row product, the
     function's return, or an `mlx.dim` of another axis."""
     inside = {v.owner for v in plan.splits if isinstance(v.owner, Operation)}
+    gathered = {p.results[0] for p in plan.gathers}  # its uses read the gathered whole
     for value in plan.splits:
         if value in plan.whole:
             raise Unsplittable(f"{_name(value)} must stay whole for one use and be split for another")
-        for use in value.uses:
+        uses: list[Use] = [] if value in gathered else list(value.uses)
+        for use in uses:
             user = use.operation
-            if user is product or user in inside or isinstance(user, func.ReturnOp):
+            if user in products or user in inside or isinstance(user, func.ReturnOp):
                 continue
             if isinstance(user, mlx.DimOp) and user.axis.value.data % len(shape_of(value)) != plan.splits[value][0]:
                 continue  # the size of another axis: the same on every rank
@@ -641,6 +702,9 @@ def apply_plan(plan: _Plan, module: ModuleOp) -> None:
             new.name_hint = old.name_hint
         Rewriter.replace_op(op, replacement)
     for product in plan.products:
+        if isinstance(product, mlx.AddmmOp):
+            _sum_then_add_bias(product)
+            continue
         total = mlx.AllSumOp(product.results[0])
         total.location = product.location
         Rewriter.insert_op(total, InsertPoint.after(product))
@@ -651,6 +715,18 @@ def apply_plan(plan: _Plan, module: ModuleOp) -> None:
         function.function_type = FunctionType.from_lists(
             [a.type for a in function.body.block.args], [v.type for v in returned.operands]
         )
+
+
+def _sum_then_add_bias(product: mlx.AddmmOp) -> None:
+    """A row product with a bias: each rank's partial product, their sum, then the
+    bias, once (added on every rank before the sum, it would count N times)."""
+    partial = mlx.MatmulOp(product.a, product.b, product.result.type)
+    total = mlx.AllSumOp(partial.result)
+    biased = mlx.BINARY_OP_CLASSES["add"](total.result, product.c, product.result.type)
+    for op in (partial, total, biased):
+        op.location = product.location
+    biased.result.name_hint = product.result.name_hint
+    Rewriter.replace_op(product, [partial, total, biased])
 
 
 def _ops_in_order(module: ModuleOp) -> list[Operation]:
@@ -691,16 +767,36 @@ def shard_tensor_parallel(module: ModuleOp, ranks: int, *, head: bool = True, em
         if product.results[0] in accepted.splits:
             continue  # a column product of an accepted pair
         try:
-            accepted = accepted.merged(_plan_pair(product, ranks))
+            accepted = accepted.merged(_plan_pairs([product], ranks))
         except Unsplittable as why:
             refused[product] = str(why)
-            if head and all(isinstance(u.operation, func.ReturnOp) for u in product.results[0].uses):
-                weight, _ = untransposed(product.operands[1])
-                tied = isinstance(weight.owner, mlx.WeightOp) and weight.owner.global_name.string_value() in split_tables
-                try:
-                    accepted = accepted.merged(_plan_head(product, ranks, tied))
-                except Unsplittable as head_why:
-                    refused[product] += f"; as the LM head: {head_why}"
+
+    def still_refused(product: Operation) -> bool:
+        return (
+            product in refused
+            and product.results[0] not in accepted.splits
+            and product not in accepted.products + accepted.gathers
+        )
+
+    # Pairs that share a merged column product (a parallel block: Phi, Cohere) are
+    # tried together, neighbours in program order.
+    alone = [p for p in candidates if p in refused]
+    for later, earlier in zip(alone, alone[1:]):
+        if not (still_refused(later) and still_refused(earlier)):
+            continue
+        try:
+            accepted = accepted.merged(_plan_pairs([earlier, later], ranks))
+        except Unsplittable as why:
+            for product in (later, earlier):
+                refused[product] += f"; with its neighbour: {why}"
+    for product in candidates:
+        if head and still_refused(product) and _only_returned(product.results[0]):
+            weight, _ = untransposed(_weight_operand(product))
+            tied = isinstance(weight.owner, mlx.WeightOp) and weight.owner.global_name.string_value() in split_tables
+            try:
+                accepted = accepted.merged(_plan_head(product, ranks, tied))
+            except Unsplittable as head_why:
+                refused[product] += f"; as the LM head: {head_why}"
     for lookup in list(accepted.embeddings):
         table = cast(mlx.WeightOp, lookup.input.owner).global_name
         whole_reads = [
@@ -712,7 +808,7 @@ def shard_tensor_parallel(module: ModuleOp, ranks: int, *, head: bool = True, em
             accepted.embeddings.remove(lookup)
             remark(lookup, f"shard-tensor-parallel: this lookup stays replicated: @{table.string_value()} is read whole elsewhere")
     for product, why in refused.items():
-        if product.results[0] not in accepted.splits and product not in accepted.gathers:
+        if still_refused(product):
             remark(
                 product,
                 f"shard-tensor-parallel: {_describe(product)} stays replicated "
@@ -722,9 +818,12 @@ def shard_tensor_parallel(module: ModuleOp, ranks: int, *, head: bool = True, em
     return len(accepted.products)
 
 
+def _weight_operand(product: Operation) -> SSAValue:
+    return product.b if isinstance(product, mlx.AddmmOp) else product.operands[1]
+
+
 def _describe(product: Operation) -> str:
-    weight = product.operands[1]
-    owner = weight.owner
+    owner = _weight_operand(product).owner
     if isinstance(owner, mlx.TransposeOp):
         owner = owner.input.owner
     if isinstance(owner, mlx.WeightOp):

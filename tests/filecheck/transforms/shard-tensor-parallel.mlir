@@ -95,7 +95,7 @@ func.func @attention(%x: tensor<?x?x8xf32>, %kv: tensor<?x2x?x2xf32>) -> (tensor
 // -----
 
 // What the pass cannot prove safe stays whole, with a remark on the product: a softmax
-// over the features mixes every rank's share; and a function input is split only when
+// over the features mixes every rank's share (alone, and planned with its neighbour); and a function input is split only when
 // the function returns it split too (a carried cache), never one the caller passes whole.
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT:     ranks2
@@ -106,14 +106,14 @@ mlx.global @down "parameter" : tensor<2x4xf32> = dense<1.0> : tensor<2x4xf32>
 func.func @softmax(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
   %up = mlx.weight @up : tensor<4x2xf32>
   %upT = mlx.transpose %up [1, 0] : tensor<4x2xf32> -> tensor<2x4xf32>
-  // expected-remark @+1 {{the product by @up stays replicated (as the row product of a pair: %x would be split, and the caller passes it whole)}}
+  // expected-remark @+1 {{the product by @up stays replicated (as the row product of a pair: %x would be split, and the caller passes it whole; with its neighbour: mlx.softmax has no rule for a split operand)}}
   %h = mlx.matmul %x, %upT : tensor<?x2xf32>, tensor<2x4xf32> -> tensor<?x4xf32>
   %a = mlx.softmax %h axes [1] : tensor<?x4xf32> -> tensor<?x4xf32>
   %down = mlx.weight @down : tensor<2x4xf32>
   %downT = mlx.transpose %down [1, 0] : tensor<2x4xf32> -> tensor<4x2xf32>
-  // expected-remark @+1 {{shard-tensor-parallel: the product by @down stays replicated (as the row product of a pair: mlx.softmax has no rule for a split operand)}}
+  // expected-remark @+1 {{shard-tensor-parallel: the product by @down stays replicated (as the row product of a pair: mlx.softmax has no rule for a split operand; with its neighbour: mlx.softmax has no rule for a split operand)}}
   %y = mlx.matmul %a, %downT : tensor<?x4xf32>, tensor<4x2xf32> -> tensor<?x2xf32>
-  %z = mlx.tanh %y : tensor<?x2xf32> -> tensor<?x2xf32>
+  %z = mlx.softmax %y axes [1] : tensor<?x2xf32> -> tensor<?x2xf32>
   func.return %z : tensor<?x2xf32>
 }
 
@@ -147,4 +147,62 @@ func.func @tied(%ids: tensor<?xi64>) -> tensor<?x4xf32> {
   %eT = mlx.transpose %e [1, 0] : tensor<4x2xf32> -> tensor<2x4xf32>
   %logits = mlx.matmul %x, %eT : tensor<?x2xf32>, tensor<2x4xf32> -> tensor<?x4xf32>
   func.return %logits : tensor<?x4xf32>
+}
+
+// -----
+
+// A parallel block (Phi, Cohere): one merged product computes both pairs' inputs, and
+// only the two pairs planned together split it whole. Rank r holds the r-th half of
+// each piece: rank 0 rows 0-1 and 4-5 of @wm. A row product with a bias (addmm) adds
+// the bias once, after the all_sum.
+// CHECK:      mlx.global @wm.ranks2 "parameter" ranks 2 : tensor<4x4xf32> = dense<{{\[}}{{\[}}[0.000000e+00, {{.*}}], [1.000000e+00, {{.*}}], [4.000000e+00, {{.*}}], [5.000000e+00, {{.*}}]], {{\[}}[2.000000e+00, {{.*}}], [3.000000e+00, {{.*}}], [6.000000e+00, {{.*}}], [7.000000e+00, {{.*}}]]]>
+// CHECK-NEXT: mlx.global @wa.ranks2 "parameter" ranks 2 : tensor<4x2xf32>
+// CHECK-NEXT: mlx.global @ba "parameter" : tensor<4xf32>
+// CHECK-NEXT: mlx.global @wb.ranks2 "parameter" ranks 2 : tensor<4x2xf32>
+// CHECK-LABEL: func.func @parallel
+// CHECK:         %pa, %pb = mlx.split %h at [2] axis 1 : tensor<?x4xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
+// CHECK:         %[[YA:.*]] = mlx.matmul %ga, %waT : tensor<?x2xf32>, tensor<2x4xf32> -> tensor<?x4xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = mlx.all_sum %[[YA]]
+// CHECK-NEXT:    %[[BIASED:.*]] = mlx.add %[[SUM]], %ba : tensor<?x4xf32>, tensor<4xf32> -> tensor<?x4xf32>
+// CHECK:         %[[YB:.*]] = mlx.matmul %pb, %wbT : tensor<?x2xf32>, tensor<2x4xf32> -> tensor<?x4xf32>
+// CHECK-NEXT:    %[[SUMB:.*]] = mlx.all_sum %[[YB]]
+// CHECK-NEXT:    mlx.add %[[BIASED]], %[[SUMB]]
+mlx.global @wm "parameter" : tensor<8x4xf32> = dense<[[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [2.0, 2.0, 2.0, 2.0], [3.0, 3.0, 3.0, 3.0], [4.0, 4.0, 4.0, 4.0], [5.0, 5.0, 5.0, 5.0], [6.0, 6.0, 6.0, 6.0], [7.0, 7.0, 7.0, 7.0]]> : tensor<8x4xf32>
+mlx.global @wa "parameter" : tensor<4x4xf32> = dense<1.0> : tensor<4x4xf32>
+mlx.global @ba "parameter" : tensor<4xf32> = dense<0.5> : tensor<4xf32>
+mlx.global @wb "parameter" : tensor<4x4xf32> = dense<2.0> : tensor<4x4xf32>
+func.func @parallel(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %wm = mlx.weight @wm : tensor<8x4xf32>
+  %wmT = mlx.transpose %wm [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+  %h = mlx.matmul %x, %wmT : tensor<?x4xf32>, tensor<4x8xf32> -> tensor<?x8xf32>
+  %pa, %pb = mlx.split %h at [4] axis 1 : tensor<?x8xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
+  %ga = mlx.tanh %pa : tensor<?x4xf32> -> tensor<?x4xf32>
+  %wa = mlx.weight @wa : tensor<4x4xf32>
+  %waT = mlx.transpose %wa [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  %ba = mlx.weight @ba : tensor<4xf32>
+  %ya = mlx.addmm %ba, %ga, %waT : tensor<4xf32>, tensor<?x4xf32>, tensor<4x4xf32> -> tensor<?x4xf32>
+  %wb = mlx.weight @wb : tensor<4x4xf32>
+  %wbT = mlx.transpose %wb [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  %yb = mlx.matmul %pb, %wbT : tensor<?x4xf32>, tensor<4x4xf32> -> tensor<?x4xf32>
+  %y = mlx.add %ya, %yb : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  func.return %y : tensor<?x4xf32>
+}
+
+// -----
+
+// The LM head through elementwise ops (Cohere's logit scale): the all_gather follows
+// the product, and the scale multiplies the whole logits.
+// CHECK-LABEL: func.func @scaled_head
+// CHECK:         %[[LOGITS:.*]] = mlx.matmul %x, %{{.*}} : tensor<?x2xf32>, tensor<2x2xf32> -> tensor<?x2xf32>
+// CHECK-NEXT:    %[[ALL:.*]] = mlx.all_gather %[[LOGITS]] axis 1 ranks 2 : tensor<?x2xf32> -> tensor<?x4xf32>
+// CHECK:         mlx.multiply %[[ALL]], %scale : tensor<?x4xf32>, tensor<f32> -> tensor<?x4xf32>
+mlx.global @head "parameter" : tensor<4x2xf32> = dense<1.0> : tensor<4x2xf32>
+mlx.global @scale "parameter" : tensor<f32> = dense<0.5> : tensor<f32>
+func.func @scaled_head(%x: tensor<?x2xf32>) -> tensor<?x4xf32> {
+  %w = mlx.weight @head : tensor<4x2xf32>
+  %wT = mlx.transpose %w [1, 0] : tensor<4x2xf32> -> tensor<2x4xf32>
+  %logits = mlx.matmul %x, %wT : tensor<?x2xf32>, tensor<2x4xf32> -> tensor<?x4xf32>
+  %scale = mlx.weight @scale : tensor<f32>
+  %scaled = mlx.multiply %logits, %scale : tensor<?x4xf32>, tensor<f32> -> tensor<?x4xf32>
+  func.return %scaled : tensor<?x4xf32>
 }
