@@ -160,26 +160,10 @@ def test_the_ring_backend_is_the_default_and_mpi_runs_where_installed(tmp_path: 
 
 @pytest.fixture(scope="module")
 def hf_folder_with_tokenizer(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from test_generate import _tokenizer  # the tiny chat tokenizer the generate tests use
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from test_generate import save_tiny_llama
 
     folder = tmp_path_factory.mktemp("tiny-llama-ranks")
-    tokenizer = _tokenizer(folder)
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=256,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        attn_implementation="sdpa",
-    )
-    LlamaForCausalLM(config).eval().save_pretrained(folder)
+    save_tiny_llama(folder)
     return folder
 
 

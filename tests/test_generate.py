@@ -52,11 +52,10 @@ def _tokenizer(folder: Path) -> Any:
     return tokenizer
 
 
-@pytest.fixture(scope="module")
-def hf_folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+def save_tiny_llama(folder: Path) -> Any:
+    """A 2-layer Llama with the tiny chat tokenizer, saved as `save_pretrained` does."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    folder = tmp_path_factory.mktemp("tiny-llama")
     tokenizer = _tokenizer(folder)
     torch.manual_seed(0)
     config = LlamaConfig(
@@ -74,7 +73,13 @@ def hf_folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     )
     model = LlamaForCausalLM(config).eval()
     model.save_pretrained(folder)
-    return folder, model
+    return model
+
+
+@pytest.fixture(scope="module")
+def hf_folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    folder = tmp_path_factory.mktemp("tiny-llama")
+    return folder, save_tiny_llama(folder)
 
 
 def _expected(folder: Path, model: Any, prompt: str, max_tokens: int, *, chat: bool = True) -> tuple[list[int], str]:
