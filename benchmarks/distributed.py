@@ -63,7 +63,7 @@ def _vmhwm_mb() -> float:
 
 def worker_run(program: Path, steps: int, out: Path) -> None:
     """Loads `program` (as this rank), times a prompt and `steps` greedy steps."""
-    import mlxir  # noqa: F401, I001  (before mlx.core: it arms the BLAS choice)
+    import mlxir  # noqa: I001  (before mlx.core: it arms the BLAS choice)
     import mlx.core as mx
     import numpy as np
 
@@ -71,7 +71,9 @@ def worker_run(program: Path, steps: int, out: Path) -> None:
     from mlxir.tools import llm as mlxir_llm
 
     rank = mx.distributed.init().rank()
-    compiled = mlxir_llm.CompiledLLM.from_program(Program(program.read_bytes()))
+    loaded = mlxir.load(program)  # from the path: the rank reads only its own slices
+    assert isinstance(loaded, Program)
+    compiled = mlxir_llm.CompiledLLM.from_program(loaded)
     held = mx.get_active_memory()
     ids = np.array([llm.prompt_ids()[:PROMPT]], dtype=np.int64)
     mlxir_llm.generate(compiled, ids, max_new_tokens=4)  # warm: traces, kernels
