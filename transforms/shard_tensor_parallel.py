@@ -381,7 +381,8 @@ def _plan_head(product: Operation, ranks: int, tied_split: bool) -> _Plan:
     read = weight.owner
     if not isinstance(read, mlx.WeightOp):
         raise Unsplittable("its weight is not a weight read")
-    if _reads(read) > 1 and not tied_split:
+    module = cast(Operation, read.get_toplevel_object())
+    if len(_readers(module, read.global_name.string_value())) > 1 and not tied_split:
         raise Unsplittable("its weight is read elsewhere too (tied to an embedding that stays whole)")
     plan = _Plan(ranks, gathers=[product])
     worklist: list[SSAValue] = []
@@ -488,11 +489,12 @@ def _unique(module: ModuleOp, name: str) -> str:
     return unique
 
 
-def _reads(read: mlx.WeightOp) -> int:
-    module = read.get_toplevel_object()
-    return sum(
-        1 for op in module.walk() if isinstance(op, mlx.WeightOp) and op.global_name == read.global_name
-    )
+def _readers(module: Operation, name: str) -> list[mlx.WeightOp]:
+    """Every `mlx.weight` of global `name` still in the module."""
+    return [
+        op for op in module.walk()
+        if isinstance(op, mlx.WeightOp) and op.global_name.string_value() == name and op.parent is not None
+    ]
 
 
 def _expand(plan: _Plan, worklist: list[SSAValue]) -> None:
@@ -627,11 +629,7 @@ def _split_weight(
     new_read = mlx.WeightOp(name, rank_type)
     new_read.location = read.location
     Rewriter.replace_op(read, new_read)
-    if not any(
-        isinstance(op, mlx.WeightOp) and op.global_name.string_value() == source.sym_name.data
-        for op in module.walk()
-        if op.parent is not None
-    ):
+    if not _readers(module, source.sym_name.data):
         Rewriter.erase_op(source)
 
 
@@ -664,16 +662,12 @@ def apply_plan(plan: _Plan, module: ModuleOp) -> None:
     for value, split in list(plan.splits.items()):
         if isinstance(value.owner, mlx.WeightOp):
             _split_weight(value.owner, split, ranks, module, split_globals)
-    function_inputs: set[func.FuncOp] = set()
     for value, split in plan.splits.items():
         if isinstance(value, BlockArgument):
             block = value.owner
             replacement = block.insert_arg(_split_type(value, split, ranks), value.index)
             value.replace_all_uses_with(replacement)
             block.erase_arg(value)
-            function = block.parent_op()
-            assert isinstance(function, func.FuncOp)
-            function_inputs.add(function)
     for product in plan.gathers:
         whole = product.results[0]
         gathered = mlx.AllGatherOp.create(
@@ -681,10 +675,8 @@ def apply_plan(plan: _Plan, module: ModuleOp) -> None:
             result_types=[whole.type],
             properties={"axis": IntegerAttr(len(shape_of(whole)) - 1, i64), "ranks": IntegerAttr(ranks, i64)},
         )
-        gathered.location = product.location
-        Rewriter.insert_op(gathered, InsertPoint.after(product))
-        whole.replace_uses_with_if(gathered.results[0], lambda use, gathered=gathered: use.operation is not gathered)
-    owners = [op for op in _ops_in_order(module) if any(r in plan.splits for r in op.results)]
+        _follow_with(product, gathered)
+    owners = [op for op in module.walk() if any(r in plan.splits for r in op.results)]
     for op in owners:
         if isinstance(op, mlx.WeightOp):
             continue  # replaced above
@@ -705,16 +697,21 @@ def apply_plan(plan: _Plan, module: ModuleOp) -> None:
         if isinstance(product, mlx.AddmmOp):
             _sum_then_add_bias(product)
             continue
-        total = mlx.AllSumOp(product.results[0])
-        total.location = product.location
-        Rewriter.insert_op(total, InsertPoint.after(product))
-        product.results[0].replace_uses_with_if(total.result, lambda use, total=total: use.operation is not total)
+        _follow_with(product, mlx.AllSumOp(product.results[0]))
     for function in _functions(module):
         returned = function.body.block.last_op
         assert isinstance(returned, func.ReturnOp)
         function.function_type = FunctionType.from_lists(
             [a.type for a in function.body.block.args], [v.type for v in returned.operands]
         )
+
+
+def _follow_with(product: Operation, collective: Operation) -> None:
+    """Puts `collective` (of `product`'s result) right after `product`; every other
+    use of the result reads the collective's instead."""
+    collective.location = product.location
+    Rewriter.insert_op(collective, InsertPoint.after(product))
+    product.results[0].replace_uses_with_if(collective.results[0], lambda use: use.operation is not collective)
 
 
 def _sum_then_add_bias(product: mlx.AddmmOp) -> None:
@@ -727,10 +724,6 @@ def _sum_then_add_bias(product: mlx.AddmmOp) -> None:
         op.location = product.location
     biased.result.name_hint = product.result.name_hint
     Rewriter.replace_op(product, [partial, total, biased])
-
-
-def _ops_in_order(module: ModuleOp) -> list[Operation]:
-    return list(module.walk())
 
 
 def _functions(module: ModuleOp) -> list[func.FuncOp]:
@@ -798,15 +791,14 @@ def shard_tensor_parallel(module: ModuleOp, ranks: int, *, head: bool = True, em
             except Unsplittable as head_why:
                 refused[product] += f"; as the LM head: {head_why}"
     for lookup in list(accepted.embeddings):
-        table = cast(mlx.WeightOp, lookup.input.owner).global_name
+        table = cast(mlx.WeightOp, lookup.input.owner).global_name.string_value()
         whole_reads = [
-            op for op in module.walk()
-            if isinstance(op, mlx.WeightOp) and op.global_name == table
-            and op.result is not lookup.input and op.result not in accepted.splits
+            read for read in _readers(module, table)
+            if read.result is not lookup.input and read.result not in accepted.splits
         ]
         if whole_reads:  # the table stays whole for them: its slices would be more to hold
             accepted.embeddings.remove(lookup)
-            remark(lookup, f"shard-tensor-parallel: this lookup stays replicated: @{table.string_value()} is read whole elsewhere")
+            remark(lookup, f"shard-tensor-parallel: this lookup stays replicated: @{table} is read whole elsewhere")
     for product, why in refused.items():
         if still_refused(product):
             remark(

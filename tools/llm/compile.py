@@ -320,12 +320,18 @@ def load(
     if compiled.quantized:
         say(f"  {compiled.quantized}")
     if use_cache:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_suffix(f".{os.getpid()}.partial")
-        compiled.program.save(partial)
-        partial.replace(cached)  # atomic: a concurrent run never reads half a program
-        say(f"  cached as {cached}")
+        _store(cached, compiled.program.save, say)
     return compiled, text_tokenizer
+
+
+def _store(cached: Path, write: Callable[[Path], object], say: Callable[[str], None]) -> None:
+    """Writes a program into the cache: `write` fills a partial file, renamed at once
+    (a concurrent run or another rank never reads half a program)."""
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.partial")
+    write(partial)
+    partial.replace(cached)
+    say(f"  cached as {cached}")
 
 
 def _step_options(logits: Literal["last", "all"], positions: bool) -> dict[str, Any]:
@@ -378,9 +384,5 @@ def compile_split(
     say("  export {:.1f} s, import {import:.1f} s, lower and split {lower:.1f} s, serialize {serialize:.1f} s".format(exported.export_s, **seconds))
     if quantized:
         say(f"  {quantized}")
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    partial = cached.with_suffix(f".{os.getpid()}.partial")
-    partial.write_bytes(bytes(parts))
-    partial.replace(cached)  # atomic: a rank never reads half a program
-    say(f"  cached as {cached}")
+    _store(cached, lambda partial: partial.write_bytes(bytes(parts)), say)
     return cached
