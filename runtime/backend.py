@@ -57,6 +57,16 @@ class Backend:
 GENERIC = Backend()
 
 
+def host_target() -> str:
+    """The compiler target that suits the device this process computes on: MLX's CPU
+    gets the CPU's passes (`"cpu"`), a GPU (Metal, CUDA) the generic pipeline
+    (`"generic"`). The compiler itself never asks MLX which device it runs on: whoever
+    calls it with a program to run here (the top-level API, the CLI, the LLM cache)
+    passes this. A program compiled for one target still runs on the other, with the
+    same meaning."""
+    return "cpu" if mx.default_device() == mx.cpu else "generic"
+
+
 def backend_for(device: mx.Device) -> Backend:
     """The backend of programs loaded while `device` is MLX's default device."""
     if device == mx.cpu:
