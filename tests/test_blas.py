@@ -193,7 +193,7 @@ def test_matmul_is_still_correct() -> None:
 
 def test_info_names_the_blas() -> None:
     result, _ = report("import mlxir, mlx.core")
-    done = python("from mlxir.tools.mlxir_cli import main; main()", "info")
+    done = python("from mlxir.tools.cli import main; main()", "info")
     assert done.returncode == 0, done.stderr
     lines = dict(line.split(": ", 1) for line in done.stdout.splitlines())
     assert {"mlxir", "Python", "MLX", "MLX default device", "torch", "cpus"} <= lines.keys()
@@ -204,7 +204,7 @@ def test_info_names_the_blas() -> None:
     assert lines["BLAS choice"].startswith(result["source"] + ": ")
     usable = len(os.sched_getaffinity(0))
     assert lines["CPU streams for MLX's one-thread kernels"] == str(min(8, usable))
-    done = python("from mlxir.tools.mlxir_cli import main; main()", "info", MLXIR_CPU_STREAMS="3")
+    done = python("from mlxir.tools.cli import main; main()", "info", MLXIR_CPU_STREAMS="3")
     lines = dict(line.split(": ", 1) for line in done.stdout.splitlines())
     assert lines["MLXIR_CPU_STREAMS"] == "3" and lines["CPU streams for MLX's one-thread kernels"] == "3"
 

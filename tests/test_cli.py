@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch.export import Dim, export
 
-from mlxir.tools.mlxir_cli import main_with
+from mlxir.tools.cli import main_with
 
 
 class Affine(torch.nn.Module):
@@ -137,7 +137,7 @@ def test_mlx_opt_rejects_a_non_archive(tmp_path: Path, capsys: pytest.CaptureFix
 def _mlxir(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The `mlxir` command in a fresh process, as a user runs it (warnings and logging
     as Python sets them up by default)."""
-    code = "import sys; from mlxir.tools.mlxir_cli import main; sys.argv[0] = 'mlxir'; main()"
+    code = "import sys; from mlxir.tools.cli import main; sys.argv[0] = 'mlxir'; main()"
     return subprocess.run(
         [sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=cwd, timeout=600
     )
@@ -185,7 +185,7 @@ warnings.warn("still mine", FutureWarning)
 def test_a_closed_pipe_is_not_an_error() -> None:
     """`mlxir info | head -0`: the reader is gone before mlxir writes; mlxir stops
     quietly with the SIGPIPE status, as shell tools do."""
-    code = "import sys; from mlxir.tools.mlxir_cli import main; sys.argv[0] = 'mlxir'; main()"
+    code = "import sys; from mlxir.tools.cli import main; sys.argv[0] = 'mlxir'; main()"
     process = subprocess.Popen(
         [sys.executable, "-c", code, "info"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

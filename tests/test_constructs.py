@@ -118,7 +118,7 @@ def test_alibi_decoder_generates_transformers_tokens() -> None:
 
 def _compile_in_a_fresh_process(archive: Path, program: Path) -> subprocess.CompletedProcess[str]:
     """`mlxir compile` in a process that has not imported transformers."""
-    code = "import sys; from mlxir.tools.mlxir_cli import main; sys.argv[0] = 'mlxir'; main()"
+    code = "import sys; from mlxir.tools.cli import main; sys.argv[0] = 'mlxir'; main()"
     return subprocess.run(
         [sys.executable, "-c", code, "compile", str(archive), "-o", str(program)],
         capture_output=True, text=True, timeout=600,

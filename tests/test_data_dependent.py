@@ -14,7 +14,7 @@ from torch.export import Dim, export
 import mlxir
 from mlxir.conversions.torch_to_aten import UnsupportedOpsError
 from mlxir.runtime.mlxfn import ExportError, export_mlxfn
-from mlxir.tools.mlxir_cli import main_with
+from mlxir.tools.cli import main_with
 
 
 class _Selects(torch.nn.Module):

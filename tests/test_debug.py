@@ -33,7 +33,7 @@ from mlxir.conversions.registry import PASSES, PassEntry
 from mlxir.debug.divergence import bisect_passes, compare, pipeline_passes, write_repro
 from mlxir.dialects import mlx
 from mlxir.support.locations import nodes_of, result_locations
-from mlxir.tools.mlxir_cli import main_with
+from mlxir.tools.cli import main_with
 
 
 class Block(torch.nn.Module):

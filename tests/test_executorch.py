@@ -315,7 +315,7 @@ def test_unsupported_op_splits_the_partition_and_the_pte_is_refused(tmp_path: Pa
 def test_pte_of_another_backend_is_refused_and_inspected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 
-    from mlxir.tools.mlxir_cli import main_with
+    from mlxir.tools.cli import main_with
 
     _, ep, _ = _mlp_case(torch.float32)
     path = _to_pte(ep, tmp_path, XnnpackPartitioner())
@@ -328,7 +328,7 @@ def test_pte_of_another_backend_is_refused_and_inspected(tmp_path: Path, capsys:
 
 
 def test_inspect_lists_delegates_and_describes_payloads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mlxir.tools.mlxir_cli import main_with
+    from mlxir.tools.cli import main_with
 
     _, ep, _ = _mlp_case(torch.float32)
     path = _to_pte(ep, tmp_path)

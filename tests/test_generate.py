@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from mlxir.tools import llm
-from mlxir.tools.mlxir_cli import main_with
+from mlxir.tools.cli import main_with
 from mlxir.tools.tokenizer import FastTokenizer, TransformersTokenizer
 
 CHAT_TEMPLATE = (

@@ -70,7 +70,7 @@ def test_no_part_but_the_runtime_reaches_the_cpu_backend() -> None:
     """The device seam: the generic kernels, the compiler and the program loader name no
     CPU choice; the backend is picked in `runtime/backend.py`. `mlxir info` reports the
     CPU's facts, and `import mlxir` arms its BLAS before MLX loads."""
-    allowed = {"runtime/backend.py", "tools/mlxir_cli.py", "__init__.py", "benchmarks"}
+    allowed = {"runtime/backend.py", "tools/cli/info.py", "__init__.py", "benchmarks"}
     offending = [
         f"{path.relative_to(ROOT)}:{line}: {name}"
         for path in [*_sources(), ROOT / "__init__.py"]

@@ -381,7 +381,7 @@ def test_saved_program_generates(tmp_path: Path, capsys: pytest.CaptureFixture[s
         llm.generate(compiled, ids, mask, max_new_tokens=6),
     )
 
-    from mlxir.tools.mlxir_cli import main_with
+    from mlxir.tools.cli import main_with
 
     ids_arg = ",".join(str(int(t)) for t in ids[0])
     code = main_with(["generate", str(path), "--ids", ids_arg, "--max-new-tokens", "6"])

@@ -33,7 +33,7 @@ from mlxir.dialects.context import make_context
 from mlxir.runtime.cpu import blas
 from mlxir.runtime.mlxfn import FORMAT, ExportError, export_mlxfn, parse_signature
 from mlxir.runtime.program import InputError, Program
-from mlxir.tools.mlxir_cli import main_with
+from mlxir.tools.cli import main_with
 
 TOLERANCE = 1e-5
 

@@ -176,7 +176,7 @@ def test_every_family_at_4_bits_matches_the_dequantized_reference(name: str) -> 
 
 
 def test_cli_compile_quantizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mlxir.tools.mlxir_cli import main_with
+    from mlxir.tools.cli import main_with
 
     pt2 = tmp_path / "mlp.pt2"
     torch.export.save(export(Mlp().eval(), (torch.randn(3, 128),)), str(pt2))

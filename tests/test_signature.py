@@ -26,7 +26,7 @@ import mlxir
 from differential.harness import TOLERANCES
 from mlxir.codegen import ProgramError, deserialize, read_program, serialize
 from mlxir.codegen.signature import SIGNATURE_ATTR
-from mlxir.tools.mlxir_cli import main_with
+from mlxir.tools.cli import main_with
 
 
 class Decoder(nn.Module):

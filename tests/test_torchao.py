@@ -161,7 +161,7 @@ def test_inspect_shows_quantized_and_run_time_dequantized_weights(tmp_path: Any,
     """Per-axis int8: the embedding and `up` (rows of 128) run quantized in groups of
     128; `down` (rows of 1024) is dequantized at every call: its 2 MiB in f32 are too
     big for `fold-constant-weights` to store in their place."""
-    from mlxir.tools.mlxir_cli import main_with
+    from mlxir.tools.cli import main_with
 
     torch.manual_seed(0)
     model = Wide().eval()

@@ -1,0 +1,5 @@
+"""`python -m mlxir.tools.cli`: the `mlxir` command."""
+
+from mlxir.tools.cli import main
+
+main()
