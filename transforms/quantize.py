@@ -154,7 +154,8 @@ class _QuantizeWeights(RewritePattern):
         self.quantize = quantize
         self.quantized: list[str] = []
         self.left: list[str] = []
-        """Weights kept in float: their quantized dim is not a multiple of the group."""
+        """Weights kept in float: their column count (the dim quantized) is not a multiple
+        of the group size."""
 
     def fits(self, source: mlx.GlobalOp, k: int) -> bool:
         """Whether to quantize `source`, whose rows of `k` are cut into groups."""
@@ -260,7 +261,7 @@ def quantize_weights(module: ModuleOp, quantize: Quantize) -> str:
     left = sorted({name for pattern in patterns for name in pattern.left})
     if left:
         summary += (
-            f"; {len(left)} kept in float (rows not a multiple of {quantize.group_size}: "
+            f"; {len(left)} kept in float (columns not a multiple of {quantize.group_size}: "
             f"{', '.join(left[:3])}{', ...' if len(left) > 3 else ''})"
         )
     return summary
