@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: venv zoo-packages blas chromium mpi demo test ruff pyright pytest lit lint bench clean fbs op-rules
 
+# `make demo` sets up only what the demo needs (the `llm` extra, and the system BLAS that
+# makes MLX's CPU matmuls fast); `make test` adds what the tests need, each listed with
+# its reason in README.md.
 venv: blas chromium mpi $(STAMP) zoo-packages
 
 # torchvision and timm for the model zoo's tests only, in a folder of their own that only
@@ -59,14 +62,19 @@ mpi:
 	$(call best_effort_apt,mpi,openmpi-bin libopenmpi-dev,MLX's MPI backend,launches use the ring backend only)
 
 # torch is pinned first: an unpinned torch pulls a multi-GB CUDA build.
-$(STAMP): pyproject.toml
+DEMO_STAMP := $(VENV)/.installed-demo
+$(DEMO_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[llm]" "torch==2.13.0"
+	touch $@
+
+$(STAMP): $(DEMO_STAMP)
 	$(BIN)/pip install --quiet -e ".[dev,llm,executorch,model-explorer]" "torch==2.13.0"
 	touch $(STAMP)
 
-demo: venv
+demo: blas $(DEMO_STAMP)
 	$(BIN)/mlxir demo
 
 test: venv ruff pyright pytest lit
