@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from xdsl.utils.exceptions import ParseError
+
 SEVERITIES = ("error", "warning", "remark", "note")
 
 _EXPECTATION = re.compile(
@@ -94,3 +96,23 @@ def check(expected: list[Expectation], emitted: list[Diagnostic]) -> list[str]:
         f'{e.written_at}: error: expected {e.severity} "{e.text}" was not produced' for e in expected if not e.met
     ]
     return problems
+
+
+# --------------------------------------------------------------------------- xDSL's wording
+
+_NAME_AFTER = {
+    "%": "a value name such as %0 or %arg0",
+    "#": "an attribute name such as #map or #loc1",
+    "!": "a type name such as !t",
+    "^": "a block label such as ^bb0",
+}
+"""What each sigil of MLIR's syntax must be followed by."""
+
+
+def readable(error: ParseError) -> ParseError:
+    """`error` with its message filled in where xDSL's lexer leaves it unformatted
+    ("Expected suffix identifier after {first_char}": an f-string missing its `f`)."""
+    if "{first_char}" in error.msg:
+        sigil = error.span.text[:1]
+        error.msg = f"'{sigil}' must be followed by {_NAME_AFTER.get(sigil, 'a name')}"
+    return error

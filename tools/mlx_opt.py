@@ -21,11 +21,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import errno
 import os
 import sys
 import weakref
-from collections.abc import Callable, Iterator, Sequence
-from io import BytesIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from io import BytesIO, StringIO
 from typing import IO, Any, NoReturn, cast
 
 from xdsl.context import Context
@@ -33,7 +34,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.frontend.mlir import MLIRFrontend
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -42,6 +43,7 @@ from xdsl.utils.exceptions import (
     PassFailedException,
 )
 from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mlxir.conversions.registry import PASSES, registered_passes
@@ -50,9 +52,9 @@ from mlxir.support import xdsl_fixes
 from mlxir.support.gc_pause import gc_paused
 from mlxir.support.locations import file_line_col, inline_location_aliases
 from mlxir.support.remarks import Remark, collecting
-from mlxir.tools.diagnostics import Diagnostic, check, expectations
-from mlxir.tools.pass_instrumentation import IRPrinting, PassTiming
-from mlxir.tools.pass_pipeline import PipelinePass, parse_pass_pipeline
+from mlxir.tools.diagnostics import Diagnostic, check, expectations, readable
+from mlxir.tools.pass_instrumentation import ElidingPrinter, IRPrinting, PassTiming
+from mlxir.tools.pass_pipeline import PipelinePass, build_pass_pipeline, parse_pass_pipeline
 
 xdsl_fixes.apply()
 
@@ -75,6 +77,13 @@ class LocatedParser(Parser):
     was when an error without a location was raised (a type constraint checked by a
     declarative format raises a bare `VerifyException`, an integer out of its type's
     range a `ValueError`): `error.mlxir_parsed_at`."""
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        # Nothing but whitespace and comments is an empty module, as for mlir-opt
+        # (xDSL: "Could not parse entire input!").
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        return super().parse_module(allow_implicit_module)
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
@@ -170,9 +179,57 @@ def location_of(op: Operation, line_offset: int = 0) -> str | None:
     return None
 
 
-class _OneLineUsageParser(argparse.ArgumentParser):
+class MlirStyleArgumentParser(argparse.ArgumentParser):
+    """xDSL's argument parser as mlir-opt users type: a long option with one dash
+    (`-split-input-file`, `-pass-pipeline=...`), passes as flags in command-line order
+    (`--cse -canonicalize --quantize-weights='bits=8 group-size=32'`, collected in
+    `pass_flags`), and usage mistakes on one line."""
+
+    pass_names: frozenset[str] = frozenset()
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+
+    def set_help(self, option: str, text: str) -> None:
+        self._option_string_actions[option].help = text
+
+    def parse_known_args(  # pyright: ignore[reportIncompatibleMethodOverride] (argparse's three overloads as the one call parse_args makes)
+        self, args: Iterable[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        arguments, pass_flags = self.mlir_style(list(sys.argv[1:] if args is None else args))
+        parsed, extras = super().parse_known_args(arguments, argparse.Namespace() if namespace is None else namespace)
+        parsed.pass_flags = pass_flags
+        return parsed, extras
+
+    def mlir_style(self, arguments: list[str]) -> tuple[list[str], list[str]]:
+        """`arguments` with each one-dash long option given its second dash, and the
+        passes given as flags (as `-p` specs), apart. A one-dash word is a long option
+        or a pass only when it names one exactly: `-p`, `-o`, `-pcse` stay short
+        options; the value of an option is never read as a flag."""
+        rewritten: list[str] = []
+        pass_flags: list[str] = []
+        value_follows = False
+        for index, argument in enumerate(arguments):
+            if argument == "--":
+                rewritten += arguments[index:]
+                break
+            if value_follows or not argument.startswith("-") or argument == "-":
+                rewritten.append(argument)
+                value_follows = False
+                continue
+            word = argument[2:] if argument.startswith("--") else argument[1:]
+            name, equals, value = word.partition("=")
+            long_option = self._option_string_actions.get(f"--{name}")
+            if long_option is not None:
+                rewritten.append(f"--{word}")
+                value_follows = not equals and long_option.nargs != 0
+            elif name in self.pass_names:
+                pass_flags.append(f"{name}{{{value}}}" if value else name)
+            else:
+                rewritten.append(argument)
+                short_option = self._option_string_actions.get(argument)
+                value_follows = short_option is not None and short_option.nargs != 0
+        return rewritten, pass_flags
 
 
 class InternalError(Exception):
@@ -209,6 +266,20 @@ class MlxOptMain(xDSLOptMain):
         from mlxir.conversions.torch_to_aten.archive import load_archive
 
         return import_program(load_archive(stream, self.get_input_name()))  # an ArchiveError is a ValueError
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """The input and its format: `-f`'s whatever the file's extension, else the
+        extension's."""
+        if self.args.frontend:
+            stream, _ = super().get_input_stream()
+            return stream, parse_spec(self.args.frontend).name
+        extension = os.path.splitext(self.args.input_file or "")[1].removeprefix(".")
+        if self.args.input_file is not None and extension not in self.available_frontends:
+            raise ValueError(
+                f"cannot tell the format of '{self.args.input_file}' from its extension: "
+                f"give -f with one of {', '.join(self.available_frontends)}"
+            )
+        return super().get_input_stream()
 
     # -- .mlxfb programs: binary in and out, weights in the IR --
 
@@ -247,10 +318,20 @@ class MlxOptMain(xDSLOptMain):
     # -- MLIR's options ------------------------------------------------------------
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        # xDSL builds the parser: usage mistakes become one line under this tool's name.
-        arg_parser.__class__ = _OneLineUsageParser
-        arg_parser.prog = TOOL_NAME
-        super().register_all_arguments(arg_parser)
+        # xDSL builds the parser: it becomes mlir-opt's, under this tool's name.
+        arg_parser.__class__ = MlirStyleArgumentParser
+        parser = cast(MlirStyleArgumentParser, arg_parser)
+        parser.prog = TOOL_NAME
+        parser.pass_names = frozenset(self.available_passes)
+        parser.epilog = pass_help()
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        super().register_all_arguments(parser)
+        parser.set_help(
+            "--verify-diagnostics",
+            "check the diagnostics against the input's `// expected-error {{text}}` comments "
+            "(also expected-warning, -remark, -note; @+N, @-N, @above, @below name another line): "
+            "exit 1 naming each diagnostic not expected and each expectation not met",
+        )
         mlir = arg_parser.add_argument_group("mlir-opt's options")
         mlir.add_argument(
             "--pass-pipeline",
@@ -278,6 +359,13 @@ class MlxOptMain(xDSLOptMain):
             help="report the time of parsing, of each pass (nested as the pipeline is) and of printing",
         )
         mlir.add_argument(
+            "--mlir-elide-elementsattrs-if-larger",
+            metavar="N",
+            type=_element_count,
+            help="print each dense value of more than N elements as dense_resource<__elided__> "
+            "(the output and the IR dumps; a splat stays)",
+        )
+        mlir.add_argument(
             "--mlir-print-debuginfo", dest="print_debuginfo", action="store_true", help="= --print-debuginfo"
         )
         mlir.add_argument(
@@ -291,13 +379,16 @@ class MlxOptMain(xDSLOptMain):
         if args.output_file == "-":
             args.output_file = None
         self.pipeline_passes: list[PipelinePass] = []
+        pass_flags: list[str] = args.pass_flags
+        if sum(map(bool, (args.passes, args.pass_pipeline is not None, pass_flags))) > 1:
+            raise ValueError("give the passes with -p, with --pass-pipeline or as flags (--cse), not together")
         if args.pass_pipeline is not None:
-            if args.passes:
-                raise ValueError("give the passes with -p or with --pass-pipeline, not both")
             self.pipeline_passes = parse_pass_pipeline(args.pass_pipeline)
             args.passes = ",".join(p.spec() for p in self.pipeline_passes)
+        elif pass_flags:
+            args.passes = ",".join(pass_flags)
         self.printing = IRPrinting.from_args(args, list(self.available_passes))
-        self.pipeline = PassPipeline.parse_spec(self.available_passes, args.passes, self._between_passes)
+        self.pipeline = build_pass_pipeline(self.available_passes, args.passes, self._between_passes)
         if not self.pipeline_passes:
             self.pipeline_passes = [PipelinePass(p.name, "", ()) for p in self.pipeline.passes]
         self.timing = PassTiming() if args.mlir_timing or args.time_passes else None
@@ -366,6 +457,8 @@ class MlxOptMain(xDSLOptMain):
                             output.write(self.output_resulting_program(module))
                     output.flush()
                 except (Exception, ArgSpecParseError) as error:
+                    if isinstance(error, OSError):  # the output's (a closed pipe, a full disk), not the chunk's
+                        raise
                     if isinstance(error, ParseError) and not getattr(error, PARSED_AT, None):
                         error.span = dataclasses.replace(error.span, line_offset=offset)
                     diagnostic, printed = self.describe(error)
@@ -409,7 +502,7 @@ class MlxOptMain(xDSLOptMain):
         """A chunk's failure as the diagnostic it is (None: not the input's fault) and
         the text that reports it. A bug of mlxir raises `InternalError`."""
         if isinstance(error, ParseError):
-            return self._parse_diagnostic(error)
+            return self._parse_diagnostic(readable(error))
         parse_error = self.parse_error(error)
         if parse_error is not None:
             return self._parse_diagnostic(parse_error)
@@ -458,13 +551,30 @@ class MlxOptMain(xDSLOptMain):
         if self._writes_mlxfb():
             from mlxir.codegen.tooling import BinaryOutput
 
+            if self.args.output_file is not None:
+                # The file is created at the first write, after the passes: fail before them.
+                _check_writable(self.args.output_file)
             return cast(IO[Any], BinaryOutput(self.args.output_file))  # what xDSL writes to: write() and close()
         return super().prepare_output()
 
     def output_resulting_program(self, prog: ModuleOp) -> Any:
         if self._writes_mlxfb():
             return self._mlxfb().emit(prog)
-        return super().output_resulting_program(prog)
+        elide_larger_than = self.args.mlir_elide_elementsattrs_if_larger
+        if elide_larger_than is None or parse_spec(self.args.target).name != "mlir":
+            return super().output_resulting_program(prog)
+        output = StringIO()
+        printer = ElidingPrinter(
+            output,
+            elide_larger_than=elide_larger_than,
+            print_generic_format=self.args.print_op_generic,
+            print_properties_as_attributes=self.args.print_no_properties,
+            print_debuginfo=self.args.print_debuginfo,
+        )
+        printer.print_op(prog)
+        printer.print_metadata(self.ctx.loaded_dialects)
+        output.write("\n\n")  # as xDSL's mlir target ends
+        return output.getvalue()
 
 
 def pass_help() -> str:
@@ -472,6 +582,27 @@ def pass_help() -> str:
     for name, entry in PASSES.items():
         lines.append(f"  {name:<28} {entry.summary}")
     return "\n".join(lines)
+
+
+def _element_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of elements (0 or more), not '{text}'")
+    return count
+
+
+def _check_writable(path: str) -> None:
+    """Raises the OSError that writing `path` would."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
 
 
 def _fail(message: str) -> int:
@@ -506,30 +637,26 @@ def _pipeline_error(error: ArgSpecParseError) -> str:
 
 
 def run(args: Sequence[str] | None = None) -> int:
+    """mlx-opt on `args` (the command line's without): its exit status. Only a closed
+    standard output (`| head`) raises: `BrokenPipeError`, for `main`."""
     argv = list(sys.argv[1:] if args is None else args)
-    if "-h" in argv or "--help" in argv:
-        try:
-            MlxOptMain(argv)
-        except SystemExit:
-            pass
-        print()
-        print(pass_help())
-        return 0
     try:
         main = MlxOptMain(argv)
-    except SystemExit as exit_:
+    except SystemExit as exit_:  # --help, --version, a usage error
         return exit_.code if isinstance(exit_.code, int) else 1
     except ArgSpecParseError as error:  # xDSL's pipeline grammar: a BaseException
         return _fail(_pipeline_error(error))
+    except BrokenPipeError:
+        raise
     except Exception as error:  # a bad pass spec or option: one line, no traceback
         return _fail(_first_line(error))
     try:
         with gc_paused():  # parse, passes and print make IR objects by the hundred thousand
             return main.run_all()
-    except FileNotFoundError as error:
-        return _fail(f"cannot open '{error.filename}': {error.strerror}")
-    except IsADirectoryError as error:
-        return _fail(f"cannot open '{error.filename}': it is a directory")
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        return _fail(_os_error(error, main.args.output_file))
     except InternalError as error:
         if os.environ.get("MLXIR_TRACEBACK") and error.__cause__ is not None:
             raise error.__cause__ from None
@@ -538,8 +665,27 @@ def run(args: Sequence[str] | None = None) -> int:
         return _fail(str(error))
 
 
+def _os_error(error: OSError, output_file: str | None) -> str:
+    """An input or output file that cannot be read or written, as one line."""
+    reason = "it is a directory" if isinstance(error, IsADirectoryError) else error.strerror or str(error)
+    if error.filename is None:
+        return f"cannot write the output: {reason}"
+    verb = "write" if output_file is not None and error.filename == output_file else "open"
+    return f"cannot {verb} '{error.filename}': {reason}"
+
+
 def main() -> None:
-    sys.exit(run())
+    try:
+        status = run()
+        sys.stdout.flush()  # here, not at exit, where a closed pipe would print a traceback
+    except BrokenPipeError:
+        # The reader stopped reading (`mlx-opt --help | head`): stop too, quietly, with
+        # nothing left for the interpreter to flush into the closed pipe at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stderr.fileno())
+        status = 1
+    sys.exit(status)
 
 
 PassFactory = Callable[[], type[ModulePass]]

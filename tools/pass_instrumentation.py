@@ -1,6 +1,7 @@
 """What mlx-opt reports about the passes it runs, with mlir-opt's flags and formats:
-the IR between passes (`--mlir-print-ir-*`, to stderr) and the time of each step
-(`--mlir-timing`, nested as the pipeline is)."""
+the IR between passes (`--mlir-print-ir-*`, to stderr; large constants elided with
+`--mlir-elide-elementsattrs-if-larger`) and the time of each step (`--mlir-timing`,
+nested as the pipeline is)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any, cast
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
@@ -21,6 +23,67 @@ if TYPE_CHECKING:
 
 
 # --------------------------------------------------------------------------- IR dumps
+
+ELIDED = "dense_resource<__elided__>"
+"""What MLIR prints for an elided dense value."""
+
+
+class ElidingPrinter(Printer):
+    """A printer that writes each dense value of more than `elide_larger_than`
+    elements as `mlir-opt --mlir-elide-elementsattrs-if-larger` does,
+    `dense_resource<__elided__> : tensor<...>`: a program's structure without the
+    weights that make most of its text. A splat stays: it prints as one element."""
+
+    def __init__(
+        self,
+        stream: IO[str] | None = None,
+        *,
+        elide_larger_than: int,
+        print_generic_format: bool = False,
+        print_properties_as_attributes: bool = False,
+        print_debuginfo: bool = False,
+    ) -> None:
+        super().__init__(
+            stream=stream,
+            print_generic_format=print_generic_format,
+            print_properties_as_attributes=print_properties_as_attributes,
+            print_debuginfo=print_debuginfo,
+        )
+        self.elide_larger_than = elide_larger_than
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        elided = self._elided_type(attribute)
+        if elided is None:
+            super().print_attribute(attribute)
+        else:
+            self.print_string(f"{ELIDED} : ")
+            super().print_attribute(elided)
+
+    def _elided_type(self, attribute: Attribute) -> Attribute | None:
+        """The type of `attribute` where it is a dense value to elide."""
+        if not isinstance(attribute, DenseIntOrFPElementsAttr):
+            return None
+        dense = cast(DenseIntOrFPElementsAttr[Any], attribute)
+        raw = bytes(dense.data.data)  # the same object, or a copy of a weight held by reference (`mlxir.weights`)
+        size = dense.get_element_type().compile_time_size
+        if not size or len(raw) // size <= self.elide_larger_than:
+            return None
+        # Non-overlapping copies of the first element that add up to the whole value
+        # tile it: a splat, which stays (without copying a value of gigabytes).
+        if raw.count(raw[:size]) * size == len(raw):
+            return None
+        return dense.get_type()
+
+
+def ir_printer(
+    stream: IO[str], *, generic: bool = False, debuginfo: bool = False, elide_larger_than: int | None = None
+) -> Printer:
+    """A printer with mlx-opt's printing options."""
+    if elide_larger_than is None:
+        return Printer(stream=stream, print_generic_format=generic, print_debuginfo=debuginfo)
+    return ElidingPrinter(
+        stream, elide_larger_than=elide_larger_than, print_generic_format=generic, print_debuginfo=debuginfo
+    )
 
 
 @dataclass
@@ -36,6 +99,7 @@ class IRPrinting:
     after_change: bool = False
     generic: bool = False
     debuginfo: bool = False
+    elide_larger_than: int | None = None
     stream: Callable[[], IO[str]] | None = None
     _before_text: str | None = field(default=None, init=False)
 
@@ -56,11 +120,13 @@ class IRPrinting:
             after_change=args.mlir_print_ir_after_change,
             generic=args.print_op_generic,
             debuginfo=args.print_debuginfo,
+            elide_larger_than=args.mlir_elide_elementsattrs_if_larger,
         )
 
     def _text(self, module: ModuleOp) -> str:
         out = StringIO()
-        Printer(stream=out, print_generic_format=self.generic, print_debuginfo=self.debuginfo).print_op(module)
+        printer = ir_printer(out, generic=self.generic, debuginfo=self.debuginfo, elide_larger_than=self.elide_larger_than)
+        printer.print_op(module)
         return out.getvalue()
 
     def _dump(self, when: str, applied: ModulePass, text: str) -> None:

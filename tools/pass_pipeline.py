@@ -12,7 +12,16 @@ written (xDSL's `{name=value ...}` grammar is MLIR's).
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from types import NoneType, UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.hints import isa, type_repr
 
 ANCHORS = ("builtin.module", "func.func", "any")
 """The ops a nested pipeline may be anchored on."""
@@ -125,3 +134,86 @@ def parse_pass_pipeline(text: str) -> list[PipelinePass]:
     if reader.peek():
         raise reader.error("unexpected text after the pipeline")
     return passes
+
+
+# --------------------------------------------------------------------------- passes
+
+
+class PassOptionError(ValueError):
+    """An option a pass does not have, or a value its option cannot take: names the
+    pass, the option and what the pass accepts."""
+
+
+def build_pass_pipeline(
+    available: Mapping[str, Callable[[], type[ModulePass]]],
+    spec: str,
+    callback: PassPipelineCallbackType | None = None,
+) -> PassPipeline:
+    """The passes of an xDSL pipeline spec (`cse,quantize-weights{bits=4}`), each
+    option checked first so a mistake is reported in the pass's own terms."""
+    specs = list(parse_pipeline(spec))
+    unknown = [s.name for s in specs if s.name not in available]
+    if unknown:
+        raise ValueError("; ".join(_unknown_pass(name, available) for name in unknown))
+    return PassPipeline(tuple(checked_pass(available[s.name](), s) for s in specs), callback)
+
+
+def _unknown_pass(name: str, available: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(available), n=3)
+    return f"no pass named '{name}'" + (f" (did you mean {' or '.join(map(repr, close))}?)" if close else "")
+
+
+def pass_options(pass_class: type[ModulePass]) -> dict[str, Any]:
+    """A pass's options, spelled as on the command line (`group-size`), and the
+    type each takes."""
+    hints = get_type_hints(pass_class)
+    return {
+        field.name.replace("_", "-"): hints[field.name]
+        for field in dataclasses.fields(pass_class)
+        if field.init and field.name != "name"
+    }
+
+
+def checked_pass(pass_class: type[ModulePass], spec: ArgSpec) -> ModulePass:
+    """The pass `spec` configures, after checking each option exists and its value
+    fits (xDSL's own errors name neither the pass nor, for a type, the option)."""
+    options = pass_options(pass_class)
+    for given, values in spec.parameters.items():
+        option = given.replace("_", "-")
+        if option not in options:
+            accepted = f"its options: {', '.join(options)}" if options else "it takes no options"
+            raise PassOptionError(f"pass '{spec.name}' has no option '{given}' ({accepted})")
+        expected = options[option]
+        if not _fits(values, expected):
+            written = ",".join(str(v).lower() if isinstance(v, bool) else str(v) for v in values)
+            problem = f"takes {_described(expected)}, not '{written}'" if values else f"needs a value ({_described(expected)})"
+            raise PassOptionError(f"pass '{spec.name}': option '{option}' {problem}")
+    return pass_class.from_pass_spec(spec)
+
+
+def _fits(values: tuple[Any, ...], expected: Any) -> bool:
+    """Whether xDSL converts `values` to `expected` (`xdsl.utils.arg_spec`'s rule: no
+    value for an optional, one value of the type, or a tuple of them)."""
+    if not values and get_origin(expected) in (Union, UnionType) and NoneType in get_args(expected):
+        return True
+    return (len(values) == 1 and isa(values[0], expected)) or isa(values, expected)
+
+
+_TYPE_NAMES: dict[Any, tuple[str, str]] = {
+    int: ("an integer", "integers"),
+    float: ("a number", "numbers"),
+    bool: ("true or false", "booleans"),
+    str: ("a string", "strings"),
+}
+"""What an option of each type takes, one and several."""
+
+
+def _described(expected: Any) -> str:
+    if expected in _TYPE_NAMES:
+        return _TYPE_NAMES[expected][0]
+    arguments = get_args(expected)
+    if get_origin(expected) in (Union, UnionType):
+        return " or ".join(_described(a) for a in arguments if a is not NoneType)
+    if get_origin(expected) is tuple and arguments[1:] == (Ellipsis,) and arguments[0] in _TYPE_NAMES:
+        return f"a comma-separated list of {_TYPE_NAMES[arguments[0]][1]}"
+    return type_repr(expected)

@@ -27,11 +27,11 @@
 // LOWER-NOT: Traceback
 
 // RUN: not mlx-opt %S/Inputs/verify_error.mlir -p no-such-pass 2>&1 | filecheck %s --check-prefix=PASS
-// PASS: mlx-opt: error: Unrecognized passes: ['no-such-pass']
+// PASS: mlx-opt: error: no pass named 'no-such-pass'
 // PASS-NOT: Traceback
 
 // RUN: not mlx-opt %S/Inputs/verify_error.mlir -p 'canonicalize{bogus=1}' 2>&1 | filecheck %s --check-prefix=OPTION
-// OPTION: mlx-opt: error: {{.*}}bogus
+// OPTION: mlx-opt: error: pass 'canonicalize' has no option 'bogus' (it takes no options)
 // OPTION-NOT: Traceback
 
 // RUN: not mlx-opt %S/Inputs/does-not-exist.mlir 2>&1 | filecheck %s --check-prefix=MISSING

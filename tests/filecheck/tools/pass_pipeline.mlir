@@ -24,7 +24,7 @@ func.func @twice(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 
 // UNCLOSED: mlx-opt: error: malformed --pass-pipeline at column 19 (after 'builtin.module(cse'): expected ',' or ')'
 // ANCHOR: mlx-opt: error: malformed --pass-pipeline at column 1 (after ''): 'gpu.module' is not an anchor mlx-opt runs pipelines on (builtin.module, func.func, any)
-// UNKNOWN: mlx-opt: error: Unrecognized passes: ['no-such-pass']
-// BOTH: mlx-opt: error: give the passes with -p or with --pass-pipeline, not both
+// UNKNOWN: mlx-opt: error: no pass named 'no-such-pass'
+// BOTH: mlx-opt: error: give the passes with -p, with --pass-pipeline or as flags (--cse), not together
 // BRACE: mlx-opt: error: malformed pass pipeline 'canonicalize{' at column 14: Expected argument name here
 // EMPTY: mlx-opt: error: malformed pass pipeline 'cse,,dce' at column 5: Expected pass name here
