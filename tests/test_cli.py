@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -83,7 +84,7 @@ def test_emit_levels(saved: tuple[Path, Affine], capsys: pytest.CaptureFixture[s
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["compile", "missing.pt2", "-o", "x.mlxfb"], "cannot open 'missing.pt2'"),
+        (["compile", "missing.pt2", "-o", "x.mlxfb"], "cannot read 'missing.pt2': no such file"),
         (["run", "missing.mlxfb"], "cannot read 'missing.mlxfb'"),
         (["inspect", "README.md"], "README.md"),
     ],
@@ -236,3 +237,136 @@ def test_mlx_opt_names_unsupported_ops_as_the_inputs_fault(tmp_path: Path, capsy
     err = capsys.readouterr().err
     assert "unsupported op(s)" in err and "aten.linalg_eig" in err and "test_cli.py:" in err
     assert "internal error" not in err and "Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def compiled(saved: tuple[Path, Affine]) -> Path:
+    pt2, _ = saved
+    program = pt2.with_suffix(".mlxfb")
+    assert main_with(["compile", str(pt2), "-o", str(program)]) == 0
+    return program
+
+
+@pytest.fixture
+def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a `.pt2` or a program fails the test: a mistake in the arguments must be
+    found before either (a compile, or a run, costs seconds to minutes)."""
+    import mlxir
+    from mlxir.conversions.torch_to_aten import archive
+
+    def refused(*_: object, **__: object) -> None:
+        raise AssertionError("the command read its input before checking its arguments")
+
+    monkeypatch.setattr(archive, "load_archive", refused)
+    monkeypatch.setattr(mlxir, "load", refused)
+
+
+def _unwritable_folder(tmp_path: Path) -> Path:
+    """A folder no file can be made in: read-only, or, for root (whom permissions do
+    not stop), /proc."""
+    if os.geteuid() == 0:
+        return Path("/proc")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["compile", "{pt2}", "-o", "{folder}"], "-o '{folder}' is a folder: give the file to write"),
+        (["compile", "{folder}"], "'{folder}' is a folder: give a saved ExportedProgram (.pt2)"),
+        (["compile", "{pt2}", "--emit", "mlx", "-o", "{folder}"], "-o '{folder}' is a folder"),
+        (["compile", "{pt2}"], "compile needs -o FILE.mlxfb"),
+        (["debug", "{pt2}", "--input", "{x}", "--overlay", "{folder}"], "--overlay '{folder}' is a folder"),
+        (["debug", "{pt2}", "--input", "{x}", "--repro", "{notes}"], "--repro '{notes}' is a file: give a folder"),
+        (["debug", "{pt2}", "--input", "{x}", "--module", "{folder}"], "'{folder}' is a folder: give an mlx-level module"),
+        (["debug", "{pt2}", "--input", "{folder}/missing.npy"], "cannot read input '{folder}/missing.npy': No such file"),
+        (["run", "{program}", "--input", "{x}", "--output-dir", "{notes}"], "--output-dir '{notes}' is a file"),
+        (["run", "{program}", "--input", "{x}", "--output-dir", "{notes}/out"], "cannot make the folder '{notes}/out'"),
+        (["run", "{program}", "--input", "{x}", "--output-dir", "{unwritable}/out"], "the folder '{unwritable}/out'"),
+        (["run", "{folder}"], "'{folder}' is a folder: give a compiled program"),
+        (["inspect", "{folder}"], "'{folder}' is a folder: give a compiled program"),
+        (["export-mlxfn", "{program}", "-o", "{folder}"], "-o '{folder}' is a folder"),
+        (["export-mlxfn", "{program}", "-o", "{folder}/f.mlxfn", "--state", "{folder}"], "--state '{folder}' is a folder"),
+        (["demo", "-o", "{folder}"], "-o '{folder}' is a folder"),
+    ],
+)
+def test_a_mistake_is_one_line_found_before_any_work(
+    saved: tuple[Path, Affine], compiled: Path, tmp_path: Path, argv: list[str], message: str,
+    no_work: None, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pt2, _ = saved
+    (tmp_path / "notes.txt").write_text("not a folder\n")
+    np.save(tmp_path / "x.npy", np.zeros((2, 4), dtype=np.float32))
+    names = {"pt2": pt2, "program": compiled, "folder": tmp_path, "notes": tmp_path / "notes.txt",
+             "x": tmp_path / "x.npy", "unwritable": _unwritable_folder(tmp_path)}
+    assert main_with([arg.format(**names) for arg in argv]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mlxir: error: ") and message.format(**names) in err, err
+    assert err.count("\n") == 1 and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    ("command", "pipeline", "message"),
+    [
+        ("compile", "no-such-pass", "-p 'no-such-pass': unknown pass 'no-such-pass'"),
+        ("compile", "cse,dce,no-such-pass", "unknown pass 'no-such-pass'"),
+        ("compile", "lower-to-mlx{no-such-option=1}", "not found in expected arguments"),
+        ("compile", "lower-to-mlx{target", "-p 'lower-to-mlx{target': Expected"),
+        ("debug", "no-such-pass", "unknown pass 'no-such-pass'"),
+    ],
+)
+def test_a_pipeline_that_names_no_pass_is_a_usage_error(
+    saved: tuple[Path, Affine], tmp_path: Path, command: str, pipeline: str, message: str,
+    no_work: None, capsys: pytest.CaptureFixture[str],
+) -> None:
+    pt2, _ = saved
+    inputs = ["--input", "1"] if command == "debug" else ["-o", str(tmp_path / "m.mlxfb")]
+    assert main_with([command, str(pt2), *inputs, "-p", pipeline]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mlxir: error: ") and message in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["compile", "m.pt2", "--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+        (["compile"], "the following arguments are required: input"),
+        (["run", "m.mlxfb", "--tensor-parallel", "two"], "argument --tensor-parallel: invalid int value"),
+        (["debug", "m.pt2", "--overlay-metric", "no-such-metric"], "argument --overlay-metric: invalid choice"),
+    ],
+)
+def test_a_usage_error_shows_the_commands_usage(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main_with(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: mlxir {argv[0]} ") and f"mlxir {argv[0]}: error: {message}" in err, err
+
+
+def test_a_flag_combination_refused_is_a_usage_error(
+    saved: tuple[Path, Affine], no_work: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pt2, _ = saved
+    assert main_with(["debug", "--bisect", str(pt2), "--input", "1", "--overlay", "o.json"]) == 2
+    assert "--overlay needs per-node errors" in capsys.readouterr().err
+    assert main_with(["compile", str(pt2), "-o", "m.mlxfb", "--tensor-parallel", "0"]) == 2
+    assert "--tensor-parallel must be at least 1" in capsys.readouterr().err
+
+
+def test_the_command_line_imports_nothing_heavy() -> None:
+    """Parsing a command line imports neither torch, xDSL, transformers nor MLX: each
+    command imports what it uses (`mlxir generate` from a cached program never needs
+    torch or xDSL)."""
+    code = (
+        "import sys; from mlxir.tools.cli import build_parser; "
+        "build_parser().parse_args(['generate', 'm.mlxfb', '--ids', '1']); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'xdsl', 'transformers', 'mlx'}))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

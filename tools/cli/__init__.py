@@ -30,8 +30,8 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
+from mlxir.tools.cli.common import check_writable_file
 from mlxir.tools.cli.errors import CliError, UsageError
 
 __all__ = ["CliError", "UsageError", "build_parser", "main", "main_with"]
@@ -52,6 +52,14 @@ def _version_line() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `mlxir` parser: each command's subparser from its module's `add_parser`
+    (importing a command module imports nothing heavy: torch, xDSL and MLX are imported
+    by the commands that run)."""
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """`mlxir`'s parser and each command's, by name."""
     parser = argparse.ArgumentParser(prog="mlxir", description="PyTorch → MLX compiler")
     parser.add_argument("--version", action="version", version=_version_line())
     sub = parser.add_subparsers(dest="command", required=True)
@@ -69,23 +77,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     for command in (demo, compile, debug, run, inspect, info, export_mlxfn, generate, cache_prompt):
         command.add_parser(sub)
-    return parser
+    return parser, sub.choices
 
 
-def _check_output_folder(output: str | None) -> None:
-    """A file to write into a folder that does not exist is the user's to fix, said
-    before any work (not after a whole compile)."""
-    if output and output != "-" and not Path(output).parent.is_dir():
-        raise CliError(f"cannot write '{output}': the folder '{Path(output).parent}' does not exist")
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line as the chosen command's arguments. A usage error exits with
+    status 2 under the usage of the command it is in: an argument no command takes is
+    the subcommand's error (argparse would report it under `mlxir`'s own usage)."""
+    parser, commands = _parsers()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 def main_with(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Runs one `mlxir` command: its exit status (argparse's usage errors exit, 2)."""
+    args = parse(argv)
     from mlxir.codegen.errors import ProgramError
     from mlxir.runtime.program import InputError
 
     try:
-        _check_output_folder(getattr(args, "output", None))
+        check_writable_file(getattr(args, "output", None), "-o")
         return args.run(args)
     except BrokenPipeError:
         # The reader went away (`mlxir inspect m.mlxfb | head`): not an error of ours.
@@ -98,16 +111,25 @@ def main_with(argv: Sequence[str] | None = None) -> int:
     except (CliError, ProgramError, InputError) as error:
         return _fail(str(error))
     except Exception as error:
-        from xdsl.utils.exceptions import DiagnosticException
-
-        if isinstance(error, DiagnosticException) or _is_import_error(error):
+        if _is_diagnostic(error) or _is_import_error(error):
             return _fail(str(error))
+        if isinstance(error, OSError) and error.filename is not None:
+            # A file of the user's that cannot be read or written (a check before the
+            # work cannot foresee every case: a full disk, /proc).
+            return _fail(f"cannot use '{error.filename}': {error.strerror}")
         if os.environ.get("MLXIR_TRACEBACK"):
             raise
         return _fail(
             f"internal error: {type(error).__name__}: {error} "
             "(set MLXIR_TRACEBACK=1 for the traceback and please report it)"
         )
+
+
+def _is_diagnostic(error: Exception) -> bool:
+    """A verifier's or pass's diagnostic, told without importing xDSL (an error raised
+    by xDSL means it is imported already)."""
+    exceptions = sys.modules.get("xdsl.utils.exceptions")
+    return exceptions is not None and isinstance(error, exceptions.DiagnosticException)
 
 
 def _is_import_error(error: Exception) -> bool:

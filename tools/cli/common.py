@@ -1,15 +1,20 @@
-"""What several `mlxir` commands share: reading a `.pt2`, a program and `--input`
-values, the quantization flags, op counts."""
+"""What several `mlxir` commands share: the checks of the paths and values they are
+given (made before any work, so that a mistake never costs a compile), reading a
+`.pt2`, a program and `--input` values, the quantization flags, op counts."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import contextvars
+import os
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mlxir.tools.cli.errors import CliError
+from mlxir.tools.cli.errors import CliError, UsageError
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -26,12 +31,111 @@ def format_counts(counts: Counter[str], width: int = 3) -> str:
     return "\n".join("    " + "  ".join(f"{c:<38}" for c in row).rstrip() for row in rows)
 
 
+def check_readable_file(path: str, what: str) -> None:
+    """`path` names a file to read (`what` says what it should be, for the message)."""
+    if Path(path).is_dir():
+        raise CliError(f"'{path}' is a folder: give {what}")
+    if not Path(path).exists():
+        raise CliError(f"cannot read '{path}': no such file")
+
+
+def check_writable_file(path: str | None, flag: str) -> None:
+    """`path` (given with `flag`) names a file that can be written: not a folder, in a
+    folder that exists and can be written. `None` and `-` (standard output) pass."""
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise CliError(f"{flag} '{path}' is a folder: give the file to write")
+    folder = target.parent
+    if not folder.is_dir():
+        raise CliError(f"cannot write '{path}': the folder '{folder}' does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise CliError(f"cannot write '{path}': permission denied")
+
+
+def check_writable_folder(path: str | None, flag: str) -> None:
+    """`path` (given with `flag`) names a folder that files can be written into, or
+    that can be made (its first existing ancestor is a folder that can be written)."""
+    if path is None:
+        return
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise CliError(f"{flag} '{path}' is a file: give a folder to write into")
+    existing = next(p for p in (folder, *folder.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise CliError(f"cannot make the folder '{path}': '{existing}' is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise CliError(f"cannot write into the folder '{path}': permission denied on '{existing}'")
+
+
+def make_folder(path: str) -> Path:
+    """The folder `path`, made if missing (checked by `check_writable_folder` first: a
+    failure here is a race, still the user's to fix)."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CliError(f"cannot make the folder '{path}': {error.strerror}") from None
+    return folder
+
+
+def check_pipeline(spec: str | None) -> None:
+    """A `-p` pipeline that does not parse, names a pass no one registered or gives a
+    pass an option it does not take is a usage error, said before the program is read."""
+    if spec is None:
+        return
+    from xdsl.passes import PassPipeline
+    from xdsl.utils.arg_spec import parse_pipeline
+    from xdsl.utils.exceptions import ArgSpecParseError, ParseError
+
+    from mlxir.conversions.registry import registered_passes
+
+    available = registered_passes()
+    try:
+        unknown = [p.name for p in parse_pipeline(spec) if p.name not in available]
+        if unknown:
+            names = ", ".join(f"'{name}'" for name in unknown)
+            raise UsageError(f"-p '{spec}': unknown pass {names} (`mlx-opt --help` lists the passes)")
+        PassPipeline.parse_spec(available, spec)
+    except ParseError as error:
+        raise UsageError(f"-p '{spec}': {error.msg} (at character {error.span.start + 1})") from None
+    except (ValueError, ArgSpecParseError) as error:
+        raise UsageError(f"-p '{spec}': {str(error).splitlines()[-1].strip()}") from None
+
+
+@contextlib.contextmanager
+def progress_while(stage: str) -> Generator[None, None, None]:
+    """Keeps the progress line (when one is shown) naming `stage` and its seconds while
+    one long call that reports nothing itself runs (`torch.export.load`)."""
+    from mlxir.support.progress import report
+
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(0.2):
+            report(stage)
+
+    # The line lives in a context variable: the ticking thread runs in a copy of this
+    # context so that it draws on the same line.
+    ticker = threading.Thread(target=contextvars.copy_context().run, args=(tick,), daemon=True)
+    report(stage)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+
 
 def load_exported(path: Path) -> Any:
+    """The ExportedProgram saved at `path`, with a progress line while it is read (a
+    few seconds: torch deserializes and re-traces it)."""
     from mlxir.conversions.torch_to_aten.archive import ArchiveError, load_archive
 
     try:
-        return load_archive(path)
+        with progress_while(f"reading {path.name}"):
+            return load_archive(path)
     except ArchiveError as error:
         raise CliError(str(error)) from error
 
@@ -75,8 +179,10 @@ def read_inputs(items: Sequence[str]) -> list[Any]:
         if item.endswith(".npy"):
             try:
                 inputs.append(np.load(item, allow_pickle=False))
-            except (OSError, ValueError) as error:
-                raise CliError(f"cannot read input '{item}': {error}") from error
+            except OSError as error:
+                raise CliError(f"cannot read input '{item}': {error.strerror}") from None
+            except ValueError as error:
+                raise CliError(f"cannot read input '{item}': {error}") from None
         else:
             try:
                 inputs.append(int(item))

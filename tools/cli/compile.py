@@ -9,7 +9,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mlxir.tools.cli.common import add_quantize_arguments, load_exported, quantize_option
+from mlxir.tools.cli.common import (
+    add_quantize_arguments,
+    check_pipeline,
+    check_readable_file,
+    check_writable_file,
+    load_exported,
+    quantize_option,
+)
 from mlxir.tools.cli.errors import CliError, UsageError
 
 
@@ -59,6 +66,7 @@ class StageTimer:
 def run(args: argparse.Namespace) -> int:
     from mlxir.support.progress import progress_shown
 
+    _check_arguments(args)
     timer = StageTimer()
     try:
         with progress_shown():
@@ -66,6 +74,18 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.time and timer.stages:
             print(timer.report(), file=sys.stderr)
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Every path and value `compile` is given, checked before the `.pt2` is read."""
+    check_readable_file(args.input, "a saved ExportedProgram (.pt2)")
+    check_writable_file(args.output, "-o")
+    if args.emit == "program" and not args.output:
+        raise CliError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
+    if args.tensor_parallel < 1:
+        raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}")
+    quantize_option(args)
+    check_pipeline(args.pipeline)
 
 
 def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
@@ -94,8 +114,6 @@ def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
         except ValueError as error:
             raise CliError(str(error)) from None
         timer.done("quantize")
-    if args.tensor_parallel < 1:
-        raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}")
     if args.tensor_parallel > 1:
         from mlxir.transforms.shard_tensor_parallel import shard_tensor_parallel
 
@@ -104,8 +122,6 @@ def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:
         timer.done("shard-tensor-parallel")
     if args.emit == "mlx":
         return _write_text(_ir_text(module, args.elide_weights), args.output)
-    if not args.output:
-        raise CliError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
     parts = mlxir.serialize_parts(module)
     timer.done("serialize (verify)")
     with Path(args.output).open("wb") as file:

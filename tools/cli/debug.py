@@ -8,8 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from mlxir.interop.model_explorer import METRICS as OVERLAY_METRICS
-from mlxir.tools.cli.common import load_exported, read_inputs
-from mlxir.tools.cli.errors import CliError
+from mlxir.tools.cli.common import (
+    check_pipeline,
+    check_readable_file,
+    check_writable_file,
+    check_writable_folder,
+    load_exported,
+    read_inputs,
+)
+from mlxir.tools.cli.errors import CliError, UsageError
 
 
 def add_parser(sub: Any) -> None:
@@ -38,6 +45,20 @@ def add_parser(sub: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Every path and flag `debug` is given, checked before the `.pt2` is read."""
+    if args.bisect and args.overlay:
+        raise UsageError("--overlay needs per-node errors, which --bisect does not compute")
+    if args.bisect and args.module:
+        raise UsageError("--bisect runs the pipeline's passes, so it takes no --module")
+    check_readable_file(args.input_program, "a saved ExportedProgram (.pt2)")
+    if args.module is not None:
+        check_readable_file(args.module, "an mlx-level module (.mlir, as `mlxir compile --emit mlx` prints it)")
+    check_writable_file(args.overlay, "--overlay")
+    check_writable_folder(args.repro, "--repro")
+    check_pipeline(args.pipeline)
+
+
 def run(args: argparse.Namespace) -> int:
     """`mlxir debug`: the first graph node whose compiled value leaves eager PyTorch's
     while its inputs agree (`--all`: every node's errors); `--bisect`: the first pass
@@ -47,13 +68,12 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from mlxir.debug.divergence import bisect_passes, compare, diff_excerpt, write_repro
+    from mlxir.support.progress import progress_shown
 
-    if args.bisect and args.overlay:
-        raise CliError("--overlay needs per-node errors, which --bisect does not compute")
-    if args.bisect and args.module:
-        raise CliError("--bisect runs the pipeline's passes, so it takes no --module")
-    ep = load_exported(Path(args.input_program))
+    _check_arguments(args)
     inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in read_inputs(args.input)]  # pyright: ignore[reportUnknownMemberType] (torch leaves from_numpy's parameter unannotated)
+    with progress_shown():
+        ep = load_exported(Path(args.input_program))
     try:
         if not args.bisect:
             report = compare(

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from mlxir.tools.cli.common import load_program
+from mlxir.tools.cli.common import check_readable_file, check_writable_file, load_program
 from mlxir.tools.cli.errors import CliError
 
 EXPORT_MLXFN_HELP = """\
@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.output:
         raise CliError("export-mlxfn needs -o FILE.mlxfn")
+    check_writable_file(args.state, "--state")
+    check_readable_file(args.program, "a compiled program (.mlxfb)")
     try:
         data = Path(args.program).read_bytes()
     except OSError as error:

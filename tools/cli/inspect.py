@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mlxir.tools.cli.common import format_counts, load_program
+from mlxir.tools.cli.common import check_readable_file, format_counts, load_program
 from mlxir.tools.cli.errors import CliError
 
 
@@ -21,6 +21,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from mlxir.runtime.loading import is_pte
 
+    check_readable_file(args.program, "a compiled program (.mlxfb or .pte)")
     try:
         data = Path(args.program).read_bytes()
     except OSError as error:

@@ -7,7 +7,13 @@ import argparse
 from pathlib import Path
 from typing import Any, cast
 
-from mlxir.tools.cli.common import load_program, read_inputs
+from mlxir.tools.cli.common import (
+    check_readable_file,
+    check_writable_folder,
+    load_program,
+    make_folder,
+    read_inputs,
+)
 from mlxir.tools.cli.errors import UsageError
 from mlxir.tools.cli.ranks import add_rank_arguments, check_rank_arguments, start_ranks
 
@@ -28,13 +34,16 @@ def run(args: argparse.Namespace) -> int:
     from mlxir.tools.launch import in_a_rank
 
     check_rank_arguments(args)
+    check_readable_file(args.program, "a compiled program (.mlxfb or .pte)")
+    check_writable_folder(args.output_dir, "--output-dir")
+    folder = make_folder(args.output_dir) if args.output_dir else None  # before the run: a mistake costs none
     ranks = _program_ranks(args.program)
     if args.tensor_parallel not in (1, ranks):
         raise UsageError(f"'{args.program}' is split over {ranks} ranks: --tensor-parallel {args.tensor_parallel} does not match")
     if ranks > 1 and not in_a_rank():
         return start_ranks(args, ranks)
-    program = load_program(args.program)
     inputs = read_inputs(args.input)
+    program = load_program(args.program)
     if isinstance(program, Program):
         outputs = program.call_flat(*inputs)
         names = program.output_names
@@ -49,9 +58,8 @@ def run(args: argparse.Namespace) -> int:
             return 0  # every rank computed the outputs; rank 0 reports them
     for i, (name, value) in enumerate(zip(names, outputs)):
         array = np.asarray(value)
-        if args.output_dir:
-            path = Path(args.output_dir) / f"output_{i}.npy"
-            path.parent.mkdir(parents=True, exist_ok=True)
+        if folder is not None:
+            path = folder / f"output_{i}.npy"
             np.save(path, array)
             print(f"{name}: {array.dtype}{list(array.shape)} -> {path}")
         else:
