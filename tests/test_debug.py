@@ -162,10 +162,10 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
     assert main_with([*common, "-p", f"convert-aten-to-mlx,{broken_pass}"]) == 1
     out = capsys.readouterr().out
     assert f"first divergent pass: {broken_pass}" in out and "mlx.subtract" in out
-    assert main_with([*common, "-p", "no-such-pass"]) == 1
+    assert main_with([*common, "-p", "no-such-pass"]) == 2  # a usage error, found before the run
     assert "unknown pass 'no-such-pass'" in capsys.readouterr().err
     np.save(tmp_path / "wrong.npy", torch.randn(3, 6, 8).numpy())  # batch 2 was exported
-    assert main_with([*common, "--overlay", str(overlay)]) == 1
+    assert main_with([*common, "--overlay", str(overlay)]) == 2
     assert "--overlay needs per-node errors" in capsys.readouterr().err
     for mode in ([], ["--bisect"]):
         assert main_with(["debug", *mode, str(path), "--input", str(tmp_path / "wrong.npy")]) == 1
