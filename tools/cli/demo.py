@@ -112,8 +112,9 @@ def run(args: argparse.Namespace) -> int:
             ),
         )
         torch_s = time.perf_counter() - start
-    # The first run traces the repeating decode step for mx.compile (and, on a machine's
-    # first run, MLX builds its CPU kernels); the second is what later calls cost.
+    # The first run traces the repeating decode step for mx.compile (tens of ms) and has
+    # MLX build the CPU kernels it has not cached yet (in $TMPDIR/mlx): on a machine's
+    # first demo that is seconds, the bulk of the run; the second run is what later calls cost.
     start = time.perf_counter()
     first = llm.generate(compiled, prompts, mask, max_new_tokens=args.new_tokens)
     mx.eval()  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
@@ -131,7 +132,10 @@ def run(args: argparse.Namespace) -> int:
         f"==> time for the whole generation: mlxir {mlx_s * 1e3:.0f} ms, transformers "
         f"{torch_s * 1e3:.0f} ms (one run each)"
     )
-    print(f"    mlxir's first run: {first_s * 1e3:.0f} ms (it traced the decode step for mx.compile)")
+    print(
+        f"    mlxir's first run: {first_s * 1e3:.0f} ms: it traces the decode step (mx.compile, each\n"
+        "    process) and has MLX build the kernels it has not cached yet (once per machine)"
+    )
     if args.output:
         Path(args.output).write_bytes(data)
         print(f"==> wrote {args.output}")
