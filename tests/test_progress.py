@@ -4,6 +4,7 @@ naming each stage; nothing at all when standard error is not a terminal."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import torch
 from torch.export import export
@@ -58,3 +59,29 @@ def test_the_bar_counts_the_work_done() -> None:
     with progress_shown(terminal, delay=0.0):
         report("import", 6, 24)
     assert "mlxir: import [######..................] 6/24" in terminal.getvalue()
+
+
+def test_a_long_silent_call_keeps_its_line_ticking() -> None:
+    """A call that reports nothing itself (torch.export.load) keeps its stage on the
+    line, redrawn with its seconds, while it runs."""
+    import time
+
+    from mlxir.tools.cli.common import progress_while
+
+    terminal = Terminal()
+    with progress_shown(terminal, delay=0.0), progress_while("waiting"):
+        time.sleep(0.7)
+    draws = terminal.getvalue().count("mlxir: waiting")
+    assert draws >= 2, terminal.getvalue()
+
+
+def test_reading_a_pt2_is_shown(tmp_path: Path) -> None:
+    from mlxir.tools.cli.common import load_exported
+
+    path = tmp_path / "mlp.pt2"
+    torch.export.save(export(Mlp(), (torch.randn(2, 8),)), str(path))
+    terminal = Terminal()
+    with progress_shown(terminal, delay=0.0):
+        ep = load_exported(path)
+    assert "mlxir: reading mlp.pt2" in terminal.getvalue()
+    assert sum(1 for n in ep.graph.nodes if n.op == "call_function") > 0
