@@ -68,12 +68,17 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from mlxir.debug.divergence import bisect_passes, compare, diff_excerpt, write_repro
+    from mlxir.debug.inputs import check_input_kinds
     from mlxir.support.progress import progress_shown
 
     _check_arguments(args)
     inputs = [torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in read_inputs(args.input)]  # pyright: ignore[reportUnknownMemberType] (torch leaves from_numpy's parameter unannotated)
     with progress_shown():
         ep = load_exported(Path(args.input_program))
+    try:
+        check_input_kinds(ep, inputs)
+    except ValueError as error:
+        raise CliError(str(error)) from None
     try:
         if not args.bisect:
             report = compare(
