@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,6 +75,7 @@ _PIECES = [
 _FLAGS = [
     ["-p"], ["--pass-pipeline"], ["--mlir-print-ir-after"], ["--mlir-print-ir-before"], ["-t"], ["-f"],
     ["--mlir-timing", "-p"], ["--verify-diagnostics", "--split-input-file", "-p"], ["-o", "-", "-p"],
+    ["-pass-pipeline"], ["-cse", "-p"], ["--quantize-weights"], ["--mlir-elide-elementsattrs-if-larger"],
 ]
 
 
@@ -101,3 +105,38 @@ def test_no_argument_string_ends_in_a_traceback(tmp_path: Path) -> None:
         assert "Traceback" not in text and "internal error" not in text, (argv, text)
         if status != 0:
             assert len(text.splitlines()) <= 2, (argv, text)
+
+
+def test_help_says_what_verify_diagnostics_does(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--verify-diagnostics check the diagnostics against the input's `// expected-error {{text}}` comments" in text
+    assert "exit 1 naming each diagnostic not expected and each expectation not met" in text
+    assert "exits with code 0" not in text.split("--verify-diagnostics", 1)[1].split("--", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "statuses"),
+    [
+        (["--help"], {0, 1}),  # argparse itself gives up writing its help, quietly, with status 0
+        (["MODULE", "-p", "cse"], {1}),
+    ],
+)
+def test_a_reader_that_stops_reading_ends_mlx_opt_quietly(arguments: list[str], statuses: set[int], tmp_path: Path) -> None:
+    """`mlx-opt ... | head`: standard output closed before mlx-opt writes (its read
+    end closed first, so every write fails) ends with nothing on stderr; a module not
+    written ends with status 1."""
+    source = tmp_path / "m.mlir"
+    source.write_text(MODULE)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", "from mlxir.tools.mlx_opt import main; main()",
+             *(str(source) if a == "MODULE" else a for a in arguments)],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120, check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode in statuses

@@ -3,6 +3,7 @@
 // diagnostic must be expected and every expectation met, or mlx-opt exits 1 saying
 // which. Parse errors are diagnostics too.
 // RUN: mlx-opt %s --split-input-file --verify-diagnostics
+// RUN: mlx-opt %s -split-input-file -verify-diagnostics
 // RUN: not mlx-opt %S/Inputs/wrong_expectations.mlir --split-input-file --verify-diagnostics 2>&1 | filecheck %s --check-prefix=WRONG
 
 func.func @below(%x: tensor<4x8xf32>) {
