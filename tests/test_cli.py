@@ -358,6 +358,8 @@ def test_a_flag_combination_refused_is_a_usage_error(
     assert "--overlay needs per-node errors" in capsys.readouterr().err
     assert main_with(["compile", str(pt2), "-o", "m.mlxfb", "--tensor-parallel", "0"]) == 2
     assert "--tensor-parallel must be at least 1" in capsys.readouterr().err
+    assert main_with(["demo", "--new-tokens", "0"]) == 2
+    assert "--new-tokens must be at least 1, not 0" in capsys.readouterr().err
 
 
 def test_the_command_line_imports_nothing_heavy() -> None:

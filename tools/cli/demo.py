@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from mlxir.tools.cli.common import format_counts, op_counts
+from mlxir.tools.cli.errors import UsageError
 
 
 def add_parser(sub: Any) -> None:
@@ -25,6 +26,8 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """One screen: build, export, import, lower (op counts per pass), serialize, load,
     generate against transformers; `--ops` adds the op tables, `--print-ir` the IR."""
+    if args.new_tokens < 1:
+        raise UsageError(f"--new-tokens must be at least 1, not {args.new_tokens}")
     import mlx.core as mx
     import torch
 
