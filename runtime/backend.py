@@ -14,18 +14,37 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Generator
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import mlx.core as mx
 
+from mlxir.codegen.errors import BackendError
 from mlxir.evaluator import KERNELS, KernelFactory
 from mlxir.evaluator.registry import Kernel
 
+if TYPE_CHECKING:
+    from mlxir.codegen.reader import ProgramInfo
+
+WEIGHT_PRODUCT_OPERAND = {"mlx.matmul": 1, "mlx.addmm": 2}
+"""Product ops, and the operand that is `w.T` when a `linear` layer made them: the
+loader offers such steps to the backend (`Backend.product_by_weight`)."""
+
 
 class Backend:
-    """The generic backend: every op as `evaluator/` computes it."""
+    """The generic backend: every op as `evaluator/` computes it, on a device other than
+    the CPU (MLX's GPU backends)."""
 
     name = "generic"
+
+    def what_it_lacks(self, info: ProgramInfo) -> BackendError | None:
+        """Why this device cannot run the program, found at load rather than in the
+        middle of a call (None: it can)."""
+        if any(slot.dtype == "float64" for slot in info.slots):
+            return BackendError(
+                "the program computes in float64, which MLX runs on its CPU backend only: "
+                "call mx.set_default_device(mx.cpu) before loading it"
+            )
+        return None
 
     def kernel_factory(self, op: str) -> KernelFactory | None:
         """The factory of `op`'s kernel on this device (None: no such kernel)."""

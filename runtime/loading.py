@@ -18,26 +18,23 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO
 
 import mlx.core as mx
 
-from mlxir.codegen.errors import BackendError, ProgramError
+from mlxir.codegen.errors import ProgramError
 from mlxir.codegen.parts import ProgramParts
 from mlxir.codegen.reader import Instruction, ProgramInfo, read_program
 from mlxir.codegen.verification import is_verified, key_of, record_verified
 from mlxir.evaluator import Kernel
 from mlxir.evaluator.arrays import mx_dtype
-from mlxir.runtime.backend import Backend
+from mlxir.runtime.backend import WEIGHT_PRODUCT_OPERAND, Backend
 from mlxir.runtime.inputs import INT64_MAX, INT64_MIN
 from mlxir.runtime.payloads import bind_payloads
 
 MAX_DIM = 2**31 - 1
 """MLX's dims are 32-bit: a program whose slot declares a bigger dim cannot run."""
 
-WEIGHT_PRODUCT_OPERAND = {"mlx.matmul": 1, "mlx.addmm": 2}
-"""Product ops, and the operand that is `w.T` when a `linear` layer made them: the
-loader offers such steps to the backend (`Backend.product_by_weight`)."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +162,7 @@ class LoadedProgram:
                     f"slot {slot.index}: shape {list(slot.shape)} has a dim over MLX's "
                     f"limit of {MAX_DIM}"
                 )
-        lacking = what_mlx_lacks(info)
+        lacking = backend.what_it_lacks(info)
         if lacking is not None:
             raise lacking
         if info.ranks > 1:
@@ -310,31 +307,6 @@ class LoadedProgram:
             pieces += [data[position:offset], memoryview(arrays[slot]).cast("B")]  # pyright: ignore[reportArgumentType] (mx.array has the buffer protocol)
             position = offset + length
         return [*pieces, data[position:]]
-
-
-def what_mlx_lacks(info: ProgramInfo) -> BackendError | None:
-    """Why MLX's backend on this machine cannot run the program, found at load rather
-    than in the middle of a call (None: it can)."""
-    if not any(slot.dtype == "float64" for slot in info.slots):
-        return None
-    if mx.default_device() == mx.gpu:
-        return BackendError(
-            "the program computes in float64, which MLX runs on its CPU backend only: "
-            "call mx.set_default_device(mx.cpu) before loading it"
-        )
-    slots = info.slots
-    for instruction in info.instructions:
-        if (
-            instruction.op == "mlx.conv_general"
-            and slots[instruction.results[0]].dtype == "float64"
-            and any(d != 1 for d in cast(Sequence[int], instruction.kernel_props().get("input_dilation", ())))
-        ):
-            location = f" ({instruction.location})" if instruction.location else ""
-            return BackendError(
-                "a transposed convolution in float64, which MLX's CPU backend lacks (0.32)",
-                f"instruction #{instruction.index} (mlx.conv_general{location})",
-            )
-    return None
 
 
 def no_op(operands: Sequence[Any]) -> Sequence[Any]:

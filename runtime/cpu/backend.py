@@ -16,14 +16,19 @@ float32) are compile-time passes of its target, `transforms/cpu/`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, cast
 
 import mlx.core as mx
 
+from mlxir.codegen.errors import BackendError
 from mlxir.evaluator import KernelFactory
 from mlxir.evaluator.registry import Kernel
-from mlxir.runtime.backend import Backend
+from mlxir.runtime.backend import WEIGHT_PRODUCT_OPERAND, Backend
 from mlxir.runtime.cpu import fast, polynomial, products, streams
+
+if TYPE_CHECKING:
+    from mlxir.codegen.reader import ProgramInfo
 
 
 class CpuBackend(Backend):
@@ -36,9 +41,24 @@ class CpuBackend(Backend):
         return self._kernels.get(op) or super().kernel_factory(op)
 
     def product_by_weight(self, op: str, run: Kernel, weight_t: mx.array) -> Kernel:
-        if op not in products.WEIGHT_PRODUCT_OPERAND or not products.is_cut_at_one_row(weight_t):
+        if op not in WEIGHT_PRODUCT_OPERAND or not products.is_cut_at_one_row(weight_t):
             return run
         return products.weight_blocked_product(op, run)
+
+    def what_it_lacks(self, info: ProgramInfo) -> BackendError | None:
+        slots = info.slots
+        for instruction in info.instructions:
+            if (
+                instruction.op == "mlx.conv_general"
+                and slots[instruction.results[0]].dtype == "float64"
+                and any(d != 1 for d in cast(Sequence[int], instruction.kernel_props().get("input_dilation", ())))
+            ):
+                location = f" ({instruction.location})" if instruction.location else ""
+                return BackendError(
+                    "a transposed convolution in float64, which MLX's CPU backend lacks (0.32)",
+                    f"instruction #{instruction.index} (mlx.conv_general{location})",
+                )
+        return None
 
     def spreads(self, op: str) -> bool:
         return op in products.CPU_STREAM_OPS

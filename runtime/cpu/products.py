@@ -21,6 +21,7 @@ import mlx.core as mx
 
 from mlxir.evaluator.linalg import quantized_matmul_options
 from mlxir.evaluator.registry import Kernel, KernelFactory, Props, ResultDtypes
+from mlxir.runtime.backend import WEIGHT_PRODUCT_OPERAND
 from mlxir.runtime.cpu.streams import cpu_streams
 
 CPU_DEQUANTIZED_ROWS = 8
@@ -151,11 +152,6 @@ def is_cut_at_one_row(weight_t: mx.array) -> bool:
         return False
     depth, columns = weight_t.shape
     return depth >= CPU_SMALL_PRODUCT_MIN_DEPTH and len(_output_blocks(1, columns, depth)) > 1
-
-
-WEIGHT_PRODUCT_OPERAND = {"mlx.matmul": 1, "mlx.addmm": 2}
-"""Product ops, and the operand that is `w.T` when a `linear` layer made them: the
-program hands such steps to `weight_blocked_product`."""
 
 
 def weight_blocked_product(op: str, run: Kernel) -> Kernel:
