@@ -11,7 +11,9 @@ The pieces, each usable alone:
 - `mlxir.lower(module, pipeline=None)`: lowers it in place to the mlx level with the
   default pipeline for this device, `lower-to-mlx{target=cpu}` on MLX's CPU (the
   CPU target's passes, `transforms/cpu/`) and `lower-to-mlx` elsewhere (or any
-  `mlx-opt -p` pipeline string; `target="generic"` or `"cpu"` picks another target);
+  `mlx-opt -p` pipeline string; `target="generic"` or `"cpu"` picks another target).
+  The compiler never asks MLX for the device: these functions pass it
+  `mlxir.runtime.backend.host_target()`;
 - `mlxir.compile(ep, pipeline=None, quantize=None) -> Program`: import, lower,
   quantize the matmul weights if asked (`quantize=mlxir.Quantize(bits=4)`), serialize
   and load (`mlxir.compiled_parts`: the same, without the load, as the pieces a file
@@ -35,10 +37,10 @@ select_blas_before_mlx()
 
 if TYPE_CHECKING:
     from torch.export import ExportedProgram
+    from xdsl.dialects.builtin import ModuleOp
 
     from mlxir.codegen import ProgramParts, deserialize, serialize, serialize_parts
     from mlxir.codegen.errors import ProgramError
-    from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.conversions.torch_to_aten.importer import Decomposition
     from mlxir.dialects.weights import weights_of
@@ -82,8 +84,30 @@ def compile(
     mlxir has no importer for, instead of those nodes alone (`import_program`)."""
     from mlxir.runtime.program import Program
 
-    parts, _ = compiled_parts(ep, pipeline, quantize=quantize, decompose=decompose)
+    parts, _ = compiled_parts(
+        ep, pipeline, quantize=quantize, decompose=decompose, tensor_parallel=tensor_parallel
+    )
     return Program(parts, verify=False, compile=compile)  # serialize verified it
+
+
+def lower(
+    module: ModuleOp,
+    pipeline: str | None = None,
+    *,
+    verify: bool = True,
+    target: str | None = None,
+) -> ModuleOp:
+    """Lowers an aten-level module in place with `pipeline`, by default `lower-to-mlx`
+    for `target`, itself by default this process's device's
+    (`mlxir.runtime.backend.host_target()`: the CPU's passes on MLX's CPU), and verifies
+    the result unless `verify=False`."""
+    from mlxir.conversions.pipelines import lower as lower_for
+
+    if pipeline is None and target is None:
+        from mlxir.runtime.backend import host_target
+
+        target = host_target()
+    return lower_for(module, pipeline, verify=verify, target=target)
 
 
 def compiled_bytes(
@@ -120,7 +144,6 @@ def compiled_parts(
     import time
 
     from mlxir.codegen import serialize_parts
-    from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.dialects.weights import release_weights
     from mlxir.support.progress import progress_shown
@@ -183,7 +206,6 @@ def load(
 
 _LAZY = {
     "import_program": "mlxir.conversions.torch_to_aten",
-    "lower": "mlxir.conversions.aten_to_mlx",
     "Program": "mlxir.runtime.program",
     "InputError": "mlxir.runtime.program",
     "ProgramError": "mlxir.codegen.errors",

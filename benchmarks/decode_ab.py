@@ -50,8 +50,8 @@ def compiled_programs(args: argparse.Namespace) -> dict[str, Any]:
     import transformers
 
     import mlxir
+    from mlxir import lower  # the pipeline of this device when none is named
     from mlxir.codegen import serialize
-    from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.tools import llm
 

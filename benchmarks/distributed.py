@@ -119,12 +119,13 @@ def worker_collectives(hidden: int, vocab: int, out: Path) -> None:
 
 def compile_programs(model: str, folder: Path) -> dict[str, Path]:
     import mlxir
-    from mlxir.conversions.aten_to_mlx import default_pipeline
+    from mlxir.conversions.pipelines import default_pipeline
+    from mlxir.runtime.backend import host_target
     from mlxir.tools import llm as mlxir_llm
 
     hf_model = llm.load_torch_model(folder)
     exported = mlxir_llm.export_llm(hf_model, attention_mask=False)
-    default = default_pipeline()
+    default = default_pipeline(host_target())
     pipelines = {
         "whole": None,
         "split, head whole": SPLIT_PIPELINE.format(default=default, head="false"),

@@ -66,9 +66,9 @@ def count(family: str, layers: int, pipelines: list[str]) -> dict[str, int]:
     import torch
     import transformers
 
+    from mlxir import lower  # the pipeline of this device when none is named
     from mlxir.codegen import serialize
     from mlxir.codegen.reader import read_program
-    from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.tools import llm
 

@@ -34,13 +34,13 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
-from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 from mlxir.dialects import aten
 from mlxir.dialects.common import int_array
 from mlxir.dialects.context import make_context
 from mlxir.support.gc_pause import gc_paused
+from mlxir.transforms.canonicalize import CanonicalizePass
 
 HIDDEN = 64
 HEADS = 4

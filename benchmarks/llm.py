@@ -127,10 +127,11 @@ PIPELINES: dict[str, str | None] = {
 }
 def pipeline_spec(name: str) -> str | None:
     """`PIPELINES[name]`, `{default}` replaced by this device's `lower-to-mlx`."""
-    from mlxir.conversions.aten_to_mlx import default_pipeline
+    from mlxir.conversions.pipelines import default_pipeline
+    from mlxir.runtime.backend import host_target
 
     spec = PIPELINES[name]
-    return spec.format(default=default_pipeline()) if spec is not None else None
+    return spec.format(default=default_pipeline(host_target())) if spec is not None else None
 
 
 # The step programs whose instructions per layer are counted: compile_llm's default and
@@ -301,8 +302,8 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
+    from mlxir import lower  # the pipeline of this device when none is named
     from mlxir.codegen import serialize
-    from mlxir.conversions.aten_to_mlx import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.tools import llm
 

@@ -95,19 +95,27 @@ class BisectReport:
         return "\n".join(lines)
 
 
+def _spec(pipeline: str | None) -> str:
+    """`pipeline`, by default lower-to-mlx for the device this process computes on (the
+    program is compared as it runs here)."""
+    from mlxir.conversions.pipelines import default_pipeline
+    from mlxir.runtime.backend import host_target
+
+    return pipeline or default_pipeline(host_target())
+
+
 def pipeline_passes(pipeline: str | None) -> list[str]:
     """The passes bisection runs one by one: `pipeline` (default lower-to-mlx for this
     device, `host_target()`) with lower-to-mlx and optimize-mlx written out as their
     passes and patterns."""
     import re
 
-    from mlxir.conversions.aten_to_mlx.passes import default_pipeline
-    from mlxir.conversions.aten_to_mlx.passes import pipeline_passes as lowering_passes
+    from mlxir.conversions.pipelines import pipeline_passes as lowering_passes
     from mlxir.transforms.catalog import OPTIMIZE, PATTERNS
 
     optimize = ["fold-known-dims", *(n for n, e in PATTERNS.items() if e.stage == OPTIMIZE), "fold-known-dims"]
     names: list[str] = []
-    for name in (pipeline or default_pipeline()).split(","):
+    for name in _spec(pipeline).split(","):
         name = name.strip()
         lowering = re.fullmatch(r"lower-to-mlx(?:\{\s*target\s*=\s*(\w+)\s*\})?", name)
         if lowering is not None:
@@ -418,7 +426,7 @@ def _observed_by_value(ep: Any, eager: dict[str, Any], pipeline: str | None) -> 
     import torch
     from xdsl.dialects.builtin import TensorType
 
-    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.pipelines import lower
     from mlxir.conversions.torch_to_aten import import_program
 
     observed: dict[str, Any] = {}
@@ -428,7 +436,7 @@ def _observed_by_value(ep: Any, eager: dict[str, Any], pipeline: str | None) -> 
         if isinstance(eager.get(n), torch.Tensor) and isinstance(v.type, TensorType)
     ]
     _return_also(module, [observed[n] for n in names])
-    lower(module, pipeline, verify=False)
+    lower(module, _spec(pipeline), verify=False)
     return module, names, [_computed_by(value) for value in _observations(module)]
 
 
@@ -501,7 +509,7 @@ def _bind_weights(module: Any, ep: Any, pipeline: str | None) -> None:
     """Gives each `mlx.global` without a value the value of the same global in `ep`
     compiled with `pipeline`; refuses, naming them all, the globals it has no value of
     the same type for."""
-    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.pipelines import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.dialects import mlx
 
@@ -509,7 +517,7 @@ def _bind_weights(module: Any, ep: Any, pipeline: str | None) -> None:
     if not unbound:
         return
     reference = import_program(ep)
-    lower(reference, pipeline, verify=False)
+    lower(reference, _spec(pipeline), verify=False)
     compiled = {g.sym_name.data: g for g in reference.ops if isinstance(g, mlx.GlobalOp)}
     refused: list[str] = []
     for g in unbound:
@@ -656,7 +664,7 @@ def write_repro(report: DivergenceReport, directory: str, pipeline: str | None =
     import torch
 
     from mlxir.codegen import serialize
-    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir.conversions.pipelines import lower
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.conversions.torch_to_aten.node_decompositions import node_arguments
 
@@ -684,7 +692,7 @@ def write_repro(report: DivergenceReport, directory: str, pipeline: str | None =
     ]
     with torch.no_grad():
         module = import_program(torch.export.export(Node(), tuple(stored)))
-    lower(module, pipeline)
+    lower(module, _spec(pipeline))
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     written = [str(out / "node.mlir"), str(out / "node.mlxfb")]

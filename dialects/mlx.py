@@ -185,13 +185,20 @@ def verify_elementwise_kind(
 
 CANONICALIZATION_PATTERNS: dict[str, tuple[RewritePattern, ...]] = {}
 """Op name → its canonicalization patterns: filled by `transforms/canonicalize.py` when
-it is imported (the patterns are transforms; the dialect names none of them)."""
+it is imported (the patterns are transforms; the dialect names none of them). Asked
+for before, the trait raises instead of finding none."""
 
 
 class MlxCanonicalization(HasCanonicalizationPatternsTrait):
     """Attaches an op's canonicalization patterns (`CANONICALIZATION_PATTERNS`)."""
 
     def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+        if not CANONICALIZATION_PATTERNS:
+            # Empty, it would canonicalize nothing without a word.
+            raise RuntimeError(
+                "the mlx ops' canonicalization patterns are not registered: run mlxir's "
+                "canonicalize pass (mlxir.transforms.canonicalize.CanonicalizePass)"
+            )
         return CANONICALIZATION_PATTERNS.get(op.name, ())
 
     @classmethod

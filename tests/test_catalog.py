@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib
 import inspect
 
+import pytest
+
 from xdsl.pattern_rewriter import RewritePattern
 
 from mlxir.conversions.registry import PASSES
@@ -47,7 +49,9 @@ def test_rows_name_real_ops_and_every_row_is_a_pass() -> None:
 
 def test_canonicalization_traits_come_from_the_rows() -> None:
     """Each op's `MlxCanonicalization` trait attaches exactly the canonicalize rows
-    naming that op, and no optimization."""
+    naming that op, and no optimization (once `transforms/canonicalize.py`, the
+    `canonicalize` pass's module, has registered them)."""
+    importlib.import_module("mlxir.transforms.canonicalize")
     expected: dict[str, set[str]] = {}
     for entry in PATTERNS.values():
         if entry.stage == CANONICALIZE:
@@ -59,3 +63,29 @@ def test_canonicalization_traits_come_from_the_rows() -> None:
         assert attached == expected.get(op_cls.name, set()), op_cls.name
     optimizations = {entry.pattern for entry in PATTERNS.values() if entry.stage == OPTIMIZE}
     assert not optimizations & {type(p).__name__ for ps in patterns_by_op(CANONICALIZE).values() for p in ps}
+
+
+def test_unregistered_canonicalization_patterns_and_unknown_stages_raise() -> None:
+    """Before `transforms/canonicalize.py` registers the patterns, asking an op for them
+    raises instead of finding none (a fresh process: this one has registered them);
+    an unknown stage of patterns raises too."""
+    import subprocess
+    import sys
+
+    script = (
+        "from mlxir.dialects import mlx\n"
+        "trait = mlx.AstypeOp.get_trait(mlx.MlxCanonicalization)\n"
+        "try:\n"
+        "    trait.get_patterns(mlx.AstypeOp)\n"
+        "except RuntimeError as error:\n"
+        "    print('raised:', error)\n"
+        "import mlxir.transforms.canonicalize\n"
+        "print(sorted(type(p).__name__ for p in trait.get_patterns(mlx.AstypeOp)))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    raised, attached = run.stdout.strip().splitlines()
+    assert raised.startswith("raised: the mlx ops' canonicalization patterns are not registered")
+    assert attached == str(sorted(e.pattern for e in PATTERNS.values() if "mlx.astype" in e.ops and e.stage == CANONICALIZE))
+    with pytest.raises(KeyError, match="no stage of patterns named 'canonicalise'"):
+        patterns_by_op("canonicalise")  # pyright: ignore[reportArgumentType] (the misspelling is the test)

@@ -18,12 +18,13 @@ from kernel_helpers import MX_OF, ir
 from xdsl.dialects.builtin import ModuleOp
 
 import mlxir
-from mlxir.conversions.aten_to_mlx import default_pipeline, host_target, pipeline_passes
+from mlxir.conversions.pipelines import default_pipeline, lower, pipeline_passes
 from mlxir.conversions.registry import PASSES
 from mlxir.dialects import mlx
 from mlxir.dialects.common import ints
 from mlxir.dialects.context import make_context
 from mlxir.evaluator import arrays as dtypes
+from mlxir.runtime.backend import host_target
 from mlxir.runtime.ir_interpreter import parse_module, run_module
 
 
@@ -191,7 +192,8 @@ def test_float32_attention_is_attention_on_float32_casts(ty: str, mask: str) -> 
 
 def test_target_pipeline_and_host_default() -> None:
     """`lower-to-mlx{target=cpu}` is the default pipeline, then the CPU passes,
-    `fold-known-dims`, `cse` and `dce`; on MLX's CPU `lower()` picks it; an unknown target names the known."""
+    `fold-known-dims`, `cse` and `dce`; on MLX's CPU `mlxir.lower()` picks it (the
+    compiler's own default is the generic target); an unknown target names the known."""
     generic = pipeline_passes("generic")
     cpu = pipeline_passes("cpu")
     assert cpu[: len(generic)] == generic and cpu[len(generic) :] == [
@@ -199,8 +201,11 @@ def test_target_pipeline_and_host_default() -> None:
     ]
     with mx.stream(mx.cpu):
         if mx.default_device() == mx.cpu:
-            assert host_target() == "cpu" and default_pipeline() == "lower-to-mlx{target=cpu}"
-    assert default_pipeline("generic") == "lower-to-mlx"
+            assert host_target() == "cpu" and default_pipeline(host_target()) == "lower-to-mlx{target=cpu}"
+            ep = torch.export.export(_Attention(), (torch.randn(2, 6, 32),))
+            assert _op_names(mlxir.lower(mlxir.import_program(ep)))["mlx.rope"] == 0  # cpu-rope-pairs ran
+            assert _op_names(lower(mlxir.import_program(ep)))["mlx.rope"] == 2  # the generic target
+    assert default_pipeline() == default_pipeline("generic") == "lower-to-mlx"
     with pytest.raises(Exception, match="unknown target 'tpu'.*generic, cpu"):
         PASSES["lower-to-mlx"].factory()(target="tpu").apply(make_context(), ModuleOp([]))
 
@@ -368,7 +373,7 @@ func.func @forward(%x: tensor<{n}x{ty}>, %s: tensor<512x33x{ty}>) -> (tensor<{n}
   %m = mlx.softmax %s axes [-1] : tensor<512x33x{ty}> -> tensor<512x33x{ty}>
   func.return %e, %g, %m : tensor<{n}x{ty}>, tensor<{n}x{ty}>, tensor<512x33x{ty}>
 }}"""
-"""Sizes the polynomial takes (`POLYNOMIAL_MIN_ELEMENTS`): `n` values, 512 rows."""
+"""Sizes the polynomial takes (`POLYNOMIAL_MIN_KNOWN_ELEMENTS`): `n` values, 512 rows."""
 
 
 def test_polynomial_exp_is_within_two_ulp_over_float32s_range() -> None:
@@ -458,7 +463,7 @@ func.func @forward(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
 
 
 def test_polynomial_exp_leaves_small_and_dynamic_sizes_to_mlx() -> None:
-    """Below `POLYNOMIAL_MIN_ELEMENTS` known elements (dynamic sizes count as 1: an
+    """Below `POLYNOMIAL_MIN_KNOWN_ELEMENTS` known elements (dynamic sizes count as 1: an
     LLM step's `[?, ?, 1408]`) MLX's own kernel stays: op by op, the polynomial's ~20
     ops cost more than MLX's one on small arrays."""
     text = """

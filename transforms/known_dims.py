@@ -606,8 +606,10 @@ def fold_known_dims(func: FuncOp) -> None:
 
 @dataclass(frozen=True)
 class FoldKnownDimsPass(ModulePass):
-    """Reuses a dim already known as an SSA value and drops reshapes/broadcasts to their
-    input's own (symbolic) shape, by symbolic shape reasoning in op order."""
+    """Reuses dims already known as SSA values; drops reshapes to the input's own shape.
+
+    A reshape or broadcast to its input's own (symbolic) shape goes, found by symbolic
+    shape reasoning in op order."""
 
     name = "fold-known-dims"
 

@@ -11,7 +11,7 @@ import functools
 import importlib
 from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, get_args
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -70,7 +70,10 @@ def pattern_class(pass_name: str) -> type[RewritePattern]:
 @functools.cache
 def patterns_by_op(stage: Stage) -> dict[str, tuple[RewritePattern, ...]]:
     """Op name → the patterns of `stage` that rewrite it (for `canonicalize`, what
-    `MlxCanonicalization` attaches to each op)."""
+    `MlxCanonicalization` attaches to each op). An unknown stage is an error, not an
+    empty table: no pattern silently goes missing."""
+    if stage not in get_args(Stage):
+        raise KeyError(f"no stage of patterns named '{stage}' (known: {', '.join(get_args(Stage))})")
     return by_op(
         (entry.ops, pattern_class(name)())
         for name, entry in PATTERNS.items()
@@ -80,9 +83,11 @@ def patterns_by_op(stage: Stage) -> dict[str, tuple[RewritePattern, ...]]:
 
 @dataclass(frozen=True)
 class PatternPass(ModulePass):
-    """Applies one rewrite pattern everywhere until nothing changes."""
+    """Applies one rewrite pattern everywhere until nothing changes.
 
-    name = "apply-pattern"
+    The base of the catalog's passes (`pattern_pass`), which name it: not a pass of its
+    own."""
+
     PASS_NAME: ClassVar[str]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -103,7 +108,9 @@ def pattern_pass(name: str) -> type[ModulePass]:
 
 @dataclass(frozen=True)
 class OptimizeMlxPass(ModulePass):
-    """The optimizations of mlx IR (the `optimize-mlx` stage of `lower-to-mlx`), each
+    """Fuses norms and rotary embeddings, merges projections, un-repeats K/V, folds weights.
+
+    The optimizations of mlx IR (the `optimize-mlx` stage of `lower-to-mlx`), each
     also a pass of its own, in a module named after it (`transforms/fuse_rope.py`):
     dims already known reused (`fold-known-dims`, before the patterns, which then see
     one value per size, and after, for the reshapes they leave), norms and rotary
@@ -113,7 +120,7 @@ class OptimizeMlxPass(ModulePass):
     pattern states). `fold-weight-transposes` is not among them (`catalog.py` says
     why). Expects canonicalized IR."""
 
-    name = OPTIMIZE
+    name = "optimize-mlx"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from mlxir.transforms.known_dims import FoldKnownDimsPass

@@ -225,8 +225,9 @@ class QuantizeEmbeddingTables(_QuantizeWeights):
 
 @dataclass(frozen=True)
 class QuantizeWeightsPass(ModulePass):
-    """Quantizes the constant weights of matmuls as `mx.quantize(w, group_size, bits,
-    mode)` does, into `mlx.quantized_matmul` (see the module's docstring)."""
+    """Quantizes matmuls' constant weights as `mx.quantize` does, into `quantized_matmul`.
+
+    `mx.quantize(w, group_size, bits, mode)` (see the module's docstring)."""
 
     name = "quantize-weights"
 

@@ -825,7 +825,10 @@ def _describe(product: Operation) -> str:
 
 @dataclass(frozen=True)
 class ShardTensorParallelPass(ModulePass):
-    """Splits attention and MLP pairs over `ranks` ranks (see the module's doc)."""
+    """Splits attention and MLP pairs over ranks, one `mlx.all_sum` per pair; run it last.
+
+    Column- then row-parallel weights; what it cannot prove safe stays whole, with a
+    remark (see the module's doc)."""
 
     name = "shard-tensor-parallel"
 

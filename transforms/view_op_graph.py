@@ -197,8 +197,9 @@ def op_graph_dot(root: Operation, options: GraphOptions | None = None) -> str:
 
 @dataclass(frozen=True)
 class ViewOpGraphPass(GraphOptions, ModulePass):
-    """Prints the module as a DOT graph on standard output; the IR is unchanged. Its
-    options are `GraphOptions`' fields (`view-op-graph{print-attrs=false}`)."""
+    """Prints the IR as a Graphviz DOT graph on standard output; the IR is unchanged.
+
+    Its options are `GraphOptions`' fields (`view-op-graph{print-attrs=false}`)."""
 
     name = "view-op-graph"
 

@@ -13,25 +13,20 @@ One module per op family, as torch-mlir's TorchToLinalg: `core` (the `Emitter`,
 `elementwise`, `reduction` (with scans and sorting), `shape`, `indexing`, `linalg`
 (matmul, linear, convolution, pooling), `nn` (norms, attention) and `creation`, each
 exposing its `PATTERNS`; every pattern declares the aten ops it rewrites in `OPS`.
-`passes` holds the passes, which try each op only against the patterns declaring it,
-and `lower()`.
+`passes` holds the pass, which tries each op only against the patterns declaring it;
+`lower-to-mlx` and `lower()` are re-exported from `conversions/pipelines.py`.
 """
 
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, Emitter, LoweringError, promoted_dtype
 from mlxir.conversions.aten_to_mlx.passes import (
-    DEFAULT_PIPELINE,
     LOWERING_PATTERNS,
     LOWERINGS_BY_OP,
     ConvertAtenToMlxPass,
-    LowerToMlxPass,
-    default_pipeline,
     host_target,
-    lower,
-    pipeline_passes,
 )
+from mlxir.conversions.pipelines import LowerToMlxPass, default_pipeline, lower, pipeline_passes
 
 __all__ = [
-    "DEFAULT_PIPELINE",
     "LOWERING_PATTERNS",
     "LOWERINGS_BY_OP",
     "AtenLowering",

@@ -1,5 +1,5 @@
-"""The passes: `convert-aten-to-mlx` (every family's patterns; fails listing any aten
-op left over) and `lower-to-mlx` (the default pipeline), and `lower()`."""
+"""`convert-aten-to-mlx`: every family's patterns; fails listing any aten op left over.
+The pipelines that run it (`lower-to-mlx`, `lower()`) are `conversions/pipelines.py`'s."""
 
 from __future__ import annotations
 
@@ -31,9 +31,7 @@ from mlxir.conversions.aten_to_mlx import (
     shape,
 )
 from mlxir.conversions.aten_to_mlx.core import AtenLowering, LoweringError
-from mlxir.support.gc_pause import without_gc
 from mlxir.support.locations import describe, source_location
-from mlxir.support.progress import report
 from mlxir.transforms.pattern_passes import OpDispatch, by_op
 
 FAMILIES = (elementwise, reduction, shape, indexing, linalg, nn, creation, quantization, complex_numbers)
@@ -109,97 +107,10 @@ def _erase_consumed_scalars(module: ModuleOp) -> None:
         Rewriter.erase_op(constant)
 
 
-DEFAULT_PIPELINE: str = "convert-aten-to-mlx,canonicalize,optimize-mlx,cse,dce"
-
-GENERIC_TARGET = "generic"
-CPU_TARGET = "cpu"
-
-
-def _target_passes() -> dict[str, tuple[str, ...]]:
-    from mlxir.transforms.cpu import CPU_TARGET_PASSES
-
-    return {GENERIC_TARGET: (), CPU_TARGET: CPU_TARGET_PASSES}
-
-
-def pipeline_passes(target: str = GENERIC_TARGET) -> list[str]:
-    """The pass names `lower-to-mlx{target=...}` runs: the default pipeline, then the
-    target's own passes, and after them `fold-known-dims` (a rewrite asks `mlx.dim`
-    for sizes the function already knows), `cse` (so that equal subexpressions, such
-    as the ropes' angle tables, are one) and `dce`."""
-    extra = _target_passes().get(target)
-    if extra is None:
-        raise PassFailedException(
-            f"lower-to-mlx: unknown target '{target}' (known: "
-            f"{', '.join(_target_passes())})"
-        )
-    passes = DEFAULT_PIPELINE.split(",")
-    return passes + [*extra, "fold-known-dims", "cse", "dce"] if extra else passes
-
-
 def host_target() -> str:
-    """The target of the device this process computes on: MLX's CPU gets the CPU's
-    passes, a GPU (Metal, CUDA) the generic pipeline. A program compiled for one
-    still runs on the other, with the same meaning."""
+    """The target of the device this process computes on (moved to
+    `mlxir.runtime.backend.host_target`: the compiler does not ask MLX which device it
+    runs on; this name goes once nothing imports it from here)."""
     import mlx.core as mx
 
-    return CPU_TARGET if mx.default_device() == mx.cpu else GENERIC_TARGET
-
-
-def default_pipeline(target: str | None = None) -> str:
-    """`lower-to-mlx` for `target` (default: `host_target()`), as a pass spec."""
-    chosen = target or host_target()
-    return LowerToMlxPass.name if chosen == GENERIC_TARGET else f"{LowerToMlxPass.name}{{target={chosen}}}"
-
-
-@dataclass(frozen=True)
-class LowerToMlxPass(ModulePass):
-    """The default pipeline: convert-aten-to-mlx, canonicalize, optimize-mlx, cse, dce;
-    with `target=cpu`, then the CPU target's passes (`transforms/cpu/`),
-    fold-known-dims, cse and dce."""
-
-    name = "lower-to-mlx"
-
-    target: str = GENERIC_TARGET
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xdsl.passes import PassPipeline
-
-        from mlxir.conversions.registry import registered_passes
-
-        names = pipeline_passes(self.target)
-        passes = PassPipeline.parse_spec(registered_passes(), ",".join(names)).passes
-        for done, module_pass in enumerate(passes):
-            report(f"lower: {module_pass.name}", done, len(passes))
-            module_pass.apply(ctx, op)
-
-
-@without_gc
-def lower(
-    module: ModuleOp,
-    pipeline: str | None = None,
-    *,
-    verify: bool = True,
-    target: str | None = None,
-) -> ModuleOp:
-    """Lowers an aten-level module in place with `pipeline` (default: lower-to-mlx for
-    `target`, itself by default the device this process computes on, `host_target()`),
-    and verifies the result unless `verify=False` (`serialize` verifies what it is
-    given: a compile verifies once)."""
-    from xdsl.passes import PassPipeline
-
-    from mlxir.conversions.registry import registered_passes
-    from mlxir.dialects.context import make_context
-
-    if pipeline is not None and target is not None:
-        raise ValueError("lower: give a pipeline or a target, not both")
-
-    def show(_: ModulePass | None, __: ModuleOp, next_pass: ModulePass | None) -> None:
-        if next_pass is not None:
-            report(f"lower: {next_pass.name}")
-
-    ctx = make_context()
-    spec = pipeline or default_pipeline(target)
-    PassPipeline.parse_spec(registered_passes(), spec, callback=show).apply(ctx, module)
-    if verify:
-        module.verify()
-    return module
+    return "cpu" if mx.default_device() == mx.cpu else "generic"

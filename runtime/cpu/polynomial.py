@@ -14,9 +14,9 @@ under 1.7e-38 zero (`_UNDERFLOW`), NaN stays NaN; float16 and bfloat16 go throug
 float32, as MLX's CPU kernels do. `erf` is its Taylor series near 0 and `1 - erfc`
 beyond, `erfc` from the polynomial `exp`: within 2e-7 of the exact value.
 
-The formulas are written once, over `Arithmetic` (`support/polynomial.py`): the CPU
+The formulas are written once, over `Arithmetic` (`transforms/cpu/polynomial.py`): the CPU
 kernels here evaluate them on `mx.array`s, and the `cpu-polynomial-exp` pass
-(`transforms/cpu/polynomial_exp.py`) writes the same ops into a program.
+(`transforms/polynomial_exp.py`) writes the same ops into a program.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import mlx.core as mx
 
 from mlxir.evaluator import KERNELS as GENERIC_KERNELS
 from mlxir.evaluator.registry import Kernel, KernelFactory, Props, ResultDtypes
-from mlxir.support.polynomial import FORMULAS, Arithmetic
+from mlxir.transforms.cpu.polynomial import FORMULAS, Arithmetic
 
 
 class MxArithmetic:
@@ -61,7 +61,9 @@ prefill's SiLU in the 56M Llama): 4308/6246 against 1866/1892. A decode step's
 `[1, 1, 1408]` keeps MLX's kernel. MLX traces the formula once per input shape
 (1-5 ms: a prompt of a new length pays it once, for all its layers); the fused loop's
 C++ is built the first time a machine meets it (about 1 s, cached on disk under
-`$TMPDIR/mlx`)."""
+`$TMPDIR/mlx`). The `cpu-polynomial-exp` pass asks for more,
+`POLYNOMIAL_MIN_KNOWN_ELEMENTS` (16384), because the ops it writes run one by one
+unless the whole program is traced."""
 
 _FLOATS = (mx.float32, mx.float16, mx.bfloat16)
 

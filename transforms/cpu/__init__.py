@@ -1,14 +1,22 @@
-"""The CPU target's passes: program rewrites that are choices for MLX's CPU, run after
-the default pipeline by `lower-to-mlx{target=cpu}` (what `mlxir.compile` and
-`compile_llm` pick when they compile on a CPU). Each is a pass of its own with a
-FileCheck file that runs it alone; what the CPU decides at run time (its BLAS, its
-streams, products cut by the row count of a call) is `runtime/cpu/`'s."""
+"""The CPU target: program rewrites that are choices for MLX's CPU, run after the
+generic pipeline by `lower-to-mlx{target=cpu}` (what `mlxir.compile` and `compile_llm`
+pick when they compile on a CPU), and the polynomial formulas the CPU's passes and its
+backend share (`polynomial.py`). Each pass is a pass of its own with a FileCheck file
+that runs it alone, and every pass here is in the target; what the CPU decides at run
+time (its BLAS, its streams, products cut by the row count of a call) is
+`runtime/cpu/`'s."""
 
-CPU_TARGET_PASSES = (
-    "cpu-channels-last",
-    "fold-conv-affine",
-    "cpu-depthwise-conv",
-    "cpu-float32-attention",
-    "cpu-rope-pairs",
+from mlxir.transforms.target import Target
+
+CPU = Target(
+    "cpu",
+    (
+        "cpu-channels-last",
+        "fold-conv-affine",
+        "cpu-depthwise-conv",
+        "cpu-float32-attention",
+        "cpu-rope-pairs",
+    ),
 )
-"""The passes `lower-to-mlx{target=cpu}` adds, in order, after the generic pipeline."""
+"""`fold-conv-affine` matches the layout `cpu-channels-last` leaves; `cpu-rope-pairs`
+comes last, as the pipeline's `cse` then shares its angle tables."""

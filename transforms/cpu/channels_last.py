@@ -270,8 +270,10 @@ class ConvWeightChannelsLast(FoldWeightTranspose):
 
 @dataclass(frozen=True)
 class CpuChannelsLastPass(ModulePass):
-    """Channels-first transposes sunk until they cancel; convolution weights stored
-    channels-last."""
+    """CPU target: activations stay channels-last between convolutions, weights stored so.
+
+    Channels-first transposes sink through elementwise ops, pads, slices and
+    reductions until they cancel."""
 
     name = "cpu-channels-last"
 

@@ -102,7 +102,9 @@ class DepthwiseConvAsTaps(RewritePattern):
 
 @dataclass(frozen=True)
 class CpuDepthwiseConvPass(ModulePass):
-    """Depthwise convolutions as sums of shifted, scaled views (`DepthwiseConvAsTaps`)."""
+    """CPU target: depthwise convolutions as sums of shifted views scaled per tap.
+
+    MLX's CPU computes a grouped convolution in a generic loop (`DepthwiseConvAsTaps`)."""
 
     name = "cpu-depthwise-conv"
 

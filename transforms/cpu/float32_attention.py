@@ -74,7 +74,9 @@ class Float32Attention(RewritePattern):
 
 @dataclass(frozen=True)
 class CpuFloat32AttentionPass(ModulePass):
-    """Float16/bfloat16 attention in float32 (`Float32Attention`)."""
+    """CPU target: float16/bfloat16 attention computed in float32.
+
+    MLX's CPU rounds its scores to 16 bits (`Float32Attention`)."""
 
     name = "cpu-float32-attention"
 

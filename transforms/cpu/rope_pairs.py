@@ -241,8 +241,10 @@ class RopePairs(RewritePattern):
 
 @dataclass(frozen=True)
 class CpuRopePairsPass(ModulePass):
-    """Every `mlx.rope` as rotated pairs (`RopePairs`); run `cse` after it, so the ropes
-    at the same positions share one angle table."""
+    """CPU target: every `mlx.rope` as rotated pairs of a reshape (MLX's CPU has no rope kernel).
+
+    Run `cse` after it (`RopePairs`), so the ropes at the same positions share one
+    angle table."""
 
     name = "cpu-rope-pairs"
 

@@ -1,7 +1,11 @@
 """`exp`, `sigmoid` and `erf` as polynomials of arithmetic ops, written once over
 `Arithmetic` (any value type): the CPU backend evaluates them on `mx.array`s at run
 time (`runtime/cpu/polynomial.py`) and the `cpu-polynomial-exp` pass writes them into a
-program (`transforms/cpu/polynomial_exp.py`).
+program (`transforms/polynomial_exp.py`).
+
+It lives with the CPU target because only CPU code reads it; it imports no compiler
+(nor does this package's `__init__`), so the runtime's CPU backend imports it without
+loading xDSL.
 
 `exp(x) = 2^n * p(r)`, `n = round(x / ln 2)`, `r = x - n ln 2` (in two parts, Cody and
 Waite), `p` a degree-7 polynomial (Cephes' `expf`), `2^n` built from its exponent bits:

@@ -1,7 +1,14 @@
 """`cpu-polynomial-exp`: `exp`, `sigmoid`, `erf` and `softmax` on MLX's CPU computed
 from a polynomial of arithmetic ops, written into the program.
 
-The formulas and their accuracy are `support/polynomial.py`'s (within 2 ulp for
+A pass on request (`-p 'lower-to-mlx{target=cpu},cpu-polynomial-exp'`), so it lives
+here and not among the CPU target's passes (`transforms/cpu/`, all in the target): in
+the target, a full test run went several times slower (4753d1c), and since then the
+CPU backend takes the same formulas per call on 4096 values or more, dynamic shapes
+included (`runtime/cpu/polynomial.py`). Its rewrite keeps the program's meaning on any
+device.
+
+The formulas and their accuracy are `transforms/cpu/polynomial.py`'s (within 2 ulp for
 `exp`, 2e-7 for `erf`), which the CPU backend's kernels (`runtime/cpu/polynomial.py`)
 already take at run time on enough values; this pass writes the same ops into the program instead, where a whole
 program traced by `mx.compile` fuses them with their neighbours.
@@ -37,8 +44,8 @@ from xdsl.pattern_rewriter import (
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, shape_of
-from mlxir.support import polynomial
 from mlxir.transforms.canonicalization.mlx import scalar_dense
+from mlxir.transforms.cpu import polynomial
 
 
 class _Builder:
@@ -85,7 +92,7 @@ class _Builder:
         return self.add(mlx.ViewOp(self.binary("left_shift", exponent, 23), self.tensor(Float32Type())))
 
 
-POLYNOMIAL_MIN_ELEMENTS = 16384
+POLYNOMIAL_MIN_KNOWN_ELEMENTS = 16384
 """The polynomial replaces MLX's kernel only where the sizes known at compile time
 (dynamic ones count as 1) hold at least this many elements. Op by op, each of its
 ~20 ops pays MLX's per-op cost: SiLU over `[1, n]`, one thread, on an idle machine
@@ -95,7 +102,9 @@ n = 1408: 74 against 424 us (70 against 93); 4096: 137 against 440 (127 against 
 16384: 420 against 404 (454 against 212); 65536: 2058 against 1168 (1992 against 698).
 Single runs spread widely (the polynomial op by op at 1408: 218 to 695 us).
 An LLM's step program, whose batch and length are dynamic, keeps its ops: the CPU's
-kernels choose by the size of each call (`runtime/cpu/polynomial.py`)."""
+kernels choose by the size of each call (`runtime/cpu/polynomial.py`). That threshold,
+`POLYNOMIAL_MIN_ELEMENTS`, is 4096: there the formula runs as one fused loop, here it
+is ~20 ops whose per-op cost is paid unless a trace fuses them."""
 
 
 def _float_operand(op: Operation) -> bool:
@@ -103,7 +112,7 @@ def _float_operand(op: Operation) -> bool:
     if not isinstance(element, Float32Type | Float16Type | BFloat16Type):
         return False
     known = math.prod(size for size in shape_of(op.operands[0]) if size != DYNAMIC_INDEX)
-    return known >= POLYNOMIAL_MIN_ELEMENTS
+    return known >= POLYNOMIAL_MIN_KNOWN_ELEMENTS
 
 
 def _softmax(build: _Builder, op: Operation, x: SSAValue) -> SSAValue:
@@ -150,7 +159,10 @@ class PolynomialTranscendental(RewritePattern):
 
 @dataclass(frozen=True)
 class CpuPolynomialExpPass(ModulePass):
-    """`exp`, `sigmoid`, `erf` and `softmax` from the polynomial `exp`."""
+    """On request: exp, sigmoid, erf and softmax from a polynomial exp, on 16384 known values.
+
+    Not in the CPU target (the module's docstring says why): MLX's CPU `exp` costs
+    about 47 multiplies."""
 
     name = "cpu-polynomial-exp"
 
