@@ -9,7 +9,6 @@ import importlib
 import inspect
 
 import pytest
-
 from xdsl.pattern_rewriter import RewritePattern
 
 from mlxir.conversions.registry import PASSES
