@@ -86,8 +86,10 @@ those rows differ (their logits are never used, their keys/values are always mas
 The modules, one job each: `export` (`export_llm`, the step program of a transformers
 model or of a `save_pretrained` folder's; `export_static_llm`), `compile`
 (`compile_llm`, `CompiledLLM`, and `load` with its on-disk program cache), `sampling`
-(`sample_next`) and `generation` (the decode loop: `stream_tokens`, `generate`,
-`stream_generate`).
+(`sample_next`), `cache` (one class per cache policy: fixed, growing, rotating,
+quantized, recurrent), `generation` (`GenerationConfig` and the decode loop:
+`stream_tokens`, `generate`, `stream_generate`), `prompt_cache` (a cache's saved
+state) and `speculative` (a draft model's proposals, kept or rejected).
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ from mlxir.tools.llm.compile import WEIGHT_SUFFIXES as WEIGHT_SUFFIXES
 from mlxir.tools.llm.compile import CompiledLLM, compile_llm, compile_split, load
 from mlxir.tools.llm.compile import cache_key as cache_key
 from mlxir.tools.llm.compile import default_cache_dir as default_cache_dir
+from mlxir.tools.llm.config import GenerationConfig, GenerationConfigError
 from mlxir.tools.llm.export import STEP_SIGNATURE as STEP_SIGNATURE
 from mlxir.tools.llm.export import CacheKind as CacheKind
 from mlxir.tools.llm.export import CacheLayout as CacheLayout
@@ -105,12 +108,19 @@ from mlxir.tools.llm.export import ExportedLLM, export_llm, export_static_llm
 from mlxir.tools.llm.export import cache_layout as cache_layout
 from mlxir.tools.llm.generation import CACHE_CHUNK as CACHE_CHUNK
 from mlxir.tools.llm.generation import GenerationStats as GenerationStats
-from mlxir.tools.llm.generation import generate, peak_memory, stream_generate, stream_tokens
+from mlxir.tools.llm.generation import (
+    generate,
+    peak_memory,
+    stream_generate,
+    stream_tokens,
+)
 from mlxir.tools.llm.sampling import make_logits_processors, make_sampler, sample_next
 
 __all__ = [
     "CompiledLLM",
     "ExportedLLM",
+    "GenerationConfig",
+    "GenerationConfigError",
     "compile_llm",
     "compile_split",
     "export_llm",

@@ -272,15 +272,13 @@ def load(
     from mlxir.tools.tokenizer import load_tokenizer
 
     path = Path(model)
+    check_model(path, tokenizer)
     if path.is_file():
         if quantize is not None:
             raise ValueError(f"'{path}' is already compiled: quantization applies when compiling a folder")
-        if tokenizer is None:
-            raise ValueError(f"'{path}' is a compiled program: give the folder of its tokenizer")
         program = load_program(path)  # a .pte raises ProgramError
+        assert tokenizer is not None  # check_model asked for it
         return CompiledLLM.from_program(program), load_tokenizer(tokenizer)
-    if not path.is_dir():
-        raise FileNotFoundError(f"'{path}': no such folder or program")
     text_tokenizer = load_tokenizer(tokenizer or path)
     if tensor_parallel > 1:
         split = compile_split(
@@ -324,6 +322,35 @@ def load(
     return compiled, text_tokenizer
 
 
+def is_compiled_program(path: Path) -> bool:
+    """Whether the file `path` is named or begins as a compiled program (`.mlxfb`, or
+    an ExecuTorch `.pte`): its first bytes only."""
+    from mlxir.codegen.fb.layout import FILE_IDENTIFIER
+
+    with path.open("rb") as file:
+        head = file.read(12)
+    return path.suffix in (".mlxfb", ".pte") or head[8:12] == FILE_IDENTIFIER.encode() or head[4:6] == b"ET"
+
+
+def check_model(path: Path, tokenizer: str | Path | None = None) -> None:
+    """Raises `FileNotFoundError` or `ValueError`, in one line, unless `path` is what
+    `load` takes: a `save_pretrained` folder, or a compiled program with `tokenizer`
+    its tokenizer's folder. Reads no more than a file's first bytes."""
+    if path.is_file():
+        if not is_compiled_program(path):
+            raise ValueError(
+                f"'{path}' is neither a model folder saved by save_pretrained nor a compiled program (.mlxfb)"
+            )
+        if tokenizer is None:
+            raise ValueError(f"'{path}' is a compiled program: give the folder of its tokenizer")
+    elif not path.is_dir():
+        raise FileNotFoundError(f"'{path}': no such folder or program")
+    elif not (path / "config.json").is_file():
+        raise FileNotFoundError(
+            f"'{path}' is not a model folder saved by save_pretrained: it has no config.json"
+        )
+
+
 def _store(cached: Path, write: Callable[[Path], object], say: Callable[[str], None]) -> None:
     """Writes a program into the cache: `write` fills a partial file, renamed at once
     (a concurrent run or another rank never reads half a program)."""
@@ -341,7 +368,8 @@ def _step_options(logits: Literal["last", "all"], positions: bool) -> dict[str, 
 
 
 def _cached_program(path: Path, root: Path, options: dict[str, Any], quantize: Quantize | None, ranks: int = 1) -> Path:
-    from mlxir.conversions.aten_to_mlx import host_target
+    # The runtime's, not the compiler's: a cached generate imports neither torch nor xDSL.
+    from mlxir.runtime.backend import host_target
 
     scheme = {"quantize": quantize.key()} if quantize is not None else {}
     split = {"tensor_parallel": ranks} if ranks > 1 else {}

@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from mlxir.tools.llm.kv_quantization import QuantizedCache
+from mlxir.tools.llm.cache import CACHE_CHUNK, ROTATING_KEEP, CacheError, StepCache, make_cache
+from mlxir.tools.llm.config import (
+    GenerationConfig,
+    GenerationConfigError,
+    configured,
+    mlx_lm_options,
+)
 from mlxir.tools.llm.sampling import apply_processors, sample_next
 
 if TYPE_CHECKING:
@@ -23,253 +29,157 @@ if TYPE_CHECKING:
     from mlxir.tools.llm.speculative import SpeculativeStats
     from mlxir.tools.tokenizer import TextTokenizer
 
-
-ROTATING_KEEP = 4
-"""The first tokens a rotating cache keeps (mlx-lm's `RotatingKVCache` default)."""
-
+__all__ = ["CACHE_CHUNK", "ROTATING_KEEP", "GenerationConfig", "GenerationConfigError", "mlx_lm_options", "stream_tokens"]
 
 def stream_tokens(
     llm: CompiledLLM,
     input_ids: Any,
     attention_mask: Any | None = None,
     *,
-    max_new_tokens: int = 32,
-    do_sample: bool = False,
-    temperature: float = 1.0,
-    top_k: int = 0,
-    top_p: float = 1.0,
-    min_p: float = 0.0,
-    seed: int = 0,
-    eos_token_id: int | Sequence[int] | None = None,
-    pad_token_id: int = 0,
-    prefill_chunk: int | None = None,
-    sampler: Callable[[mx.array], mx.array] | None = None,
-    logits_processors: Sequence[Callable[[mx.array, mx.array], mx.array]] = (),
+    config: GenerationConfig | None = None,
     prompt_cache: PromptCache | None = None,
-    max_kv_size: int | None = None,
-    keep: int = ROTATING_KEEP,
-    kv_bits: int | None = None,
-    kv_group_size: int = 64,
+    **options: Any,
 ) -> Iterator[tuple[mx.array, mx.array]]:
     """Yields `(token, logits)` step by step: the next token of every row (`mx.array`
     int64 `[B]`) and the logits it was chosen from (`[B, V]`, the program's dtype). The
-    first step is the prefill (in chunks of `prefill_chunk` tokens if given); the
-    cache stays on the MLX side. Rows that produced an EOS continue with
-    `pad_token_id`; the stream stops when every row has finished, after
-    `max_new_tokens` tokens (-1: no limit), or when a program with a fixed cache has
-    no slot left (its `max_capacity`).
+    first step is the prefill (in calls of `prefill_chunk` tokens if given); the cache
+    (`cache.py`, the kind `config` asks for) stays on the MLX side. Rows that produced
+    an EOS continue with `pad_token_id`; the stream stops when every row has finished,
+    after `max_new_tokens` tokens (-1: no limit), or when the program's cache has no
+    room left. `options` are `GenerationConfig` fields, replacing `config`'s.
 
-    `sampler` (mlx-lm's shape: logits `[B, V]` in, tokens out) replaces the built-in
-    one (`do_sample`, `temperature`, `top_k`, `top_p`, `min_p`); each of
-    `logits_processors` (the tokens so far `[B, T]`, logits) rewrites the logits first.
     `prompt_cache` (`prompt_cache.py`, one row) holds the cache after the tokens that
-    come before `input_ids`: only `input_ids` are read, and the tokens are those of the
-    whole prompt.
-
-    `max_kv_size` makes the cache rotate as mlx-lm's `RotatingKVCache` does: once it
-    holds that many tokens, each new one drops the oldest after the first `keep`, and
-    positions keep counting, so generation goes on past the program's context. It takes
-    the growing program with positions (`load(..., positions=True)`), one unpadded row
-    and a prompt shorter than `max_kv_size`.
-
-    `kv_bits` holds the cache quantized between steps (`kv_quantization.py`, groups of
-    `kv_group_size` along the head dimension), on the growing program without a mask."""
+    come before `input_ids`: only `input_ids` are read, and the tokens so far are those
+    of the whole prompt."""
     import mlx.core as mx
 
-    from mlxir.evaluator.arrays import to_mx
-
-    ids = to_mx(input_ids, mx.int64) if not isinstance(input_ids, mx.array) else input_ids
-    ids = ids.astype(mx.int64)
-    if ids.ndim != 2:
-        raise ValueError(f"input_ids must be [batch, length], got shape {tuple(ids.shape)}")
+    config = configured(config, options)
+    ids, padding = _prompt_rows(llm, input_ids, attention_mask)
     batch, length = ids.shape
-    if length == 0:
-        raise ValueError("the prompt is empty: give at least one token")
-    if prefill_chunk is not None and prefill_chunk < 1:
-        raise ValueError(f"prefill_chunk must be at least 1, got {prefill_chunk}")
-    if max_new_tokens < -1:
-        raise ValueError(f"max_new_tokens must be -1 (no limit) or at least 0, got {max_new_tokens}")
-    if attention_mask is None:
-        mask = mx.ones((batch, length), dtype=mx.int64)
-    else:
-        mask = attention_mask if isinstance(attention_mask, mx.array) else to_mx(attention_mask, mx.int64)
-        mask = mask.astype(mx.int64)
-    if not llm.with_mask and attention_mask is not None and not bool(mx.all(mask == 1)):
-        raise ValueError("this program was exported without attention_mask: it cannot take padding")
-    # Left padding: row b's token i is at position i - pads[b] (transformers' count of
-    # real tokens so far, minus one, for every real token).
-    pads = mx.sum(mask == 0, axis=-1).astype(mx.int64)
-    if not bool(mx.all((mx.arange(length)[None, :] >= pads[:, None]) == (mask == 1))):
-        raise ValueError(
-            "attention_mask must be left-padded: each row zeros (padding), then ones"
-        )
-    eos: set[int] = (
-        set()
-        if eos_token_id is None
-        else {int(eos_token_id)} if isinstance(eos_token_id, int) else {int(t) for t in eos_token_id}
-    )
-    key = mx.random.key(seed)
-    fixed = llm.cache in ("fixed", "recurrent")
-    attention = llm.kv_count  # the cache's first tensors; recurrent states follow
-    limit = llm.max_capacity if fixed else None
-    context = llm.context_limit
-    cached = 0
     if prompt_cache is not None:
-        prompt_cache.check(llm)
         if batch != 1:
-            raise ValueError(f"a prompt cache holds one sequence: input_ids has {batch} rows")
-        cached = len(prompt_cache.tokens)
-        if context is not None:
-            context -= cached  # the slots the cached prompt holds
-    if max_kv_size is not None:
-        if llm.cache != "growing" or not llm.with_mask:
-            raise ValueError("a rotating cache (max_kv_size) takes the growing program with positions: load(..., positions=True)")
-        if batch != 1 or attention_mask is not None or prompt_cache is not None:
-            raise ValueError("a rotating cache (max_kv_size) takes one unpadded row, without a prompt cache")
-        if not 0 <= keep < max_kv_size:
-            raise ValueError(f"max_kv_size must be more than the {keep} tokens it keeps, got {max_kv_size}")
-        if length >= max_kv_size:
-            raise ValueError(f"the prompt has {length} tokens: a rotating cache of {max_kv_size} takes fewer")
-        context = None  # the cache never outgrows max_kv_size
-    if context is not None and length > context:
-        raise ValueError(f"the prompt has {length + cached} tokens: this program's context holds {context + cached}")
-    quantized: QuantizedCache | None = None
-    if kv_bits is not None:
-        if llm.cache != "growing" or llm.with_mask or prompt_cache is not None or max_kv_size is not None:
-            raise ValueError(
-                "a quantized KV cache (kv_bits) takes the growing program without a mask (what llm.load "
-                "compiles), without a prompt cache or a rotating cache"
-            )
-        quantized = QuantizedCache(kv_bits, kv_group_size)
-        quantized.check([d for _, d in llm.kv_shapes])
-    kv = llm.empty_cache(batch) if prompt_cache is None else list(prompt_cache.kv)
+            raise CacheError(f"a prompt cache holds one sequence: input_ids has {batch} rows")
+        cache = prompt_cache.cache_for(llm, config)
+        history = mx.concatenate([mx.array([prompt_cache.tokens], dtype=mx.int64), ids], axis=1)
+    else:
+        cache = make_cache(llm, config, batch, padding)
+        history = ids
+    room = cache.room(llm)
+    if room is not None and length > room:
+        raise ValueError(f"the prompt has {length + cache.offset} tokens: this program's context holds {room + cache.offset}")
+    eos = config.eos_ids()
+    key = mx.random.key(config.seed)
     finished = mx.zeros((batch,), dtype=mx.bool_)
     # What earlier work left in MLX's buffer cache (an earlier stream's cache and
     # activations) would sit resident beside this stream's prefill.
     mx.clear_cache()
 
-    def run(tokens: mx.array, start: int, stop: int, evaluate: bool = True) -> mx.array:
-        nonlocal kv, mask
-        if fixed:
-            if stop > kv[0].shape[2]:  # whole chunks of slots; the mask covers them all
-                slots = _capacity_for(max(stop, mask.shape[1]), limit)
-                kv = [
-                    mx.pad(t, [(0, 0), (0, 0), (0, slots - t.shape[2]), (0, 0)]) if i < attention else t
-                    for i, t in enumerate(kv)
-                ]
-                # Slots past the prompt: ones, masked by causality until written.
-                mask = mx.concatenate([mask, mx.ones((batch, slots - mask.shape[1]), dtype=mx.int64)], axis=1)
-            before = kv
-            logits, kv = llm.step(
-                tokens, kv, mask, start - pads, mx.array(start, dtype=mx.int64), evaluate=evaluate
-            )
-            if llm.cache == "recurrent" and start < length:
-                # A pad leaves a row's recurrent states as they were (zeros: the pads
-                # come first), as transformers' prefill masks it out of the scan.
-                real = mask[:, start] == 1
-                kv = kv[:attention] + [
-                    mx.where(mx.reshape(real, (-1, *([1] * (new.ndim - 1)))), new, old)
-                    for new, old in zip(kv[attention:], before[attention:])
-                ]
-        elif max_kv_size is not None:
-            held = kv[0].shape[2]
-            window = mx.ones((1, held + tokens.shape[1]), dtype=mx.int64)
-            logits, kv = llm.step(tokens, kv, window, mx.array([start], dtype=mx.int64), evaluate=evaluate)
-            if held + tokens.shape[1] > max_kv_size:
-                kv = [mx.concatenate([t[:, :, :keep], t[:, :, t.shape[2] - (max_kv_size - keep) :]], axis=2) for t in kv]
-        elif llm.with_mask:
-            logits, kv = llm.step(tokens, kv, mask[:, :stop], start - pads, evaluate=evaluate)
-        elif quantized is not None:
-            logits, full = llm.step(tokens, quantized.dequantized(kv), evaluate=evaluate)
-            quantized.append(full)
-            kv = quantized.arrays()
-        else:
-            logits, kv = llm.step(tokens, kv, evaluate=evaluate)
-        return logits[:, -1, :]
-
-    history = ids if prompt_cache is None else mx.concatenate([mx.array([prompt_cache.tokens], dtype=mx.int64), ids], axis=1)
-
     def choose(logits: mx.array) -> tuple[mx.array, mx.array]:
         """The next tokens, and which rows have finished once they are out."""
         nonlocal key, finished, history
-        if logits_processors:
-            logits = apply_processors(logits_processors, history, logits.astype(mx.float32))
-        if sampler is not None:
-            token = sampler(logits).astype(mx.int64)
+        if config.logits_processors:
+            logits = apply_processors(config.logits_processors, history, logits.astype(mx.float32))
+        if config.sampler is not None:
+            token = config.sampler(logits).astype(mx.int64)
         else:
             sub = None
-            if do_sample:
+            if config.do_sample:
                 key, sub = mx.random.split(key)
-            token = sample_next(
-                logits, do_sample=do_sample, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p, key=sub
-            )
-        if logits_processors:
+            token = sample_next(logits, key=sub, **config.sampling())
+        if config.logits_processors:
             history = mx.concatenate([history, token[:, None]], axis=1)
         if eos:
-            token = mx.where(finished, pad_token_id, token)
+            token = mx.where(finished, config.pad_token_id, token)
             is_eos = mx.zeros((batch,), dtype=mx.bool_)
             for t in eos:
                 is_eos = is_eos | (token == t)
             finished = finished | is_eos
         return token, finished
 
-    # A recurrent program takes one token per call (see `mlxir.tools.llm`).
-    chunk = 1 if llm.cache == "recurrent" else prefill_chunk or length
-    for start in range(0, length, chunk):
-        stop = min(start + chunk, length)
-        # Lazy, then evaluated once `kv` names the new cache: the old cache is then an
-        # input of the graph only, and MLX writes the prompt's keys and values into its
-        # buffers (donated) instead of copies of them.
-        last = run(ids[:, start:stop], start, stop, evaluate=False)
-        mx.eval(last, *kv)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
+    last = prefill(llm, cache, ids, config.prefill_chunk)
+    # Pipelined as mlx-lm does: step n + 1's graph is built on step n's lazy token and
+    # handed to MLX (`async_eval`) before step n's token is waited for, so building a
+    # step overlaps computing the previous one.
+    token, done = choose(last)
+    mx.async_eval(token)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves async_eval's *args unannotated)
+    if config.max_new_tokens == 0:
+        return
+    # The cache's chunks when the buffer cache was last released, and when `token`'s
+    # step ran: a step that outgrew the cache frees the smaller one, which no later
+    # step reuses.
+    released = chunks = _chunks(cache.offset)
+    for index in itertools.count():
+        room = cache.room(llm)
+        more = (config.max_new_tokens < 0 or index + 1 < config.max_new_tokens) and (room is None or room > 0)
+        if more:
+            following_logits = cache.step(llm, token[:, None])[:, -1, :]
+            following, following_done = choose(following_logits)
+            mx.async_eval(following, *cache.arrays)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves async_eval's *args unannotated)
+        mx.eval(token)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
+        if chunks != released:
+            mx.clear_cache()
+            released = chunks
+        yield token, last
+        if not more or (eos and bool(mx.all(done))):
+            return
+        token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable] (set above when `more`, the only way here)
+        chunks = _chunks(cache.offset)
+
+
+def prefill(llm: CompiledLLM, cache: StepCache, ids: mx.array, chunk: int | None = None) -> mx.array:
+    """Reads the prompt `ids` `[B, S]` (S >= 1) into `cache`, in calls of at most
+    `chunk` tokens (and the cache's `max_step`); returns the last position's logits
+    `[B, V]`, evaluated."""
+    import mlx.core as mx
+
+    length = int(ids.shape[1])
+    step = min(n for n in (chunk, cache.max_step, length) if n)
+    last = None
+    for start in range(0, length, step):
+        # Lazy, then evaluated once the cache holds the new arrays: the old cache is
+        # then an input of the graph only, and MLX writes the prompt's keys and values
+        # into its buffers (donated) instead of copies of them.
+        last = cache.step(llm, ids[:, start : start + step])[:, -1, :]
+        mx.eval(last, *cache.arrays)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
         # The prefill's activations and the cache buffers a chunk outgrew are freed into
         # MLX's buffer cache, sized as no decode step asks again: release them (mlx-lm
         # does too) instead of carrying them as resident memory.
         mx.clear_cache()
-    # Pipelined as mlx-lm does: step n + 1's graph is built on step n's lazy token and
-    # handed to MLX (`async_eval`) before step n's token is waited for, so building a
-    # step overlaps computing the previous one.
-    token, done = choose(last)  # pyright: ignore[reportPossiblyUnboundVariable] (the prefill loop ran: the prompt has tokens)
-    mx.async_eval(token)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves async_eval's *args unannotated)
-    # The cache's size when the buffer cache was last released, and when `token`'s step
-    # ran: a step that outgrew the cache frees the smaller one, which no later step reuses.
-    released = size = _capacity_for(length, limit)
-    if max_new_tokens == 0:
-        return
-    for index in itertools.count():
-        total = length + index + 1
-        more = (max_new_tokens < 0 or index + 1 < max_new_tokens) and (context is None or total <= context)
-        if more:
-            if llm.with_mask and not fixed and max_kv_size is None:
-                mask = mx.concatenate([mask, mx.ones((batch, 1), dtype=mx.int64)], axis=1)
-            following_logits = run(token[:, None], total - 1, total, evaluate=False)
-            following, following_done = choose(following_logits)
-            mx.async_eval(following, *kv)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves async_eval's *args unannotated)
-        mx.eval(token)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves eval's *args unannotated)
-        if size != released:
-            mx.clear_cache()
-            released = size
-        yield token, last  # pyright: ignore[reportPossiblyUnboundVariable] (the prefill loop ran: the prompt has tokens)
-        if not more or (eos and bool(mx.all(done))):
-            return
-        token, done, last = following, following_done, following_logits  # pyright: ignore[reportPossiblyUnboundVariable] (set above when `more`, the only way here)
-        size = _capacity_for(total, limit)
+    if last is None:
+        raise ValueError("the prompt is empty: give at least one token")
+    return last
 
 
-CACHE_CHUNK = 32
-"""A fixed cache grows by this many slots at a time: its shape, and with it the decode
-step's input signature, changes once per chunk (a new trace). Attention runs over every
-slot, so a smaller chunk wastes less work on empty ones: over 64 greedy steps after a
-128-token prompt, 32 against 256 took 28.5 against 31.9 ms/token on the 56M Llama
-(f32, median of 5 rounds in one process) and 4.2 against 5.5 on the small one at vocab
-512. mlx-lm allocates 256 at a time but attends only to the filled slots, which a
-program with static shapes cannot."""
+def _prompt_rows(llm: CompiledLLM, input_ids: Any, attention_mask: Any | None) -> tuple[mx.array, list[int]]:
+    """The prompt as int64 `[B, S]` and each row's left padding, checked."""
+    import mlx.core as mx
+
+    from mlxir.evaluator.arrays import to_mx
+
+    ids = (input_ids if isinstance(input_ids, mx.array) else to_mx(input_ids, mx.int64)).astype(mx.int64)
+    if ids.ndim != 2:
+        raise ValueError(f"input_ids must be [batch, length], got shape {tuple(ids.shape)}")
+    batch, length = ids.shape
+    if length == 0 or batch == 0:
+        raise ValueError("the prompt is empty: give at least one token")
+    if attention_mask is None:
+        return ids, [0] * batch
+    mask = (attention_mask if isinstance(attention_mask, mx.array) else to_mx(attention_mask, mx.int64)).astype(mx.int64)
+    if tuple(mask.shape) != (batch, length):
+        raise ValueError(f"attention_mask must be the shape of input_ids {(batch, length)}, got {tuple(mask.shape)}")
+    # Left padding: row b's token i is at position i - pads[b] (transformers' count of
+    # real tokens so far, minus one, for every real token).
+    pads = mx.sum(mask == 0, axis=-1).astype(mx.int64)
+    if not bool(mx.all((mx.arange(length)[None, :] >= pads[:, None]) == (mask == 1))):
+        raise ValueError("attention_mask must be left-padded: each row zeros (padding), then ones")
+    padding = cast(list[int], pads.tolist())
+    if any(padding) and not llm.with_mask:
+        raise ValueError("this program was exported without attention_mask: it cannot take padding")
+    return ids, padding
 
 
-def _capacity_for(tokens: int, limit: int | None) -> int:
-    """Slots for `tokens` tokens: whole chunks, within the program's `limit`."""
-    capacity = -(-tokens // CACHE_CHUNK) * CACHE_CHUNK
-    return capacity if limit is None else max(tokens, min(capacity, limit))
+def _chunks(tokens: int) -> int:
+    return -(-tokens // CACHE_CHUNK)
 
 
 def generate(
@@ -277,15 +187,16 @@ def generate(
     input_ids: Any,
     attention_mask: Any | None = None,
     *,
-    max_new_tokens: int = 32,
+    max_new_tokens: int | None = None,
     on_token: Callable[[mx.array], None] | None = None,
     logits: list[mx.array] | None = None,
     **options: Any,
 ) -> Any:
-    """Generates up to `max_new_tokens` tokens after the prompt; returns the prompt and
-    the new tokens, `[B, S + new]`, as the kind of `input_ids` (torch, numpy or MLX),
-    like `model.generate`. `on_token` sees each step's tokens; `logits`, if given, gets
-    each step's logits appended. Options: see `stream_tokens`.
+    """Generates up to `max_new_tokens` tokens (default: the config's, 32) after the
+    prompt; returns the prompt and the new tokens, `[B, S + new]`, as the kind of
+    `input_ids` (torch, numpy or MLX), like `model.generate`. `on_token` sees each
+    step's tokens; `logits`, if given, gets each step's logits appended. Options: see
+    `stream_tokens`.
 
     Called as mlx-lm's `generate(model, tokenizer, prompt, verbose=False, **kwargs)`
     (a tokenizer in second place, the prompt text or ids third or as `prompt=`), it
@@ -314,9 +225,9 @@ def generate(
     from mlxir.evaluator.arrays import to_mx
 
     tokens: list[mx.array] = []
-    for token, step_logits in stream_tokens(
-        llm, input_ids, attention_mask, max_new_tokens=max_new_tokens, **options
-    ):
+    if max_new_tokens is not None:
+        options["max_new_tokens"] = max_new_tokens
+    for token, step_logits in stream_tokens(llm, input_ids, attention_mask, **options):
         tokens.append(token)
         if logits is not None:
             logits.append(step_logits)
@@ -363,38 +274,30 @@ def stream_generate(
     compiled: CompiledLLM,
     tokenizer: TextTokenizer,
     prompt: str | Sequence[int],
+    config: GenerationConfig | None = None,
     *,
-    max_tokens: int = 256,
-    temp: float = 0.0,
-    top_k: int = 0,
-    top_p: float = 1.0,
-    min_p: float = 0.0,
-    seed: int = 0,
     ignore_eos: bool = False,
     extra_eos_tokens: Sequence[int] = (),
     system_prompt: str | None = None,
     chat_template: bool = True,
     stats: GenerationStats | None = None,
-    sampler: Callable[[mx.array], mx.array] | None = None,
-    logits_processors: Sequence[Callable[[mx.array, mx.array], mx.array]] = (),
     draft: CompiledLLM | None = None,
-    num_draft_tokens: int = 3,
     draft_stats: SpeculativeStats | None = None,
     prompt_cache: PromptCache | None = None,
-    max_kv_size: int | None = None,
-    kv_bits: int | None = None,
-    kv_group_size: int = 64,
+    **options: Any,
 ) -> Iterator[str]:
     """Yields the generated text piece by piece as tokens come (mlx-lm's
     `stream_generate`): the prompt goes through the tokenizer's chat template when it
-    has one (unless `chat_template=False`; token ids are taken as they are), then up to
-    `max_tokens` tokens are generated (-1: until an end-of-sequence token or the end of
-    the program's context), greedily at `temp=0`, else sampled with temperature,
-    top-k, top-p and min-p from `seed` (or by `sampler`, after `logits_processors`:
-    `stream_tokens`), stopping at an end-of-sequence token (the tokenizer's and
-    `extra_eos_tokens`) unless `ignore_eos`. The pieces join to the decoded generation, special tokens
-    skipped; a piece is held back while it ends inside a multi-byte character.
-    `stats`, when given, is filled in as generation goes."""
+    has one (unless `chat_template=False`; token ids are taken as they are; after a
+    `prompt_cache`, the text as it is), then tokens are generated as `config` says,
+    with `options` in place of its values: its fields, or mlx-lm's names (`max_tokens`,
+    default 256, -1 until an end-of-sequence token or the end of the program's context;
+    `temp`, 0 greedy). Generation stops at an end-of-sequence token (the tokenizer's
+    and `extra_eos_tokens`) unless `ignore_eos`. With a `draft` model the tokens come
+    from speculative decoding (`speculative.py`, counted in `draft_stats`). The pieces
+    join to the decoded generation, special tokens skipped; a piece is held back while
+    it ends inside a multi-byte character. `stats`, when given, is filled in as
+    generation goes."""
     import mlx.core as mx
 
     if isinstance(prompt, str) and prompt_cache is not None:
@@ -405,11 +308,12 @@ def stream_generate(
         ids = [int(t) for t in prompt]
     if not ids:
         raise ValueError("the prompt has no tokens")
+    eos = None if ignore_eos else sorted({*tokenizer.eos_token_ids, *extra_eos_tokens}) or None
+    base = config or GenerationConfig(max_new_tokens=256)
+    config = configured(base, {"eos_token_id": eos, "speculative": draft is not None, **mlx_lm_options(options)})
+    max_tokens = config.max_new_tokens
     stats = stats if stats is not None else GenerationStats()
     stats.prompt_tokens = len(ids)
-    if draft is not None and (prompt_cache is not None or max_kv_size is not None):
-        raise ValueError("speculative decoding takes neither a prompt cache nor a rotating cache")
-    eos = None if ignore_eos else sorted({*tokenizer.eos_token_ids, *extra_eos_tokens}) or None
     if hasattr(mx, "reset_peak_memory"):
         mx.reset_peak_memory()
     tokens: list[int] = []
@@ -417,36 +321,15 @@ def stream_generate(
     start = time.perf_counter()
     first = start
     if draft is not None:
-        if temp > 0 or sampler is not None or logits_processors:
-            raise ValueError("speculative decoding here is greedy: no temperature, sampler or logits processors")
         from mlxir.tools.llm.speculative import stream_speculative
 
-        tokens_only = stream_speculative(
-            compiled, draft, ids, max_new_tokens=max_tokens, num_draft_tokens=num_draft_tokens,
-            eos_token_id=eos, stats=draft_stats,
+        steps: Iterator[int] = stream_speculative(
+            compiled, draft, ids, config=config, prompt_cache=prompt_cache, stats=draft_stats
         )
-        steps: Iterator[tuple[Any, Any]] = ((mx.array([value]), None) for value in tokens_only)
     else:
-        steps = stream_tokens(
-            compiled,
-            mx.array([ids], dtype=mx.int64),
-            max_new_tokens=max_tokens,
-            do_sample=temp > 0,
-            temperature=temp if temp > 0 else 1.0,
-            top_k=top_k,
-            top_p=top_p,
-            min_p=min_p,
-            seed=seed,
-            eos_token_id=eos,
-            sampler=sampler,
-            logits_processors=logits_processors,
-            prompt_cache=prompt_cache,
-            max_kv_size=max_kv_size,
-            kv_bits=kv_bits,
-            kv_group_size=kv_group_size,
-        )
+        steps = (int(token[0].item()) for token, _ in stream_tokens(compiled, mx.array([ids], dtype=mx.int64), config=config, prompt_cache=prompt_cache))  # pyright: ignore[reportArgumentType] (an int64 array)
     stats.finish_reason = "length" if max_tokens == 0 else "context"
-    for index, (token, _) in enumerate(steps):
+    for index, value in enumerate(steps):
         now = time.perf_counter()
         if index == 0:
             first = now
@@ -454,7 +337,6 @@ def stream_generate(
         else:
             stats.generation_s = now - first
         stats.generation_tokens = index + 1
-        value = int(token[0].item())  # pyright: ignore[reportArgumentType] (an int64 array)
         if eos is not None and value in eos:
             stats.finish_reason = "stop"
             break

@@ -1,6 +1,7 @@
-"""A quantized KV cache (mlx_lm's `--kv-bits`, `--kv-group-size`): between steps the
-keys and values are held as MLX affine-quantized arrays (`mx.quantize` along the head
-dimension), each step's new slots quantized once and appended. The step program reads
+"""Quantized keys and values (mlx_lm's `--kv-bits`, `--kv-group-size`), what
+`cache.QuantizedCache` holds: between steps the keys and values are MLX
+affine-quantized arrays (`mx.quantize` along the head dimension), each step's new
+slots quantized once and appended. The step program reads
 float keys and values, so each step dequantizes the cache for its call: the cache
 held between steps is `bits / 16` of a float16 one (plus a scale and a bias per group),
 and the values are the quantized ones (`tests/test_generate.py` states the tolerance).
@@ -20,7 +21,7 @@ KV_GROUP_SIZES = (32, 64, 128)
 
 
 @dataclass
-class QuantizedCache:
+class QuantizedKV:
     bits: int
     group_size: int
     parts: list[tuple[mx.array, mx.array, mx.array]] = field(default_factory=lambda: [])
@@ -71,3 +72,9 @@ class QuantizedCache:
 
     def arrays(self) -> list[mx.array]:
         return [a for part in self.parts for a in part]
+
+    def cut(self, slots: int) -> None:
+        """Keeps the first `slots` slots (a quantization group runs along the head
+        dimension, so slots cut apart)."""
+        self.parts = [(q[:, :, :slots], s[:, :, :slots], b[:, :, :slots]) for q, s, b in self.parts]
+        self.slots = min(self.slots, slots)

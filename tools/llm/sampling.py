@@ -32,7 +32,18 @@ def sample_next(
     logits = logits.astype(mx.float32)
     if not do_sample or temperature == 0.0:
         return mx.argmax(logits, axis=-1).astype(mx.int64)
-    logits = logits / temperature
+    logits = warp_logits(logits, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p)
+    return mx.random.categorical(logits, axis=-1, key=key).astype(mx.int64)
+
+
+def warp_logits(
+    logits: mx.array, *, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, min_p: float = 0.0
+) -> mx.array:
+    """The float32 logits `sample_next` samples from: divided by `temperature`, the
+    tokens top-k, top-p and min-p leave out at -inf."""
+    import mlx.core as mx
+
+    logits = logits.astype(mx.float32) / temperature
     neg_inf = mx.array(-float("inf"), dtype=mx.float32)
     vocab = logits.shape[-1]
     if 0 < top_k < vocab:
@@ -50,7 +61,28 @@ def sample_next(
         # p >= min_p * p_max, in logits: logit >= max logit + log(min_p).
         floor = mx.max(logits, axis=-1, keepdims=True) + math.log(min_p)
         logits = mx.where(logits < floor, neg_inf, logits)
-    return mx.random.categorical(logits, axis=-1, key=key).astype(mx.int64)
+    return logits
+
+
+def probabilities(
+    logits: mx.array,
+    *,
+    do_sample: bool = False,
+    temperature: float = 1.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+    min_p: float = 0.0,
+) -> mx.array:
+    """The distribution `sample_next` draws each row's token from (`[B, V]`, float32):
+    one-hot at the argmax when greedy. Speculative sampling compares the draft's and the
+    main model's (`speculative.py`)."""
+    import mlx.core as mx
+
+    if not do_sample or temperature == 0.0:
+        best = mx.argmax(logits, axis=-1, keepdims=True)
+        return (mx.arange(logits.shape[-1])[None, :] == best).astype(mx.float32)
+    warped = warp_logits(logits, temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p)
+    return mx.softmax(warped, axis=-1)
 
 
 def make_sampler(
