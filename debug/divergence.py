@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
 from typing import TYPE_CHECKING, Any, cast
@@ -61,6 +61,13 @@ class PassOutcome:
     diff: str = ""
     """The IR the pass changed (unified diff; weights' values left out)."""
 
+    def row(self, width: int) -> str:
+        """The pass's line of `BisectReport.table`, its name in `width` columns."""
+        if self.max_abs_error is None:
+            return f"{self.name:<{width}}  {'-':>12}  (aten level: not run)"
+        verdict = "ok" if self.within_tolerance else "BEYOND TOLERANCE"
+        return f"{self.name:<{width}}  {self.max_abs_error:>12.3g}  {verdict}"
+
 
 @dataclass
 class BisectReport:
@@ -79,20 +86,21 @@ class BisectReport:
         return None
 
     def table(self) -> str:
-        width = max([len(p.name) for p in self.passes] + [4])
-        lines = [f"{'pass':<{width}}  {'max |error|':>12}  vs eager PyTorch"]
-        for outcome in self.passes:
-            if outcome.max_abs_error is None:
-                lines.append(f"{outcome.name:<{width}}  {'-':>12}  (aten level: not run)")
-                continue
-            verdict = "ok" if outcome.within_tolerance else "BEYOND TOLERANCE"
-            lines.append(f"{outcome.name:<{width}}  {outcome.max_abs_error:>12.3g}  {verdict}")
+        width = self.width([p.name for p in self.passes])
+        return "\n".join([self.header(width), *(p.row(width) for p in self.passes), self.summary()])
+
+    @staticmethod
+    def width(names: Sequence[str]) -> int:
+        """The width of the table's pass column, for passes of these names."""
+        return max([len(name) for name in names] + [4])
+
+    @staticmethod
+    def header(width: int) -> str:
+        return f"{'pass':<{width}}  {'max |error|':>12}  vs eager PyTorch"
+
+    def summary(self) -> str:
         found = self.first_divergent
-        if found is None:
-            lines.append("no pass takes the outputs beyond tolerance")
-        else:
-            lines.append(f"first divergent pass: {found.name}")
-        return "\n".join(lines)
+        return "no pass takes the outputs beyond tolerance" if found is None else f"first divergent pass: {found.name}"
 
 
 def _spec(pipeline: str | None) -> str:
@@ -147,10 +155,13 @@ def bisect_passes(
     pipeline: str | None = None,
     atol: float | None = None,
     rtol: float | None = None,
+    on_pass: Callable[[PassOutcome], None] | None = None,
     **kwargs: Any,
 ) -> BisectReport:
     """Runs `pipeline` on `ep`'s import one pass at a time and compares the program's
-    outputs after each pass with eager PyTorch's on `args`/`kwargs`."""
+    outputs after each pass with eager PyTorch's on `args`/`kwargs`; `on_pass` is
+    given each pass's outcome as soon as it is measured (a long bisection shows its
+    progress: `mlxir debug --bisect` prints the table row by row)."""
     import torch
     from xdsl.passes import PassPipeline
 
@@ -176,12 +187,15 @@ def bisect_passes(
         after = _ir_text(module)
         diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), "before", name, n=1))
         before = after
-        if not _is_mlx_level(module):
-            report.passes.append(PassOutcome(name, None, None, diff))
-            continue
-        got = Program(serialize(module, verify=False), verify=False, compile=False)(*_copied(args), **_copied(kwargs))
-        error, within = _compare(expected, _flat(got), Tolerance(atol, rtol))
-        report.passes.append(PassOutcome(name, error, within, diff))
+        if _is_mlx_level(module):
+            got = Program(serialize(module, verify=False), verify=False, compile=False)(*_copied(args), **_copied(kwargs))
+            error, within = _compare(expected, _flat(got), Tolerance(atol, rtol))
+            outcome = PassOutcome(name, error, within, diff)
+        else:
+            outcome = PassOutcome(name, None, None, diff)
+        report.passes.append(outcome)
+        if on_pass is not None:
+            on_pass(outcome)
     return report
 
 
@@ -626,7 +640,9 @@ def _inputs_checked() -> Generator[None, None, None]:
     try:
         yield
     except Exception as error:  # torch raises assertion, runtime and value errors alike
-        raise ValueError(f"eager PyTorch cannot run the exported program on these inputs: {error}") from error
+        # torch's first line says what is wrong; the rest is its graph and traceback
+        reason = (str(error).strip() or type(error).__name__).splitlines()[0]
+        raise ValueError(f"eager PyTorch cannot run the exported program on these inputs: {reason}") from error
 
 
 def _node_comparison(

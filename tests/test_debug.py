@@ -30,7 +30,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from mlxir.conversions.registry import PASSES, PassEntry
-from mlxir.debug.divergence import bisect_passes, compare, pipeline_passes, write_repro
+from mlxir.debug.divergence import PassOutcome, bisect_passes, compare, pipeline_passes, write_repro
 from mlxir.dialects import mlx
 from mlxir.support.locations import nodes_of, result_locations
 from mlxir.tools.cli import main_with
@@ -126,7 +126,9 @@ def test_the_default_pipeline_keeps_the_outputs_pass_by_pass() -> None:
 
 def test_a_pass_that_breaks_the_outputs_is_named_with_its_diff(broken_pass: str) -> None:
     pipeline = f"convert-aten-to-mlx,canonicalize,{broken_pass},cse,dce"
-    report = bisect_passes(exported(), torch.randn(2, 9, 8), pipeline=pipeline)
+    measured: list[PassOutcome] = []
+    report = bisect_passes(exported(), torch.randn(2, 9, 8), pipeline=pipeline, on_pass=measured.append)
+    assert measured == report.passes  # each handed on as soon as it was measured
     found = report.first_divergent
     assert found is not None and found.name == broken_pass, report.table()
     assert "+" in found.diff and "mlx.subtract" in found.diff and "-" in found.diff
@@ -162,6 +164,9 @@ def test_the_command_exits_1_and_prints_the_pass(broken_pass: str, tmp_path: Pat
     assert main_with([*common, "-p", f"convert-aten-to-mlx,{broken_pass}"]) == 1
     out = capsys.readouterr().out
     assert f"first divergent pass: {broken_pass}" in out and "mlx.subtract" in out
+    rows = out.splitlines()  # the table, printed row by row as the passes ran
+    assert rows[0].startswith("pass ") and rows[1].startswith("convert-aten-to-mlx ") and rows[1].endswith(" ok")
+    assert rows[2].startswith(f"{broken_pass} ") and rows[2].endswith("BEYOND TOLERANCE")
     assert main_with([*common, "-p", "no-such-pass"]) == 2  # a usage error, found before the run
     assert "unknown pass 'no-such-pass'" in capsys.readouterr().err
     np.save(tmp_path / "wrong.npy", torch.randn(3, 6, 8).numpy())  # batch 2 was exported
@@ -352,7 +357,7 @@ def test_a_module_debug_cannot_map_is_one_clear_error(
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, (name, err)
         assert name != "broken.mlir" or f"{tmp_path / name}:" in err  # file:line:col
-    assert main_with(["debug", "--bisect", str(path), "--input", str(tmp_path / "x.npy"), "--module", str(emitted)]) == 1
+    assert main_with(["debug", "--bisect", str(path), "--input", str(tmp_path / "x.npy"), "--module", str(emitted)]) == 2  # a usage error
     assert "--bisect runs the pipeline's passes, so it takes no --module" in capsys.readouterr().err
 
 

@@ -67,7 +67,14 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
     import torch
 
-    from mlxir.debug.divergence import bisect_passes, compare, diff_excerpt, write_repro
+    from mlxir.debug.divergence import (
+        BisectReport,
+        bisect_passes,
+        compare,
+        diff_excerpt,
+        pipeline_passes,
+        write_repro,
+    )
     from mlxir.debug.inputs import check_input_kinds
     from mlxir.support.progress import progress_shown
 
@@ -99,10 +106,16 @@ def run(args: argparse.Namespace) -> int:
                 *files, command = write_repro(report, args.repro, args.pipeline)
                 print(f"reproducer: {', '.join(files)}\nrun it: {command}")
             return 1
-        bisected = bisect_passes(ep, *inputs, pipeline=args.pipeline, atol=args.atol, rtol=args.rtol)
+        # The table row by row, as each pass is measured (a pass can take seconds).
+        width = BisectReport.width(pipeline_passes(args.pipeline))
+        print(BisectReport.header(width), flush=True)
+        bisected = bisect_passes(
+            ep, *inputs, pipeline=args.pipeline, atol=args.atol, rtol=args.rtol,
+            on_pass=lambda outcome: print(outcome.row(width), flush=True),
+        )
     except ValueError as error:
         raise CliError(str(error)) from None
-    print(bisected.table())
+    print(bisected.summary())
     found = bisected.first_divergent
     if found is None:
         return 0

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     import mlxir
     from mlxir.codegen import serialize
-    from mlxir.conversions.aten_to_mlx import pipeline_passes
+    from mlxir.conversions.pipelines import pipeline_passes
     from mlxir.conversions.registry import PASSES
     from mlxir.dialects.context import make_context
     from mlxir.runtime.backend import host_target
