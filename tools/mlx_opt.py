@@ -2,7 +2,12 @@
 passes and targets.
 
     mlx-opt model.mlir -p canonicalize,cse
-    mlx-opt tests/filecheck/x.mlir --split-input-file --verify-diagnostics
+    mlx-opt model.mlir --canonicalize -cse --quantize-weights='bits=8'
+    mlx-opt tests/filecheck/x.mlir -split-input-file -verify-diagnostics
+
+It takes mlir-opt's spellings as well as xDSL's: a long option with one dash, passes as
+flags run in command-line order, MLIR's `--pass-pipeline`, `--mlir-print-ir-*`,
+`--mlir-timing` and `--mlir-elide-elementsattrs-if-larger`.
 
 Bad input never ends in a Python traceback: a parse error prints `file:line:col`
 with the problem, a verifier error `file:line:col: error:` with the op and the broken
@@ -578,7 +583,10 @@ class MlxOptMain(xDSLOptMain):
 
 
 def pass_help() -> str:
-    lines = ["passes (use with -p 'a,b{option=value}', or MLIR's --pass-pipeline='builtin.module(a,b{option=value})'):"]
+    lines = [
+        "passes (use with -p 'a,b{option=value}', MLIR's --pass-pipeline='builtin.module(a,b{option=value})' "
+        "or as flags: --a --b='option=value'):"
+    ]
     for name, entry in PASSES.items():
         lines.append(f"  {name:<28} {entry.summary}")
     return "\n".join(lines)

@@ -8,6 +8,9 @@ passes are module passes that visit every function, so a pipeline nested under
 `func.func` runs on the whole module: the same passes in the same order, the anchors
 kept only for `--mlir-timing`'s nested report. Options are passed to the pass as
 written (xDSL's `{name=value ...}` grammar is MLIR's).
+
+`build_pass_pipeline` makes the passes of a `-p` spec, each option checked against
+its pass first, so that a mistake names the pass, the option and what it accepts.
 """
 
 from __future__ import annotations
