@@ -13,6 +13,8 @@
 // RUN: mlx-opt %s --cse --canonicalize -mlir-print-ir-after-all -o /dev/null 2>&1 | filecheck %s --check-prefix=ORDER
 // RUN: mlx-opt %s -canonicalize -cse -mlir-print-ir-after-all -o /dev/null 2>&1 | filecheck %s --check-prefix=REVERSED
 
+// RUN: mlx-opt %s -cse -mlir-timing -o /dev/null 2>&1 | filecheck %s --check-prefix=TIMING
+
 // A flag's options reach its pass; flags and -p or --pass-pipeline do not mix.
 // RUN: not mlx-opt %s --quantize-weights=bits=abc 2>&1 | filecheck %s --check-prefix=FLAG-OPTION
 // RUN: not mlx-opt %s -p cse -dce 2>&1 | filecheck %s --check-prefix=MIXED
@@ -53,6 +55,10 @@ func.func @second(%a: tensor<4xf32>) -> tensor<4xf32> {
 // REVERSED:     IR Dump After CanonicalizePass (canonicalize)
 // REVERSED:     IR Dump After CommonSubexpressionElimination (cse)
 // REVERSED-NOT: IR Dump
+
+// TIMING:      ----Wall Time----  ----Name----
+// TIMING-NEXT: Parser
+// TIMING-NEXT: cse
 
 // FLAG-OPTION: mlx-opt: error: pass 'quantize-weights': option 'bits' takes an integer, not 'abc'
 // MIXED: mlx-opt: error: give the passes with -p, with --pass-pipeline or as flags (--cse), not together

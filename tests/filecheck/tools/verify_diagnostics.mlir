@@ -45,6 +45,15 @@ func.func @same_line(%x: tensor<4x8xf32>) {
 
 // -----
 
+// A lexer error is expected by its message as mlx-opt words it.
+func.func @lone_sigil(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'%' must be followed by a value name}}
+  % = mlx.exp %x : tensor<4xf32> -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
 // A chunk without diagnostics and without expectations passes.
 func.func @fine(%x: tensor<4x8xf32>) {
   func.return
