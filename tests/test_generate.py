@@ -249,6 +249,21 @@ def test_cli_generate_errors(argv: list[str], status: int, message: str, capsys:
     assert message in err and "Traceback" not in err
 
 
+def test_what_is_not_a_model_is_said_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A text file is not called a compiled program, nor an empty folder a folder
+    without a tokenizer: each is one line saying what it is not."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("some notes")
+    assert main_with(["generate", "--model", str(notes), "--prompt", "x"]) == 1
+    err = capsys.readouterr().err
+    assert "is neither a model folder saved by save_pretrained nor a compiled program" in err
+    assert "is a compiled program" not in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "empty").mkdir()
+    assert main_with(["generate", "--model", str(tmp_path / "empty"), "--prompt", "x"]) == 1
+    err = capsys.readouterr().err
+    assert "is not a model folder saved by save_pretrained: it has no config.json" in err
+
+
 def test_a_program_without_its_tokenizer_is_a_clear_error(
     hf_folder: tuple[Path, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -339,6 +354,9 @@ def test_generation_stops_at_the_end_of_the_context(
         (["--min-p", "2"], "--min-p must be in [0, 1]"),
         (["--top-k", "-3"], "--top-k must be 0"),
         (["--ids", "1,2"], "not both"),
+        (["--seed", "-1"], "--seed must be an integer in [0, 2**64 - 1], not -1"),
+        (["--seed", str(2**64)], "--seed must be an integer in [0, 2**64 - 1]"),
+        (["--kv-bits", "4", "--max-kv-size", "64"], "--kv-bits and --max-kv-size do not combine"),
     ],
 )
 def test_generate_checks_every_value_before_loading(
@@ -470,8 +488,13 @@ def test_cli_speculative_decoding(
     assert main_with([*argv, "--num-draft-tokens", "4"]) == 0
     out = capfd.readouterr()
     assert out.out == expected + "\n" and "Draft: " in out.err and "accepted" in out.err
-    assert main_with([*argv, "--temp", "0.5"]) == 2
-    assert "decodes greedily" in capfd.readouterr().err
+    # Sampling keeps the main model's distribution: with min-p 1 only its most likely
+    # token is left, so the text is the greedy one.
+    assert main_with([*argv, "--temp", "0.7", "--min-p", "1", "--seed", "5"]) == 0
+    assert capfd.readouterr().out == expected + "\n"
+    assert main_with([*argv, "--max-kv-size", "64"]) == 2
+    err = capfd.readouterr().err
+    assert "--draft-model takes back the proposals it rejects by trimming the cache" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_prompt_cache_continues_as_the_whole_prompt(hf_folder: tuple[Path, Any], tmp_path: Path) -> None:
@@ -508,13 +531,19 @@ def test_cli_cache_prompt_then_generate(
     hf_folder: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """`mlxir cache-prompt` then `generate --prompt-cache-file` (the model taken from
-    the cache) prints what generating from the whole text prints."""
+    the cache) prints what generating from the whole text prints; the file is at exactly
+    the name given (no `.safetensors` added). A rotating cache (`--max-kv-size`) is
+    cached and continued the same way. An empty prompt after the cache is refused
+    before anything is compiled."""
+    import mlx.core as mx
+
     folder, _ = hf_folder
     monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "cache"))
-    cache_file = tmp_path / "prompt.safetensors"
+    cache_file = tmp_path / "ctx"
     capfd.readouterr()
     assert main_with(["cache-prompt", "--model", str(folder), "-p", "the quick brown", "--prompt-cache-file", str(cache_file)]) == 0
     assert "cached" in capfd.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["ctx"]
     tokenizer = FastTokenizer(folder)
     whole = tokenizer.encode("the quick brown") + tokenizer.encode(" fox jumps", add_special_tokens=False)
     expected_ids = llm.generate(llm.load(folder, cache_dir=tmp_path / "cache")[0], [whole], max_new_tokens=10)
@@ -523,6 +552,28 @@ def test_cli_cache_prompt_then_generate(
     assert capfd.readouterr().out == expected + "\n"
     assert main_with(["cache-prompt", "--model", str(folder), "-p", "x", "--prompt-cache-file", str(tmp_path / "no" / "p")]) == 1
     assert "does not exist" in capfd.readouterr().err
+
+    rotating = tmp_path / "rotating"
+    argv = ["cache-prompt", "--model", str(folder), "-p", "the quick brown", "--prompt-cache-file", str(rotating)]
+    assert main_with([*argv, "--max-kv-size", "16"]) == 0
+    positioned = llm.load(folder, cache_dir=tmp_path / "cache", positions=True)[0]
+    rest = tokenizer.encode(" fox jumps over the lazy dog", add_special_tokens=False)
+    from mlxir.tools.llm.prompt_cache import make_prompt_cache
+
+    # What the library gives (test_generate_combinations: the same as the whole prompt).
+    made = make_prompt_cache(positioned, tokenizer.encode("the quick brown"), config=llm.GenerationConfig(max_kv_size=16))
+    ids = [int(t.item()) for t, _ in llm.stream_tokens(positioned, mx.array([rest]), max_new_tokens=10, prompt_cache=made)]
+    capfd.readouterr()
+    assert main_with(["generate", "--prompt-cache-file", str(rotating), "-p", " fox jumps over the lazy dog", "-m", "10", "--ignore-eos"]) == 0
+    assert capfd.readouterr().out == tokenizer.decode(ids) + "\n"
+    assert main_with(["generate", "--prompt-cache-file", str(rotating), "-p", "x", "--max-kv-size", "32"]) == 2
+    assert "holds a RotatingCache of 16 tokens" in capfd.readouterr().err
+
+    monkeypatch.setenv("MLXIR_CACHE_DIR", str(tmp_path / "empty"))
+    assert main_with(["generate", "--prompt-cache-file", str(cache_file), "-p", ""]) == 1
+    err = capfd.readouterr().err
+    assert "the prompt has no tokens" in err and "compiling" not in err
+    assert not (tmp_path / "empty").exists()
 
 
 def _rotating_reference(model: Any, prompt: list[int], steps: int, max_kv_size: int, keep: int) -> list[int]:
@@ -586,7 +637,7 @@ def test_a_rotating_cache_generates_past_the_context_as_mlx_lm_keeps_it(
 
 
 @pytest.mark.parametrize("bits", [8, 4])
-def test_a_quantized_kv_cache_is_the_float_one_rounded_each_step(bits: int) -> None:
+def test_a_quantized_kv_cache_is_the_float_one_rounded_each_step(bits: int, tmp_path: Path) -> None:
     """`kv_bits`: the logits equal transformers' when each step's new keys and values
     are replaced by their MLX quantize/dequantize round trip (an independent loop over a
     DynamicCache), within 2e-4 of the largest logit (float32 sums in another order);
@@ -634,6 +685,19 @@ def test_a_quantized_kv_cache_is_the_float_one_rounded_each_step(bits: int) -> N
     assert 0 < drift <= (0.01 if bits == 8 else 0.1) * scale
     with pytest.raises(ValueError, match="head dimensions divisible"):
         next(llm.stream_tokens(compiled, ids, kv_bits=4, kv_group_size=128))
+
+    # A prompt cache held quantized, saved and read back, continues as the whole prompt
+    # read into a quantized cache in the same two calls.
+    from mlxir.tools.llm.prompt_cache import PromptCache, make_prompt_cache
+
+    config = llm.GenerationConfig(kv_bits=bits, max_new_tokens=steps)
+    whole = [np.array(lg[0]) for _, lg in llm.stream_tokens(compiled, ids, config=config, prefill_chunk=3)]
+    make_prompt_cache(compiled, prompt[:3], config=config).save(tmp_path / "q")
+    cache = PromptCache.load(tmp_path / "q")
+    assert cache.kind == "QuantizedCache"
+    rest = mx.array([prompt[3:]], dtype=mx.int64)
+    continued = [np.array(lg[0]) for _, lg in llm.stream_tokens(compiled, rest, config=config, prompt_cache=cache)]
+    assert max(float(np.abs(a - b).max()) for a, b in zip(continued, whole)) <= 1e-5 * scale
 
 
 def test_cli_kv_bits_checks(

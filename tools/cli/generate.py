@@ -8,11 +8,16 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mlxir.tools.cli.common import add_quantize_arguments, load_program, quantize_option
 from mlxir.tools.cli.errors import CliError, UsageError
 from mlxir.tools.cli.ranks import add_rank_arguments, check_rank_arguments, start_ranks
+
+if TYPE_CHECKING:
+    from mlxir.tools.llm.config import GenerationConfig
+    from mlxir.tools.llm.prompt_cache import PromptCache
+    from mlxir.tools.tokenizer import TextTokenizer
 
 DEFAULT_PROMPT = "hello"
 """mlx_lm.generate's prompt when none is given."""
@@ -48,8 +53,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--verbose", type=_flag, default=True, metavar="BOOL",
                         help="print the speeds and peak memory (default True; False prints the text only)")
     parser.add_argument("--draft-model", metavar="FOLDER",
-                        help="a smaller model of the same vocabulary for speculative decoding (greedy; "
-                        "the same tokens as without it)")
+                        help="a smaller model of the same vocabulary for speculative decoding (the main "
+                        "model's tokens: its greedy ones, or sampled from its distribution)")
     parser.add_argument("--num-draft-tokens", type=int, default=3,
                         help="tokens the draft model proposes at a time (default 3)")
     parser.add_argument("--max-kv-size", type=int, metavar="N",
@@ -67,86 +72,123 @@ def add_parser(sub: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _check_generate_arguments(args: argparse.Namespace) -> None:
-    """Every value `generate` takes, checked before anything is loaded or compiled
-    (a `UsageError` names the flag and what it accepts)."""
-    checks = [
-        (args.max_tokens >= -1, f"--max-tokens must be -1 (until an end-of-sequence token) or at least 0, not {args.max_tokens}"),
-        (args.temp >= 0, f"--temp must be 0 (greedy) or positive, not {args.temp}"),
-        (0 < args.top_p <= 1, f"--top-p must be in (0, 1], not {args.top_p}"),
-        (0 <= args.min_p <= 1, f"--min-p must be in [0, 1], not {args.min_p}"),
-        (args.top_k >= 0, f"--top-k must be 0 (all tokens) or positive, not {args.top_k}"),
-    ]
-    for holds, message in checks:
-        if not holds:
-            raise UsageError(message)
+def generation_config(args: argparse.Namespace) -> GenerationConfig:
+    """The flags as a `GenerationConfig`, checked by the library's one check (a
+    `UsageError` names the flag, what it takes, or why it does not combine)."""
+    from mlxir.tools.llm.config import GenerationConfig, GenerationConfigError, mlx_lm_options
+
+    # cache-prompt has the cache's flags only: the rest keep their defaults.
+    sampling = {name: getattr(args, name) for name in ("top_k", "top_p", "min_p", "seed") if hasattr(args, name)}
+    config = GenerationConfig(
+        **mlx_lm_options({"max_tokens": getattr(args, "max_tokens", 0), "temp": getattr(args, "temp", 0.0)}),
+        **sampling,
+        max_kv_size=args.max_kv_size,
+        kv_bits=args.kv_bits,
+        kv_group_size=args.kv_group_size,
+        speculative=getattr(args, "draft_model", None) is not None,
+        num_draft_tokens=getattr(args, "num_draft_tokens", 3),
+    )
+    try:
+        return config.check(flags=True)
+    except GenerationConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def _check_generate_arguments(args: argparse.Namespace) -> GenerationConfig:
+    """Every value `generate` takes, checked before anything is loaded or compiled;
+    returns the generation's config."""
+    config = generation_config(args)
     if args.prompt is not None and args.ids is not None:
         raise UsageError("give a prompt (--prompt/-p) or token ids (--ids), not both")
     if args.extra_eos_token and args.ids is not None:
         raise UsageError("--extra-eos-token takes token text: with --ids, give --eos ID")
-    if args.num_draft_tokens < 1:
-        raise UsageError(f"--num-draft-tokens must be at least 1, not {args.num_draft_tokens}")
-    if args.draft_model is not None:
-        if args.temp > 0 or args.top_k or args.top_p < 1 or args.min_p > 0:
-            raise UsageError("--draft-model decodes greedily here: drop --temp/--top-k/--top-p/--min-p")
-        if args.ids is not None:
-            raise UsageError("--draft-model takes a text prompt (--prompt), not --ids")
-    if args.max_kv_size is not None:
-        from mlxir.tools.llm.generation import ROTATING_KEEP
+    if args.ids is not None and (args.draft_model is not None or args.prompt_cache_file is not None):
+        raise UsageError("--draft-model and --prompt-cache-file take a text prompt (--prompt), not --ids")
+    if args.tensor_parallel > 1 and any(
+        given is not None for given in (args.draft_model, args.prompt_cache_file, args.max_kv_size, args.kv_bits)
+    ):
+        raise UsageError(
+            "--tensor-parallel runs the split program with its own cache: it goes without --draft-model, "
+            "--prompt-cache-file, --max-kv-size and --kv-bits"
+        )
+    prompt_cache = _prompt_cache(args)
+    if prompt_cache is not None:
+        from mlxir.tools.llm.prompt_cache import PromptCacheError
 
-        if args.max_kv_size <= ROTATING_KEEP:
-            raise UsageError(f"--max-kv-size must be more than the {ROTATING_KEEP} first tokens it keeps, not {args.max_kv_size}")
-        if args.draft_model is not None or args.prompt_cache_file is not None or args.ids is not None:
-            raise UsageError("--max-kv-size goes with a text prompt, without --draft-model, --prompt-cache-file or --ids")
-    if args.kv_bits is not None:
-        from mlxir.tools.llm.kv_quantization import KV_BITS, KV_GROUP_SIZES
-
-        if args.kv_bits not in KV_BITS or args.kv_group_size not in KV_GROUP_SIZES:
-            raise UsageError(
-                f"--kv-bits takes {', '.join(map(str, KV_BITS))} and --kv-group-size "
-                f"{', '.join(map(str, KV_GROUP_SIZES))}, not {args.kv_bits} and {args.kv_group_size}"
-            )
-        if args.max_kv_size is not None or args.draft_model is not None or args.prompt_cache_file is not None:
-            raise UsageError("--kv-bits goes without --max-kv-size, --draft-model and --prompt-cache-file")
-    if args.prompt_cache_file is not None:
-        if not Path(args.prompt_cache_file).is_file():
-            raise CliError(f"'{args.prompt_cache_file}': no such prompt cache file")
-        if args.draft_model is not None or args.ids is not None:
-            raise UsageError("--prompt-cache-file goes with a text prompt, without --draft-model or --ids")
-    model = args.model or args.program or _prompt_cache_model(args)
+        try:
+            prompt_cache.check_options(config)
+        except PromptCacheError as error:
+            raise UsageError(str(error).replace("(max_kv_size, kv_bits)", "(--max-kv-size, --kv-bits)")) from None
+    model = args.model or args.program or (prompt_cache.model if prompt_cache is not None else None)
     if not model:
         raise UsageError("generate needs --model (a save_pretrained folder or a compiled .mlxfb)")
     for given in (model, args.draft_model):
         if given is not None and not Path(given).exists():
             raise CliError(f"'{given}': no such folder or program")
+    return config
 
 
-def _prompt_cache_model(args: argparse.Namespace) -> str | None:
-    """The model a `--prompt-cache-file` was made with (mlx_lm's default for --model)."""
+def _prompt_cache(args: argparse.Namespace) -> PromptCache | None:
+    """The `--prompt-cache-file`, read once (its model is mlx_lm's default for --model)."""
     if getattr(args, "prompt_cache_file", None) is None:
         return None
-    from mlxir.tools.llm.prompt_cache import PromptCache, PromptCacheError
+    if getattr(args, "loaded_prompt_cache", None) is None:
+        from mlxir.tools.llm.prompt_cache import PromptCache, PromptCacheError
+
+        try:
+            args.loaded_prompt_cache = PromptCache.load(args.prompt_cache_file)
+        except PromptCacheError as error:
+            raise CliError(str(error)) from None
+    return args.loaded_prompt_cache
+
+
+def check_model_argument(model: str, tokenizer: str | None, flag: str | None = None) -> None:
+    """A model that is not a folder or a program, or a program without its
+    tokenizer, is one line before anything is read."""
+    from mlxir.tools.llm.compile import check_model, is_compiled_program
+
+    path = Path(model)
+    if path.is_file() and tokenizer is None and is_compiled_program(path):
+        raise CliError(f"'{model}' is a compiled program: give its tokenizer's folder with --tokenizer")
+    try:
+        check_model(path, tokenizer)
+    except (FileNotFoundError, ValueError) as error:
+        raise CliError(f"{flag}: {error}" if flag else str(error)) from None
+
+
+def _prompt_ids(args: argparse.Namespace, model: str, prompt: str, cached: bool) -> tuple[TextTokenizer, list[int]]:
+    """The tokenizer and the prompt's ids, before any compile: an empty prompt is one
+    line, not a compile's minutes and then an error."""
+    from mlxir.tools.tokenizer import load_tokenizer
 
     try:
-        return PromptCache.load(args.prompt_cache_file).model or None
-    except PromptCacheError as error:
+        tokenizer = load_tokenizer(args.tokenizer or model)
+    except FileNotFoundError as error:
         raise CliError(str(error)) from None
+    if cached:  # the text follows the cached prompt as it is
+        ids = tokenizer.encode(prompt, add_special_tokens=False)
+    else:
+        ids = tokenizer.encode_prompt(
+            prompt, system_prompt=args.system_prompt, chat_template=not args.ignore_chat_template
+        )
+    if not ids:
+        raise CliError("the prompt has no tokens: give some text (--prompt)")
+    return tokenizer, ids
 
 
 def run(args: argparse.Namespace) -> int:
     """Generates with an LLM, mlx-lm style: a prompt in, text streamed to stdout, the
     speeds and peak memory on stderr (unless `--verbose False`); or token ids in and
     out with `--ids`."""
-    _check_generate_arguments(args)
+    config = _check_generate_arguments(args)
     check_rank_arguments(args)
     from mlxir.tools import llm
     from mlxir.tools.launch import in_a_rank
 
-    model = args.model or args.program or _prompt_cache_model(args)
+    prompt_cache = _prompt_cache(args)
+    model = args.model or args.program or (prompt_cache.model if prompt_cache is not None else None)
     assert model is not None  # checked above
     if args.tensor_parallel > 1:
-        if any(given is not None for given in (args.draft_model, args.prompt_cache_file, args.max_kv_size)):
-            raise UsageError("--tensor-parallel goes without --draft-model, --prompt-cache-file and --max-kv-size")
         if not Path(model).is_dir():
             raise UsageError("--tensor-parallel takes a save_pretrained folder (--model FOLDER)")
         if args.no_cache:
@@ -158,77 +200,58 @@ def run(args: argparse.Namespace) -> int:
                 raise CliError(str(error)) from None
             return start_ranks(args, args.tensor_parallel)
     if args.ids is not None:
-        return _generate_ids(args, model)
+        return _generate_ids(args, model, config)
     prompt = DEFAULT_PROMPT if args.prompt is None else sys.stdin.read() if args.prompt == "-" else args.prompt
-    path = Path(model)
-    if path.is_file() and args.tokenizer is None:
-        raise CliError(f"'{model}' is a compiled program: give its tokenizer's folder with --tokenizer")
-    speculative = args.draft_model is not None
+    check_model_argument(model, args.tokenizer)
+    if args.draft_model is not None:
+        check_model_argument(args.draft_model, args.tokenizer or model, "--draft-model")
+    tokenizer, ids = _prompt_ids(args, model, prompt, prompt_cache is not None)
+    options = {**config.load_options(), **(prompt_cache.load_options if prompt_cache is not None else {})}
     try:
-        compiled, tokenizer = llm.load(
+        compiled, _ = llm.load(
             model,
             tokenizer=args.tokenizer,
             use_cache=not args.no_cache,
             quantize=quantize_option(args),
-            logits="all" if speculative else "last",
-            positions=args.max_kv_size is not None,
             tensor_parallel=args.tensor_parallel,
+            **options,
         )
         draft = (
             llm.load(args.draft_model, tokenizer=args.tokenizer or model, use_cache=not args.no_cache)[0]
-            if speculative
+            if args.draft_model is not None
             else None
         )
     except (FileNotFoundError, ValueError) as error:
         raise CliError(str(error)) from None
-    from mlxir.tools.llm.prompt_cache import PromptCache, PromptCacheError
     from mlxir.tools.llm.speculative import SpeculativeStats
 
-    prompt_cache = None
-    if args.prompt_cache_file is not None:
-        try:
-            prompt_cache = PromptCache.load(args.prompt_cache_file)
-            prompt_cache.check(compiled)
-        except PromptCacheError as error:
-            raise CliError(str(error)) from None
     draft_stats = SpeculativeStats()
     extra_eos: list[int] = []
     for text in args.extra_eos_token:
-        ids = tokenizer.encode(text, add_special_tokens=False)
-        if len(ids) != 1:
-            raise CliError(f"--extra-eos-token {text!r} is {len(ids)} tokens for this tokenizer, not one")
-        extra_eos.append(ids[0])
+        eos_ids = tokenizer.encode(text, add_special_tokens=False)
+        if len(eos_ids) != 1:
+            raise CliError(f"--extra-eos-token {text!r} is {len(eos_ids)} tokens for this tokenizer, not one")
+        extra_eos.append(eos_ids[0])
     stats = llm.GenerationStats()
     try:
         pieces = llm.stream_generate(
             compiled,
             tokenizer,
-            prompt,
-            max_tokens=args.max_tokens,
-            temp=args.temp,
-            top_k=args.top_k,
-            top_p=args.top_p,
-            min_p=args.min_p,
-            seed=args.seed,
+            ids,
+            config,
             ignore_eos=args.ignore_eos,
             extra_eos_tokens=extra_eos,
-            system_prompt=args.system_prompt,
-            chat_template=not args.ignore_chat_template,
             stats=stats,
             draft=draft,
-            num_draft_tokens=args.num_draft_tokens,
             draft_stats=draft_stats,
             prompt_cache=prompt_cache,
-            max_kv_size=args.max_kv_size,
-            kv_bits=args.kv_bits,
-            kv_group_size=args.kv_group_size,
         )
         if args.verbose:
             print("==========", file=sys.stderr)
         for piece in pieces:
             sys.stdout.write(piece)
             sys.stdout.flush()
-    except ValueError as error:  # the prompt (empty, or longer than the context)
+    except ValueError as error:  # the prompt longer than the context, a cache the program cannot take
         raise CliError(str(error)) from None
     sys.stdout.write("\n")
     context = compiled.context_limit
@@ -241,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
             f"Generation: {stats.generation_tokens} tokens, {stats.generation_tps:.3f} tokens-per-sec",
             file=sys.stderr,
         )
-        if speculative:
+        if draft is not None:
             print(
                 f"Draft: {draft_stats.drafted} tokens proposed, {draft_stats.accepted} accepted "
                 f"({100 * draft_stats.acceptance:.1f} %), {draft_stats.main_calls} calls of the main model",
@@ -251,13 +274,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def _flag(text: str) -> bool:
     """mlx_lm.generate's `--verbose` values: anything but false/f (any case) is true."""
     return text.lower() not in ("false", "f")
 
 
-def _generate_ids(args: argparse.Namespace, model: str) -> int:
+def _generate_ids(args: argparse.Namespace, model: str, config: GenerationConfig) -> int:
     """Token ids in, token ids out, from a compiled step program."""
     import numpy as np
 
@@ -280,18 +302,16 @@ def _generate_ids(args: argparse.Namespace, model: str) -> int:
         raise CliError(f"{model}: {error}") from None
     times: list[float] = []
     start = time.perf_counter()
-    out = llm.generate(
-        compiled,
-        ids,
-        max_new_tokens=args.max_tokens,
-        do_sample=args.temp > 0,
-        temperature=args.temp if args.temp > 0 else 1.0,
-        top_k=args.top_k,
-        top_p=args.top_p,
-        seed=args.seed,
-        eos_token_id=None if args.ignore_eos else args.eos,
-        on_token=lambda _: times.append(time.perf_counter()),
-    )
+    try:
+        out = llm.generate(
+            compiled,
+            ids,
+            config=config,
+            eos_token_id=None if args.ignore_eos else args.eos,
+            on_token=lambda _: times.append(time.perf_counter()),
+        )
+    except ValueError as error:  # the prompt longer than the context, a cache the program cannot take
+        raise CliError(str(error)) from None
     print(" ".join(str(int(t)) for t in out[0, ids.shape[1] :]))
     if times:
         decode = np.diff([start, *times])
