@@ -280,7 +280,6 @@ def _unwritable_folder(tmp_path: Path) -> Path:
         (["compile", "{pt2}", "-o", "{folder}"], "-o '{folder}' is a folder: give the file to write"),
         (["compile", "{folder}"], "'{folder}' is a folder: give a saved ExportedProgram (.pt2)"),
         (["compile", "{pt2}", "--emit", "mlx", "-o", "{folder}"], "-o '{folder}' is a folder"),
-        (["compile", "{pt2}"], "compile needs -o FILE.mlxfb"),
         (["debug", "{pt2}", "--input", "{x}", "--overlay", "{folder}"], "--overlay '{folder}' is a folder"),
         (["debug", "{pt2}", "--input", "{x}", "--repro", "{notes}"], "--repro '{notes}' is a file: give a folder"),
         (["debug", "{pt2}", "--input", "{x}", "--module", "{folder}"], "'{folder}' is a folder: give an mlx-level module"),
@@ -358,6 +357,8 @@ def test_a_flag_combination_refused_is_a_usage_error(
     assert "--overlay needs per-node errors" in capsys.readouterr().err
     assert main_with(["compile", str(pt2), "-o", "m.mlxfb", "--tensor-parallel", "0"]) == 2
     assert "--tensor-parallel must be at least 1" in capsys.readouterr().err
+    assert main_with(["compile", str(pt2)]) == 2
+    assert "compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)" in capsys.readouterr().err
     assert main_with(["demo", "--new-tokens", "0"]) == 2
     assert "--new-tokens must be at least 1, not 0" in capsys.readouterr().err
 

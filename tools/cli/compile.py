@@ -81,7 +81,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
     check_readable_file(args.input, "a saved ExportedProgram (.pt2)")
     check_writable_file(args.output, "-o")
     if args.emit == "program" and not args.output:
-        raise CliError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
+        raise UsageError("compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)")
     if args.tensor_parallel < 1:
         raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}")
     quantize_option(args)
