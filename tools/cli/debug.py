@@ -88,9 +88,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     try:
         if not args.bisect:
-            report = compare(
-                ep, *inputs, module=args.module, pipeline=args.pipeline, atol=args.atol, rtol=args.rtol
-            )
+            with progress_shown():  # the import and the lowering show their progress
+                report = compare(
+                    ep, *inputs, module=args.module, pipeline=args.pipeline, atol=args.atol, rtol=args.rtol
+                )
             print(report.table(every_node=args.all))
             if args.overlay:
                 from mlxir.interop.model_explorer import write_overlay
