@@ -605,3 +605,126 @@ def test_fused_projection_cut_and_empty_pass_through_through_the_default_pipelin
         x = torch.randn(b, s, 16)
         for got, expected in zip(program(x), fn(x), strict=True):
             assert torch.equal(got, expected)
+
+
+# --------------------------------------------------------------------------- constant folds
+
+_FOLD_TYPES = {
+    torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.float64: "f64",
+    torch.int8: "i8", torch.uint8: "ui8", torch.int32: "i32", torch.int64: "i64", torch.bool: "i1",
+}
+_FLOAT_CASES = [0.0, -0.0, 1.5, -2.9, 0.1, 1.00048828125 + 2**-30, 65519.0, 65520.0, 3.0e38, 1e-42,
+                300.7, -128.9, 255.9, 126.5]
+
+
+def _folded(text: str, pass_name: str) -> list[float]:
+    ctx = make_context()
+    module = Parser(ctx, text).parse_module()
+    PASSES[pass_name].factory()().apply(ctx, module)
+    module.verify()
+    returned = next(op for op in module.walk() if op.name == "func.return").operands[0].owner
+    assert returned.name == "mlx.constant", str(module)  # pyright: ignore[reportAttributeAccessIssue]
+    return [float(v) for v in returned.value.get_values()]  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _literal(values: torch.Tensor) -> str:
+    """A dense literal of finite `values`, each in full."""
+    if values.dtype == torch.bool:
+        return "[" + ", ".join("true" if v else "false" for v in values.tolist()) + "]"
+    if not values.dtype.is_floating_point:
+        return "[" + ", ".join(str(int(v)) for v in values.tolist()) + "]"
+    assert bool(torch.isfinite(values).all())
+    return "[" + ", ".join(f"{float(v):.17e}" for v in values) + "]"
+
+
+@pytest.mark.parametrize("target", list(_FOLD_TYPES), ids=str)
+@pytest.mark.parametrize("source", [torch.float64, torch.float32, torch.int64], ids=str)
+def test_constant_casts_fold_as_torch_converts(source: torch.dtype, target: torch.dtype) -> None:
+    """`fold-constant-casts` gives torch's conversion of each value (the 16-bit floats
+    through float32, ints wrapped), and leaves to MLX the casts C leaves undefined (a
+    float out of an integer type's range)."""
+    if source.is_floating_point:
+        values = _FLOAT_CASES
+    else:
+        values = [0.0, 1.0, -1.0, 127.0, 128.0, -129.0, 255.0, 256.0, 300.0, 65520.0, 2.0**31, 2.0**53]
+    s, t = _FOLD_TYPES[source], _FOLD_TYPES[target]
+    n = len(values)
+    source_values = torch.tensor(values, dtype=source)
+    if not target.is_floating_point and target != torch.bool and source.is_floating_point:
+        info = torch.iinfo(target)
+        source_values = source_values[(source_values.trunc() >= info.min) & (source_values.trunc() <= info.max)]
+        n = len(source_values)
+    text = f"""
+    func.func @f() -> tensor<{n}x{t}> {{
+      %c = mlx.constant dense<{_literal(source_values)}> : tensor<{n}x{s}>
+      %r = mlx.astype %c : tensor<{n}x{s}> -> tensor<{n}x{t}>
+      func.return %r : tensor<{n}x{t}>
+    }}"""
+    expected = [float(v) for v in source_values.to(target).double()]
+    got = _folded(text, "fold-constant-casts")
+    if target == torch.bool:
+        got = [float(v != 0) for v in got]  # an i1 true reads back as -1
+    assert torch.equal(torch.tensor(got, dtype=torch.float64), torch.tensor(expected, dtype=torch.float64)), (got, expected)
+
+
+def test_out_of_range_float_to_int_casts_are_left_to_mlx() -> None:
+    text = """
+    func.func @f() -> tensor<2xi8> {
+      %c = mlx.constant dense<[300.5, 1.0]> : tensor<2xf32>
+      %r = mlx.astype %c : tensor<2xf32> -> tensor<2xi8>
+      func.return %r : tensor<2xi8>
+    }"""
+    ctx = make_context()
+    module = Parser(ctx, text).parse_module()
+    PASSES["fold-constant-casts"].factory()().apply(ctx, module)
+    assert "mlx.astype" in str(module)
+
+
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "maximum", "minimum"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64], ids=str)
+def test_constant_arithmetic_folds_as_torch_computes(dtype: torch.dtype, op: str) -> None:
+    """`fold-constant-arithmetic` gives torch's result bit for bit (16-bit floats
+    computed in float32, then rounded; of -0.0 and 0.0 `maximum` keeps the first;
+    overflow and division by zero to inf, 0/0 a NaN, any NaN)."""
+    lhs = torch.tensor([1.5, -0.0, 0.0, 0.1, 3.0, 65504.0, 1e-3, 2.0, -1.0, 0.0], dtype=dtype)
+    rhs = torch.tensor([0.1, 0.0, -0.0, 0.2, 7.0, 2.0, 3e-5, 0.0, 0.0, 0.0], dtype=dtype)
+    t, n = _FOLD_TYPES[dtype], len(lhs)
+    text = f"""
+    func.func @f() -> tensor<{n}x{t}> {{
+      %a = mlx.constant dense<{_literal(lhs)}> : tensor<{n}x{t}>
+      %b = mlx.constant dense<{_literal(rhs)}> : tensor<{n}x{t}>
+      %r = mlx.{op} %a, %b : tensor<{n}x{t}>, tensor<{n}x{t}> -> tensor<{n}x{t}>
+      func.return %r : tensor<{n}x{t}>
+    }}"""
+    torch_op = {"subtract": "sub", "multiply": "mul", "divide": "div"}.get(op, op)
+    expected = torch.stack([getattr(torch, torch_op)(a, b) for a, b in zip(lhs, rhs)]).double()  # one by one: torch's scalar path
+    got = torch.tensor(_folded(text, "fold-constant-arithmetic"), dtype=torch.float64)
+    nan = torch.isnan(expected)
+    assert torch.equal(torch.isnan(got), nan)
+    assert torch.equal(got[~nan].view(torch.int64), expected[~nan].view(torch.int64)), (got, expected)
+
+
+def test_canonicalization_imports_no_torch() -> None:
+    """A pattern never imports torch (a second of `mlx-opt -p canonicalize` otherwise)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from xdsl.parser import Parser\n"
+        "from mlxir.conversions.registry import PASSES\n"
+        "from mlxir.dialects.context import make_context\n"
+        "ctx = make_context()\n"
+        "m = Parser(ctx, '''func.func @f() -> tensor<bf16> {\n"
+        "  %a = mlx.constant dense<0.1> : tensor<f32>\n"
+        "  %b = mlx.multiply %a, %a : tensor<f32>, tensor<f32> -> tensor<f32>\n"
+        "  %c = mlx.astype %b : tensor<f32> -> tensor<bf16>\n"
+        "  func.return %c : tensor<bf16>\n"
+        "}''').parse_module()\n"
+        "PASSES['canonicalize'].factory()().apply(ctx, m)\n"
+        "assert 'mlx.multiply' not in str(m) and 'mlx.astype' not in str(m), m\n"
+        "print('torch' in sys.modules)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "False"

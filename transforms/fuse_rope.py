@@ -21,7 +21,7 @@ from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, is_float, mixed_values, rank_of, shape_of
 from mlxir.dialects.weights import array_of
 from mlxir.support import dtypes
-from mlxir.transforms.canonicalization.mlx import arange_length, constant_tensor
+from mlxir.transforms.canonicalization.mlx import arange_length, constant_array
 from mlxir.transforms.constant_weights import add_global, weight_global
 from mlxir.transforms.known_dims import KnownDims, known_dims
 from mlxir.transforms.matching import op_named, strip_upcast
@@ -37,10 +37,10 @@ def _constant_array(value: SSAValue) -> np.ndarray | None:
         if dtype_of(source) == BFloat16Type():  # bits; bfloat16 is f32's top half
             array = (array.astype(np.uint32) << 16).view(np.float32)
     else:
-        tensor = constant_tensor(source)
-        if tensor is None:
+        constant = constant_array(source)
+        if constant is None:
             return None
-        array = tensor.double().numpy() if tensor.is_floating_point() else tensor.numpy()
+        array = constant
     dtype = dtypes.of_ir(dtype_of(value))
     if dtype is None:
         return None
@@ -211,8 +211,8 @@ def _scalar_offset(value: SSAValue) -> SSAValue | int | None:
         return None
     if isinstance(value.owner, mlx.FromIndexOp):
         return value.owner.input
-    constant = constant_tensor(value)
-    return int(constant) if constant is not None else None
+    constant = constant_array(value)
+    return int(constant.item()) if constant is not None else None
 
 
 def _steps(value: SSAValue) -> tuple[SSAValue | int, SSAValue | int] | None:

@@ -10,7 +10,7 @@ from xdsl.traits import Pure
 
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, shape_of
-from mlxir.transforms.canonicalization.mlx import constant_tensor, is_lossless
+from mlxir.transforms.canonicalization.mlx import constant_array, is_lossless
 from mlxir.transforms.constant_weights import weight_global
 
 
@@ -31,12 +31,12 @@ def is_square_of(value: SSAValue, x: SSAValue) -> bool:
     if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.multiply"):
         return _same_value(owner.lhs, x) and _same_value(owner.rhs, x)
     if (isinstance(owner, mlx.BinaryOp) and owner.name == "mlx.power"):
-        exponent = constant_tensor(owner.rhs)
+        exponent = constant_array(owner.rhs)
         return (
             _same_value(owner.lhs, x)
             and exponent is not None
-            and exponent.numel() == 1
-            and float(exponent) == 2.0
+            and exponent.size == 1
+            and float(exponent.item()) == 2.0
         )
     return False
 
@@ -61,10 +61,10 @@ def _same_value(a: SSAValue, b: SSAValue, depth: int = 3) -> bool:
 
 def scalar_constant(value: SSAValue) -> float | None:
     """The value of a one-element constant, or None."""
-    tensor = constant_tensor(value)
-    if tensor is None or tensor.numel() != 1:
+    constant = constant_array(value)
+    if constant is None or constant.size != 1:
         return None
-    return float(tensor)
+    return float(constant.item())
 
 
 def replace_keeping_location(op: Operation, new: Operation, rewriter: PatternRewriter) -> None:

@@ -20,9 +20,10 @@ and `where` on a constant condition. Each keeps the meaning of its input exactly
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
+import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -36,10 +37,6 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from mlxir.dialects import mlx
-from mlxir.support import dtypes
-
-if TYPE_CHECKING:
-    import torch
 from mlxir.dialects.common import (
     DYNAMIC,
     dtype_of,
@@ -49,6 +46,7 @@ from mlxir.dialects.common import (
     rank_of,
     shape_of,
 )
+from mlxir.support import dtypes
 from mlxir.support.locations import fused
 from mlxir.transforms.known_dims import known_dims
 
@@ -140,100 +138,165 @@ class FoldLosslessCastChain(RewritePattern):
 
 
 _UNFOLDABLE = frozenset({"uint16", "uint32", "uint64", "index", "complex64"})
-"""Element types torch has no arithmetic for, or (complex64) a dense attribute cannot
-hold. torch does the folding arithmetic because it rounds f16/bf16 exactly as MLX does
-(imported only when a fold happens)."""
-
-
-def _torch_dtype(element_type: Attribute) -> torch.dtype | None:
-    row = dtypes.of_ir(element_type)
-    return row.torch if row is not None and row.name not in _UNFOLDABLE else None
-
+"""Element types whose constants are not folded: the folds were written against
+torch's conversions and arithmetic, which these lack (complex64: a dense attribute
+cannot hold it)."""
 
 MAX_FOLDED_ELEMENTS = 64
 """Constant folding only touches small constants (scalars, short vectors)."""
 
+_EXACT_INTEGERS = 2**53
+"""Integers up to this magnitude are exact in a float64, so one rounding takes them to
+a narrower float; a cast of a larger one is left to MLX."""
 
-def constant_tensor(value: SSAValue) -> torch.Tensor | None:
-    import torch
 
+def _foldable(element_type: Attribute) -> dtypes.DType | None:
+    row = dtypes.of_ir(element_type)
+    return row if row is not None and row.name not in _UNFOLDABLE else None
+
+
+def _bfloat16(single: np.ndarray) -> np.ndarray:
+    """float32 values rounded to bfloat16 (to nearest, ties to even; NaN stays NaN), as
+    float64: the top half of the float32 bits, rounded."""
+    bits = single.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint32) << 16
+    result = rounded.view(np.float32).astype(np.float64)
+    return np.where(np.isnan(single), np.nan, result)
+
+
+def _rounded(values: np.ndarray, name: str) -> np.ndarray:
+    """Float64 `values` rounded to the float type `name`, as float64. The 16-bit types
+    round through float32, as torch's and MLX's conversions both do (a double rounding
+    a direct conversion would not make)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if name == "float64":
+            return values.astype(np.float64)
+        single = values.astype(np.float32)
+        if name == "float16":
+            return single.astype(np.float16).astype(np.float64)
+        if name == "bfloat16":
+            return _bfloat16(single)
+        return single.astype(np.float64)
+
+
+def _wrapped(values: np.ndarray, row: dtypes.DType) -> np.ndarray:
+    """Int64 `values` as the integer or bool type `row` holds them (two's complement
+    wrap; a bool is whether the value is nonzero), as int64."""
+    if row.name == "bool":
+        return (values != 0).astype(np.int64)
+    return values.astype(row.numpy).astype(np.int64)
+
+
+def _converted(values: np.ndarray, source: dtypes.DType, target: dtypes.DType) -> np.ndarray | None:
+    """`values` of type `source` cast to `target` as `astype` does (float64 for a float
+    target, int64 otherwise); None where the cast is not defined (a NaN, infinite or
+    out-of-range float to an integer: MLX computes it) or not exact to fold (an integer
+    past 2^53 to a float)."""
+    if target.is_float:
+        if not source.is_float and bool(np.any(np.abs(values) > _EXACT_INTEGERS)):
+            return None
+        return _rounded(values.astype(np.float64), target.name)
+    if not source.is_float:
+        return _wrapped(values, target)
+    if target.name == "bool":
+        return (values != 0).astype(np.int64)
+    if not bool(np.all(np.isfinite(values))):
+        return None
+    truncated = np.trunc(values)
+    limits = np.iinfo(target.numpy)
+    if bool(np.any((truncated < limits.min) | (truncated > limits.max))):
+        return None
+    return truncated.astype(np.int64)
+
+
+def constant_array(value: SSAValue) -> np.ndarray | None:
+    """The elements of a small `mlx.constant` in its shape: float64 for a float type
+    (each value exactly its type's), int64 for an integer or bool one (a bool as 0 or
+    1); None for anything else or a constant over `MAX_FOLDED_ELEMENTS`."""
     owner = value.owner
     if not isinstance(owner, mlx.ConstantOp):
         return None
     attr = owner.value
-    dtype = _torch_dtype(attr.get_element_type())
+    row = _foldable(attr.get_element_type())
     shape = list(attr.get_shape())
-    if dtype is None or math.prod(shape) > MAX_FOLDED_ELEMENTS:
+    if row is None or math.prod(shape) > MAX_FOLDED_ELEMENTS:
         return None
     values = cast(Sequence[float], attr.get_values())
-    as_float = dtype.is_floating_point
-    data = torch.tensor(
-        [float(v) if as_float else int(v) for v in values],
-        dtype=torch.float64 if as_float else torch.int64,
-    )
+    if row.is_float:
+        data = _rounded(np.array([float(v) for v in values], dtype=np.float64), row.name)
+    else:
+        data = _wrapped(np.array([int(v) for v in values], dtype=np.int64), row)
     if len(values) == 1 and math.prod(shape) != 1:
-        data = data.expand(math.prod(shape))
-    return data.to(dtype).reshape(shape)
+        data = np.broadcast_to(data, (math.prod(shape),))
+    return data.reshape(shape)
 
 
-def _constant_op(tensor: torch.Tensor, result_type: Attribute) -> mlx.ConstantOp | None:
-    import torch
-
+def _constant_op(values: np.ndarray, result_type: Attribute) -> mlx.ConstantOp:
     assert isinstance(result_type, TensorType)
     tensor_type = cast(Any, result_type)  # from_list's overloads want the element type known statically
-    flat = tensor.reshape(-1)
-    if tensor.dtype.is_floating_point:
-        values: list[float] | list[int] = [float(v) for v in flat.to(torch.float64)]
+    flat = values.reshape(-1)
+    if flat.dtype.kind == "f":
+        elements: list[float] | list[int] = [float(v) for v in flat]
     else:
-        values = [int(v) for v in flat.to(torch.int64)]
-    return mlx.ConstantOp(DenseIntOrFPElementsAttr.from_list(tensor_type, values))
+        elements = [int(v) for v in flat]
+    return mlx.ConstantOp(DenseIntOrFPElementsAttr.from_list(tensor_type, elements))
 
 
 class FoldConstantCast(RewritePattern):
-    """`astype(constant)` → a constant of the new type, rounded as MLX would (PyTorch's
-    IEEE conversion, bf16 included)."""
+    """`astype(constant)` → a constant of the new type, rounded as MLX would (the
+    16-bit floats through float32, bfloat16 included)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: mlx.AstypeOp, rewriter: PatternRewriter) -> None:
-        value = constant_tensor(op.input)
-        target = _torch_dtype(dtype_of(op.result))
-        if value is None or target is None:
+        value = constant_array(op.input)
+        source, target = _foldable(dtype_of(op.input)), _foldable(dtype_of(op.result))
+        if value is None or source is None or target is None:
             return
-        folded = _constant_op(value.to(target), op.result.type)
-        if folded is not None:
-            rewriter.replace(op, folded)
+        converted = _converted(value, source, target)
+        if converted is not None:
+            rewriter.replace(op, _constant_op(converted, op.result.type))
 
 
-_SCALAR_FOLDS = {
-    "mlx.add": "add",
-    "mlx.subtract": "sub",
-    "mlx.multiply": "mul",
-    "mlx.divide": "div",
-    "mlx.maximum": "maximum",
-    "mlx.minimum": "minimum",
+def _maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # Of two equal values (-0.0 and 0.0) the first, and NaN from either, as the torch
+    # arithmetic these folds were written against.
+    return np.where((a >= b) | np.isnan(a), a, b)
+
+
+def _minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where((a <= b) | np.isnan(a), a, b)
+
+
+_SCALAR_FOLDS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "mlx.add": np.add,
+    "mlx.subtract": np.subtract,
+    "mlx.multiply": np.multiply,
+    "mlx.divide": np.divide,
+    "mlx.maximum": _maximum,
+    "mlx.minimum": _minimum,
 }
-"""Foldable binary ops → the torch function computing them."""
+"""Foldable binary ops → the NumPy function computing them."""
 
 
 class FoldConstantArithmetic(RewritePattern):
-    """Binary arithmetic on two small constants → a constant (computed in the result's
-    dtype, as MLX computes it)."""
+    """Binary arithmetic on two small float constants → a constant (computed in the
+    result's dtype as MLX computes it: float16 and bfloat16 in float32, then rounded)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         fold = _SCALAR_FOLDS.get(op.name)
         if fold is None or not isinstance(op, mlx.BinaryOp):
             return
-        lhs, rhs = constant_tensor(op.lhs), constant_tensor(op.rhs)
-        if lhs is None or rhs is None or not lhs.dtype.is_floating_point:
+        lhs, rhs = constant_array(op.lhs), constant_array(op.rhs)
+        name = _float_name(dtype_of(op.lhs))
+        if lhs is None or rhs is None or name is None or dtype_of(op.rhs) != dtype_of(op.lhs):
             return
-        import torch
-
-        result = getattr(torch, fold)(lhs, rhs).to(lhs.dtype)
+        computed_in = np.float64 if name == "float64" else np.float32
+        with np.errstate(all="ignore"):
+            result = fold(lhs.astype(computed_in), rhs.astype(computed_in))
+        result = _rounded(np.asarray(result, dtype=np.float64), name)
         if list(result.shape) != list(shape_of(op.result)):
             return
-        folded = _constant_op(result, op.result.type)
-        if folded is not None:
-            rewriter.replace(op, folded)
+        rewriter.replace(op, _constant_op(result, op.result.type))
 
 
 # ---------------------------------------------------------------------------

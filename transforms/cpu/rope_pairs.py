@@ -28,7 +28,7 @@ from xdsl.pattern_rewriter import (
 from mlxir.dialects import mlx
 from mlxir.dialects.common import dtype_of, ints, shape_of
 from mlxir.dialects.weights import array_of
-from mlxir.transforms.canonicalization.mlx import constant_tensor
+from mlxir.transforms.canonicalization.mlx import constant_array
 from mlxir.transforms.constant_weights import weight_global
 
 _F32 = Float32Type()
@@ -54,10 +54,10 @@ def _constant_inverse(freqs: SSAValue) -> list[float] | None:
         assert isinstance(found.value, DenseIntOrFPElementsAttr)
         values = array_of(found.value)
     else:
-        tensor = constant_tensor(freqs)
-        if tensor is None:
+        constant = constant_array(freqs)
+        if constant is None:
             return None
-        values = tensor.numpy()
+        values = constant
     import mlx.core as mx
 
     inverse = mx.reciprocal(mx.array(np.asarray(values, dtype=np.float32).reshape(-1)))
