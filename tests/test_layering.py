@@ -82,6 +82,26 @@ def test_no_part_but_the_runtime_reaches_the_cpu_backend() -> None:
     assert not offending, "\n".join(offending)
 
 
+def test_the_runtime_reads_of_the_transforms_only_the_cpu_formulas() -> None:
+    """The runtime needs no compiler: of the transforms it imports only the polynomial
+    formulas the CPU backend shares with the CPU target's passes
+    (`transforms/cpu/polynomial.py`, CPU-only, free of xDSL like its package's
+    `__init__`). They live there, not in `support/`, because only CPU code reads them,
+    and not under `runtime/cpu/`, because a transform may not import the runtime."""
+    shared = {"mlxir.transforms.cpu.polynomial"}
+    offending = [
+        f"{path.relative_to(ROOT)}:{line}: {name}"
+        for path in sorted((ROOT / "runtime").rglob("*.py"))
+        if path.name != "ir_interpreter.py"  # the test interpreter parses IR
+        for line, name in _imported(path)
+        if name.startswith(("mlxir.transforms", "mlxir.conversions")) and name not in shared
+    ]
+    assert not offending, "\n".join(offending)
+    package = (ROOT / "transforms" / "cpu" / "__init__.py").read_text()
+    formulas = (ROOT / "transforms" / "cpu" / "polynomial.py").read_text()
+    assert "xdsl" not in package and "xdsl" not in formulas
+
+
 def test_the_generic_kernels_never_ask_for_the_device() -> None:
     """What an op means does not depend on the device: no kernel asks MLX which device is
     the default (a backend is chosen once, at load)."""
