@@ -327,7 +327,7 @@ def test_a_pipeline_that_names_no_pass_is_a_usage_error(
     inputs = ["--input", "1"] if command == "debug" else ["-o", str(tmp_path / "m.mlxfb")]
     assert main_with([command, str(pt2), *inputs, "-p", pipeline]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("mlxir: error: ") and message in err and err.count("\n") == 1, err
+    assert err.startswith(f"mlxir {command}: error: ") and message in err and err.count("\n") == 1, err
 
 
 @pytest.mark.parametrize(

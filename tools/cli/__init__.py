@@ -22,6 +22,14 @@
     mlxir export-mlxfn model.mlxfb -o model.mlxfn --shape 1x16 --shape 4x16
                                                  MLX's own function file, loaded without mlxir
                                                  (mx.import_function, C++, Swift)
+
+Each command is a module of this package with `add_parser(sub)` and `run(args) -> int`
+(as mlx-lm's commands are); this one assembles the parser and holds the error policy.
+The paths and values a command is given are checked before any work (a mistake never
+costs a compile). An error in the user's input is one line on stderr and exit status 1,
+never a traceback; a usage error (a flag given a value it does not take, flags that do
+not go together) is one line too, named after its command as argparse's own are
+(`mlxir compile: error: ...`), with exit status 2.
 """
 
 from __future__ import annotations
@@ -106,7 +114,8 @@ def main_with(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, as a shell tool killed by the signal reports
     except UsageError as error:
-        _fail(str(error))
+        # named after the command, as argparse names its usage errors
+        print(f"mlxir {args.command}: error: {error}", file=sys.stderr)
         return 2
     except (CliError, ProgramError, InputError) as error:
         return _fail(str(error))
