@@ -359,6 +359,8 @@ def test_a_flag_combination_refused_is_a_usage_error(
     assert "--tensor-parallel must be at least 1" in capsys.readouterr().err
     assert main_with(["compile", str(pt2)]) == 2
     assert "compile needs -o FILE.mlxfb (or --emit aten|mlx to print IR)" in capsys.readouterr().err
+    assert main_with(["debug", str(pt2), "--input", "1", "--rtol", "nan"]) == 2
+    assert "mlxir debug: error: --rtol must be 0 or positive, not nan" in capsys.readouterr().err
     assert main_with(["demo", "--new-tokens", "0"]) == 2
     assert "--new-tokens must be at least 1, not 0" in capsys.readouterr().err
 

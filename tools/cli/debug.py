@@ -51,6 +51,9 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise UsageError("--overlay needs per-node errors, which --bisect does not compute")
     if args.bisect and args.module:
         raise UsageError("--bisect runs the pipeline's passes, so it takes no --module")
+    for flag, tolerance in (("--atol", args.atol), ("--rtol", args.rtol)):
+        if tolerance is not None and not tolerance >= 0:  # NaN too
+            raise UsageError(f"{flag} must be 0 or positive, not {tolerance}")
     check_readable_file(args.input_program, "a saved ExportedProgram (.pt2)")
     if args.module is not None:
         check_readable_file(args.module, "an mlx-level module (.mlir, as `mlxir compile --emit mlx` prints it)")
