@@ -282,3 +282,17 @@ def test_a_cached_generate_imports_no_torch(cached_imports: dict[str, tuple[list
 def test_a_cached_generate_imports_no_xdsl(cached_imports: dict[str, tuple[list[str], str]], path: str) -> None:
     loaded, output = cached_imports[path]
     assert "xdsl" not in loaded, output
+
+
+def test_a_split_that_leaves_ops_whole_says_so_in_one_line(
+    programs: Programs, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """4 query and 2 key/value heads, 128 MLP features over 3 ranks: the split pass
+    leaves products whole, and the compile says so in one line (not one per op)."""
+    lines: list[str] = []
+    capfd.readouterr()
+    llm.compile_split(programs.folder, 3, cache_dir=tmp_path, progress=lines.append)
+    whole = [line for line in lines if "stay whole" in line]
+    assert len(whole) == 1 and whole[0].strip().startswith("split over 3 ranks"), lines
+    assert "do not divide over 3 ranks" in whole[0]  # the reason, e.g. the 400-row vocabulary
+    assert "remark" not in capfd.readouterr().err

@@ -18,7 +18,6 @@ how many more tokens fit (`room`), can be cut back (`trim`) and saved (`state`,
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -103,10 +102,6 @@ class StepCache:
         self.update(int(tokens.shape[1]), outputs[1:])
         return outputs[0]
 
-    def copy(self) -> StepCache:
-        """A cache that goes on apart from this one (MLX arrays are never written)."""
-        return copy.copy(self)
-
     def padding_mask(self, length: int) -> mx.array:
         """`[B, length]` int64: 0 at each row's left padding, 1 after it."""
         import mlx.core as mx
@@ -146,9 +141,14 @@ class StepCache:
         raise NotImplementedError
 
     def _check_arrays(self, kv: Sequence[mx.array], what: str = "cache") -> None:
-        expected = list(self.kv_shapes)
         found = [(int(t.shape[1]), int(t.shape[3])) if t.ndim == 4 else (0, 0) for t in kv]
-        if found != expected or any(_dtype_name(t) != self.kv_dtype for t in kv):
+        self._check_layout(found, [_dtype_name(t) for t in kv], what)
+
+    def _check_layout(self, found: list[tuple[int, int]], dtypes: list[str], what: str) -> None:
+        """Raises `CacheError` unless `found` (heads, head dimension) and `dtypes` per
+        cache tensor are the program's."""
+        expected = list(self.kv_shapes)
+        if found != expected or any(dtype != self.kv_dtype for dtype in dtypes):
             raise CacheError(
                 f"this {what} was made with another model ({len(found)} cache tensors of heads x dims "
                 f"{sorted(set(found))}, where this program's are {len(expected)} of {sorted(set(expected))})"
@@ -212,6 +212,8 @@ class FixedCache(StepCache):
     needs them, up to the program's `max_capacity`."""
 
     kind = "fixed"
+    capacity = 0
+    """The slots the attention mask covers (those of `kv`; a Mamba program has none)."""
 
     def __init__(self, llm: CompiledLLM, batch: int = 1, left_padding: Sequence[int] = ()) -> None:
         super().__init__(llm, batch, left_padding)
@@ -231,9 +233,6 @@ class FixedCache(StepCache):
             slots = wanted if self.limit is None else max(stop, min(wanted, self.limit))
             self.kv = [mx.pad(t, [(0, 0), (0, 0), (0, slots - t.shape[2]), (0, 0)]) for t in self.kv]
         self.capacity = slots
-
-    capacity = 0
-    """The slots the attention mask covers (those of `kv`; a Mamba program has none)."""
 
     def inputs(self, tokens: mx.array) -> list[mx.array]:
         import mlx.core as mx
@@ -401,11 +400,6 @@ class QuantizedCache(GrowingCache):
     def arrays(self) -> list[mx.array]:
         return self.quantized.arrays()
 
-    def copy(self) -> StepCache:
-        twin = copy.copy(self)
-        twin.quantized = copy.copy(self.quantized)
-        return twin
-
     def trim(self, count: int) -> int:
         count = min(self.offset, count)
         self.offset -= count
@@ -425,15 +419,16 @@ class QuantizedCache(GrowingCache):
         return {"bits": int(meta_state["bits"]), "group_size": int(meta_state["group_size"])}
 
     def restore(self, state: list[mx.array]) -> None:
-        import mlx.core as mx
-
         if len(state) != 3 * len(self.empty):
             raise CacheError(f"this prompt cache holds {len(state) // 3} quantized cache tensors, where this program has {len(self.empty)}")
         parts = [(state[i], state[i + 1], state[i + 2]) for i in range(0, len(state), 3)]
+        # A scale per `group_size` dimensions, in the keys' and values' dtype.
+        group = self.quantized.group_size
+        found = [(int(scales.shape[1]), int(scales.shape[3]) * group) for _, scales, _ in parts]
+        self._check_layout(found, [_dtype_name(scales) for _, scales, _ in parts], "prompt cache")
         self.quantized.parts = parts
         self.quantized.dtypes = [t.dtype for t in self.empty]
         self.quantized.slots = int(parts[0][0].shape[2]) if parts else 0
-        self._check_arrays([mx.dequantize(*part[:3], group_size=self.quantized.group_size, bits=self.quantized.bits, dtype=t.dtype)[:, :, :0] for part, t in zip(parts, self.empty)], "prompt cache")
 
 
 CACHE_CLASSES: dict[str, type[StepCache]] = {

@@ -390,6 +390,7 @@ def compile_split(
     calls it before it starts the ranks, which then only read it (`load(...,
     tensor_parallel=ranks)`)."""
     from mlxir import compiled_parts
+    from mlxir.support.remarks import collecting
 
     path = Path(model)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
@@ -408,9 +409,23 @@ def compile_split(
         raise ValueError(f"'{path}' is a state-space model: its recurrent program is not split over ranks")
     exported = export_llm(hf_model, **options)
     seconds: dict[str, float] = {}
-    parts, quantized = compiled_parts(exported.ep, quantize=quantize, seconds=seconds, tensor_parallel=ranks)
+    with collecting() as remarks:
+        parts, quantized = compiled_parts(exported.ep, quantize=quantize, seconds=seconds, tensor_parallel=ranks)
     say("  export {:.1f} s, import {import:.1f} s, lower and split {lower:.1f} s, serialize {serialize:.1f} s".format(exported.export_s, **seconds))
+    if remarks:
+        say(f"  {_whole_on_every_rank([r.message for r in remarks], ranks)}")
     if quantized:
         say(f"  {quantized}")
     _store(cached, lambda partial: partial.write_bytes(bytes(parts)), say)
     return cached
+
+
+def _whole_on_every_rank(remarks: Sequence[str], ranks: int) -> str:
+    """The split pass's remarks in one line: how many ops every rank holds whole, and
+    the first one's reason."""
+    reasons = [message.removeprefix("shard-tensor-parallel: ") for message in remarks]
+    return (
+        f"split over {ranks} ranks, {len(reasons)} op(s) stay whole on every rank (each rank computes them "
+        f"all), e.g. {reasons[0]}"
+    )
+
