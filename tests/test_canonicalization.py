@@ -590,7 +590,7 @@ def test_fused_projection_cut_and_empty_pass_through_through_the_default_pipelin
         q, k, v = y[..., :8], y[..., 8:12], y[..., 12:]
         return torch.cat([q * 2.0, q[..., 8:]], dim=-1), k, v
 
-    from mlxir.conversions.aten_to_mlx import lower
+    from mlxir import lower  # the pipeline of this device, as before the compiler took its target
     from mlxir.conversions.torch_to_aten import import_program
 
     x = torch.randn(2, 3, 16)

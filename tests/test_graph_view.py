@@ -33,8 +33,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from mlxir import lower  # the pipeline of this device, as before the compiler took its target
 from mlxir.codegen import serialize
-from mlxir.conversions.aten_to_mlx import lower
 from mlxir.conversions.registry import PASSES, PassEntry
 from mlxir.debug.divergence import compare
 from mlxir.dialects import mlx

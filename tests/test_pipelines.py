@@ -19,8 +19,8 @@ import torch
 from torch import nn
 from torch.export import Dim, export
 
+from mlxir import lower  # the pipeline of this device, as before the compiler took its target
 from mlxir.codegen import serialize
-from mlxir.conversions.aten_to_mlx import lower
 from mlxir.conversions.torch_to_aten import import_program
 from mlxir.dialects.context import make_context
 from mlxir.runtime.program import Program
