@@ -70,8 +70,8 @@ def check_writable_folder(path: str | None, flag: str) -> None:
 
 
 def make_folder(path: str) -> Path:
-    """The folder `path`, made if missing (checked by `check_writable_folder` first: a
-    failure here is a race, still the user's to fix)."""
+    """The folder `path`, made if missing: one line if it cannot be, for what
+    `check_writable_folder` cannot foresee (root may write anywhere but /proc)."""
     folder = Path(path)
     try:
         folder.mkdir(parents=True, exist_ok=True)
