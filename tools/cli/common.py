@@ -169,7 +169,6 @@ def add_quantize_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --quantize: the embedding tables too (a tied LM head shares them)")
 
 
-
 def read_inputs(items: Sequence[str]) -> list[Any]:
     """`--input` values: .npy files as arrays, anything else as an integer."""
     import numpy as np
