@@ -3,7 +3,8 @@
 The mlx dialect's ops carry `MlxCanonicalization`, which reads their patterns from
 `dialects/mlx.py`'s `CANONICALIZATION_PATTERNS`: the dialects name no transform.
 Importing this module fills that table from the catalog (`transforms/catalog.py`), so
-the pass finds every pattern whoever runs it.
+the pass finds every pattern whoever runs it; asked for its patterns before, an mlx op
+raises rather than canonicalize with none.
 """
 
 from __future__ import annotations
