@@ -377,3 +377,7 @@ def test_the_command_line_imports_nothing_heavy() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+    as_module = subprocess.run(
+        [sys.executable, "-m", "mlxir.tools.cli", "--version"], capture_output=True, text=True, timeout=120
+    )
+    assert as_module.returncode == 0 and as_module.stdout.startswith("mlxir "), as_module.stderr
