@@ -140,3 +140,18 @@ def test_a_reader_that_stops_reading_ends_mlx_opt_quietly(arguments: list[str], 
         os.close(write_end)
     assert done.stderr == ""
     assert done.returncode in statuses
+
+
+def test_an_unwritable_binary_output_is_one_line_before_the_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-t mlx-fb creates its file at the first write, after the passes: a folder that
+    cannot be written is reported before them, as the user's error. (The folder is
+    made unwritable by `os.access`: a test run as root may write anywhere.)"""
+    source = tmp_path / "m.mlir"
+    source.write_text(MODULE)
+    output = tmp_path / "out.mlxfb"
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    assert run([str(source), "-p", "cse", "-t", "mlx-fb", "-o", str(output)]) == 1
+    assert capsys.readouterr().err == f"mlx-opt: error: cannot write '{output}': Permission denied\n"
+    assert not output.exists()
