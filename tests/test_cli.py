@@ -381,3 +381,24 @@ def test_the_command_line_imports_nothing_heavy() -> None:
         [sys.executable, "-m", "mlxir.tools.cli", "--version"], capture_output=True, text=True, timeout=120
     )
     assert as_module.returncode == 0 and as_module.stdout.startswith("mlxir "), as_module.stderr
+
+
+class Embed(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = torch.nn.Embedding(10, 4)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.table(tokens)
+
+
+def test_float_token_ids_are_one_line_naming_the_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Float token ids for an embedding: eager PyTorch fails inside aten.embedding with
+    a multi-line traceback; `mlxir debug` names the input in one line, in both modes."""
+    path = tmp_path / "embed.pt2"
+    torch.export.save(export(Embed(), (torch.tensor([[1, 2, 3]]),)), str(path))
+    np.save(tmp_path / "tokens.npy", np.array([[1.0, 2.0, 3.0]], dtype=np.float32))
+    for mode in ([], ["--bisect"]):
+        assert main_with(["debug", *mode, str(path), "--input", str(tmp_path / "tokens.npy")]) == 1
+        err = capsys.readouterr().err
+        assert err == "mlxir: error: input 'tokens' is float32, where the program was exported with int64 (integer values)\n", err
