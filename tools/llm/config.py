@@ -29,7 +29,6 @@ FLAGS = {
     "top_p": "--top-p",
     "min_p": "--min-p",
     "seed": "--seed",
-    "prefill_chunk": "--prefill-step-size",
     "max_kv_size": "--max-kv-size",
     "kv_bits": "--kv-bits",
     "kv_group_size": "--kv-group-size",

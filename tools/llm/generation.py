@@ -1,8 +1,9 @@
 """The generate loop: `stream_tokens` drives a `CompiledLLM` through the prefill (in
-chunks if asked) and the decode steps, pipelined with `mx.async_eval`, and grows a
-fixed cache by `CACHE_CHUNK` slots; `generate` collects its tokens as
-`model.generate` returns them, and `stream_generate` takes text in and streams text
-out (mlx-lm style), measured in `GenerationStats`."""
+chunks if asked) and the decode steps, pipelined with `mx.async_eval`, one loop over
+whichever cache a `GenerationConfig` asks for (`cache.py`: each cache builds a call's
+inputs and takes its outputs); `generate` collects its tokens as `model.generate`
+returns them, and `stream_generate` takes text in and streams text out (mlx-lm style),
+measured in `GenerationStats`."""
 
 from __future__ import annotations
 
@@ -29,7 +30,22 @@ if TYPE_CHECKING:
     from mlxir.tools.llm.speculative import SpeculativeStats
     from mlxir.tools.tokenizer import TextTokenizer
 
-__all__ = ["CACHE_CHUNK", "ROTATING_KEEP", "GenerationConfig", "GenerationConfigError", "mlx_lm_options", "stream_tokens"]
+# CACHE_CHUNK and ROTATING_KEEP lived here before cache.py, GenerationConfig is what
+# the loop takes: callers reach them as `generation.<name>`.
+__all__ = [
+    "CACHE_CHUNK",
+    "ROTATING_KEEP",
+    "GenerationConfig",
+    "GenerationConfigError",
+    "GenerationStats",
+    "generate",
+    "mlx_lm_options",
+    "peak_memory",
+    "prefill",
+    "stream_generate",
+    "stream_tokens",
+]
+
 
 def stream_tokens(
     llm: CompiledLLM,
