@@ -141,6 +141,20 @@ def test_a_state_space_folder_loads_and_generates_as_transformers(tmp_path: Path
     pieces = list(llm.stream_generate(compiled, text_tokenizer, prompt, max_tokens=12, chat_template=False))
     assert "".join(pieces) == expected_text
 
+    # Its recurrent cache saved after a prefix (the states and the step count) and read
+    # back continues as the whole prompt; it cannot be trimmed (a scan state is not
+    # taken back), so a draft model is refused in one line.
+    from mlxir.tools.llm.prompt_cache import PromptCache, make_prompt_cache
+    from mlxir.tools.llm.speculative import stream_speculative
+
+    make_prompt_cache(compiled, expected_ids[:3]).save(tmp_path / "states")
+    cache = PromptCache.load(tmp_path / "states")
+    assert cache.kind == "RecurrentCache"
+    pieces = list(llm.stream_generate(compiled, text_tokenizer, expected_ids[3:], max_tokens=12, prompt_cache=cache))
+    assert "".join(pieces) == expected_text
+    with pytest.raises(ValueError, match="cannot take back rejected proposals"):
+        next(stream_speculative(compiled, compiled, expected_ids))
+
 
 def test_the_fast_tokenizer_agrees_with_transformers(hf_folder: tuple[Path, Any]) -> None:
     folder, _ = hf_folder

@@ -279,6 +279,33 @@ def test_the_fixed_cache_grows_by_chunks() -> None:
     assert torch.equal(llm.generate(compiled, ids, mask, max_new_tokens=10), reference)
 
 
+def test_a_prompt_cache_of_the_fixed_cache(tmp_path: Path) -> None:
+    """The fixed cache saved after a prefix (`prompt_cache.py`: any cache's state) and
+    read back, plus the rest of the prompt, gives transformers' tokens of the whole
+    prompt, past a chunk of slots; the cache trims back to a shorter prefix as well."""
+    from mlxir.tools.llm.cache import make_cache
+    from mlxir.tools.llm.prompt_cache import PromptCache, make_prompt_cache
+
+    model = model_for("llama", torch.float32)
+    compiled = compiled_for("llama", torch.float32)
+    ids = torch.randint(3, 256, (1, llm.CACHE_CHUNK + 4), generator=torch.Generator().manual_seed(8))
+    with torch.no_grad():
+        reference = model.generate(ids, max_new_tokens=8, do_sample=False)[0, ids.shape[1] :].tolist()
+    prompt = ids[0].tolist()
+    make_prompt_cache(compiled, prompt[:10], config=llm.GenerationConfig()).save(tmp_path / "fixed")
+    cache = PromptCache.load(tmp_path / "fixed")
+    assert cache.kind == "FixedCache"
+    rest = mx.array([prompt[10:]], dtype=mx.int64)
+    got = [int(t.item()) for t, _ in llm.stream_tokens(compiled, rest, max_new_tokens=8, prompt_cache=cache)]
+    assert got == reference
+    # Read two tokens too many, trim them, read the rest: the same tokens.
+    longer = make_cache(compiled, llm.GenerationConfig())
+    longer.step(compiled, mx.array([prompt[:12]], dtype=mx.int64))
+    assert longer.trim(2) == 2 and longer.offset == 10
+    trimmed = PromptCache.of(prompt[:10], longer)
+    assert [int(t.item()) for t, _ in llm.stream_tokens(compiled, rest, max_new_tokens=8, prompt_cache=trimmed)] == reference
+
+
 def test_a_prompt_longer_than_a_chunk_prefilled_in_pieces() -> None:
     """Chunked prefill of a prompt longer than one chunk of cache slots: the cache is
     sized for the whole prompt at the first piece."""
