@@ -131,22 +131,14 @@ class CompiledLLM:
         """One call: logits and the grown (or written) cache, all `mx.array`s.
         `position_offset[b]` is the position of row b's first new token (see the package
         docstring); a fixed cache also takes `past_length`, the slots already written
-        (0-d int64), and its `attention_mask` covers every slot. `evaluate=False`
-        returns them lazy (`Program.call_flat`)."""
-        if self.cache in ("fixed", "recurrent"):
-            if attention_mask is None or position_offset is None or past_length is None:
-                raise ValueError("this program takes attention_mask, position_offset and past_length")
-            outputs = self.program.call_flat(
-                input_ids, attention_mask, position_offset, past_length, *kv, evaluate=evaluate
-            )
-        elif self.with_mask:
-            if attention_mask is None or position_offset is None:
-                raise ValueError("this program takes attention_mask and position_offset")
-            outputs = self.program.call_flat(
-                input_ids, attention_mask, position_offset, *kv, evaluate=evaluate
-            )
-        else:
-            outputs = self.program.call_flat(input_ids, *kv, evaluate=evaluate)
+        (0-d int64), and its `attention_mask` covers every slot. What the program takes
+        is read off its signature; `cache.py` builds these inputs for each kind of
+        cache. `evaluate=False` returns them lazy (`Program.call_flat`)."""
+        given = {"attention_mask": attention_mask, "position_offset": position_offset, "past_length": past_length}
+        names = [spec.name for spec in self.program.inputs[1:] if spec.name in given]
+        if any(given[name] is None for name in names):
+            raise ValueError(f"this program takes {', '.join(names)}")
+        outputs = self.program.call_flat(input_ids, *[given[name] for name in names], *kv, evaluate=evaluate)
         return outputs[0], list(outputs[1:])
 
 
