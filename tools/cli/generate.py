@@ -105,11 +105,11 @@ def _check_generate_arguments(args: argparse.Namespace) -> GenerationConfig:
     if args.ids is not None and (args.draft_model is not None or args.prompt_cache_file is not None):
         raise UsageError("--draft-model and --prompt-cache-file take a text prompt (--prompt), not --ids")
     if args.tensor_parallel > 1 and any(
-        given is not None for given in (args.draft_model, args.prompt_cache_file, args.max_kv_size, args.kv_bits)
+        given is not None for given in (args.draft_model, args.prompt_cache_file, args.max_kv_size)
     ):
         raise UsageError(
-            "--tensor-parallel runs the split program with its own cache: it goes without --draft-model, "
-            "--prompt-cache-file, --max-kv-size and --kv-bits"
+            "--tensor-parallel runs the one split program every rank reads: it goes without --draft-model, "
+            "--prompt-cache-file and --max-kv-size (programs or caches the ranks do not share)"
         )
     prompt_cache = _prompt_cache(args)
     if prompt_cache is not None:
