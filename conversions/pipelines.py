@@ -1,6 +1,6 @@
 """The pipelines, built here only: `lower-to-mlx` (the generic pipeline, then a target's
-passes), the pass names it runs (`pipeline_passes`), its spec for a target
-(`default_pipeline`) and `lower()`.
+passes), the pass names it runs (`pipeline_passes`; `optimize_mlx_passes` for the
+`optimize-mlx` stage), its spec for a target (`default_pipeline`) and `lower()`.
 
 The compiler takes its target from its caller and never asks MLX which device it
 runs on: the top-level API (`mlxir.lower`, `mlxir.compile`) passes the target of this
@@ -46,6 +46,17 @@ def pipeline_passes(target: str = GENERIC.name) -> list[str]:
     target's own passes and `AFTER_TARGET_PASSES`."""
     passes = target_named(target).passes
     return [*GENERIC_PIPELINE, *passes, *AFTER_TARGET_PASSES] if passes else list(GENERIC_PIPELINE)
+
+
+def optimize_mlx_passes() -> list[str]:
+    """`optimize-mlx` written out as passes, in its order: `fold-known-dims`, each
+    pattern the stage runs as a pass of its own (the catalog's order; not
+    `fold-weight-transposes`, which the stage leaves out), `fold-known-dims`. The stage
+    applies its patterns in one walk; one after another they reach the same forms."""
+    from mlxir.transforms.catalog import OPTIMIZE, PATTERNS
+
+    patterns = [name for name, entry in PATTERNS.items() if entry.stage == OPTIMIZE and entry.in_stage]
+    return ["fold-known-dims", *patterns, "fold-known-dims"]
 
 
 def default_pipeline(target: str | None = None) -> str:

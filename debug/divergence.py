@@ -14,8 +14,9 @@ whose result is mlx-level, the module is serialized, loaded and run on the input
 and its outputs are compared with eager PyTorch's (`ep.module()` on the same inputs).
 The first pass whose outputs leave the tolerance while the previous pass's were
 within it is the one reported, with the diff of the IR it made. `optimize-mlx` is run
-as its patterns, one pass each (`fold-known-dims`, each pattern in the catalog's order,
-`fold-known-dims`), so that a miscompile in one pattern is named. Each of those
+as its patterns, one pass each (`fold-known-dims`, each pattern the stage runs in the
+catalog's order, `fold-known-dims`: `conversions/pipelines.py`'s
+`optimize_mlx_passes`), so that a miscompile in one pattern is named. Each of those
 patterns keeps the meaning of its input on its own, so a divergence names a pattern.
 
 Tolerances (`TOLERANCES`): max |got - expected| <= atol + rtol * |expected|, by dtype:
@@ -118,10 +119,11 @@ def pipeline_passes(pipeline: str | None) -> list[str]:
     passes and patterns."""
     import re
 
+    from mlxir.conversions.pipelines import optimize_mlx_passes
     from mlxir.conversions.pipelines import pipeline_passes as lowering_passes
-    from mlxir.transforms.catalog import OPTIMIZE, PATTERNS
+    from mlxir.transforms.catalog import OPTIMIZE
 
-    optimize = ["fold-known-dims", *(n for n, e in PATTERNS.items() if e.stage == OPTIMIZE), "fold-known-dims"]
+    optimize = optimize_mlx_passes()
     names: list[str] = []
     for name in _spec(pipeline).split(","):
         name = name.strip()

@@ -209,3 +209,17 @@ def test_tanh_gelu_as_sigmoid_within_its_stated_tolerance(tmp_path: Path) -> Non
     expected = nn.functional.gelu(x.double(), approximate="tanh")
     got = torch.as_tensor(program(x)).double()
     assert (got - expected).abs().max().item() <= 6e-7
+
+
+def test_optimize_mlx_written_out_is_what_the_stage_runs() -> None:
+    """`optimize_mlx_passes` (what `mlxir debug --bisect` runs one by one) names exactly
+    the patterns the `optimize-mlx` stage applies, between two `fold-known-dims`."""
+    from mlxir.conversions.pipelines import optimize_mlx_passes
+    from mlxir.transforms.catalog import OPTIMIZE, PATTERNS
+    from mlxir.transforms.pattern_passes import patterns_by_op
+
+    names = optimize_mlx_passes()
+    assert names[0] == names[-1] == "fold-known-dims"
+    in_stage = {type(p).__name__ for patterns in patterns_by_op(OPTIMIZE).values() for p in patterns}
+    assert {PATTERNS[name].pattern for name in names[1:-1]} == in_stage
+    assert "fold-weight-transposes" not in names
