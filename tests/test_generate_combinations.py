@@ -296,3 +296,33 @@ def test_a_split_that_leaves_ops_whole_says_so_in_one_line(
     assert len(whole) == 1 and whole[0].strip().startswith("split over 3 ranks"), lines
     assert "do not divide over 3 ranks" in whole[0]  # the reason, e.g. the 400-row vocabulary
     assert "remark" not in capfd.readouterr().err
+
+
+def test_speculative_sampling_end_to_end_draws_from_the_main_model(programs: Programs) -> None:
+    """The token a draft proposes and the main model verifies is distributed as the
+    main model's (temperature 1, top-k 4) given the token before it, not as the
+    draft's: 400 seeds, grouped by the first token (drawn from the main model's
+    prefill), the second token's frequencies against the main model's probabilities."""
+    import mlx.core as mx
+
+    from mlxir.tools.llm.sampling import probabilities
+
+    prompt = PROMPT[:6]
+    sampling = {"do_sample": True, "temperature": 1.0, "top_k": 4}
+    pairs = [
+        tuple(stream_speculative(programs.every, programs.draft, prompt, max_new_tokens=2, num_draft_tokens=1, seed=seed, **sampling))
+        for seed in range(400)
+    ]
+    first = max(set(t for t, _ in pairs), key=[t for t, _ in pairs].count)
+    seconds = [second for t, second in pairs if t == first]
+    assert len(seconds) >= 100
+
+    def distribution(compiled: llm.CompiledLLM) -> np.ndarray[Any, Any]:
+        last = list(llm.stream_tokens(compiled, mx.array([[*prompt, first]]), max_new_tokens=1))[0][1]
+        return np.array(probabilities(last, **sampling)[0])
+
+    p = distribution(programs.plain)
+    q = distribution(programs.draft)
+    assert 0.5 * np.abs(p - q).sum() > 0.3  # the draft alone would be told apart
+    counts = np.bincount(seconds, minlength=p.shape[0]) / len(seconds)
+    assert 0.5 * np.abs(counts - p).sum() < 0.12
