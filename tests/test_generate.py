@@ -276,6 +276,10 @@ def test_what_is_not_a_model_is_said_so(tmp_path: Path, capsys: pytest.CaptureFi
     assert main_with(["generate", "--model", str(tmp_path / "empty"), "--prompt", "x"]) == 1
     err = capsys.readouterr().err
     assert "is not a model folder saved by save_pretrained: it has no config.json" in err
+    from mlxir.tools.tokenizer import load_tokenizer
+
+    with pytest.raises(FileNotFoundError, match="is not a folder saved by save_pretrained: it has no tokenizer.json"):
+        load_tokenizer(tmp_path / "empty")
 
 
 def test_a_program_without_its_tokenizer_is_a_clear_error(

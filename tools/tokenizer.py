@@ -115,10 +115,14 @@ class TransformersTokenizer:
 def load_tokenizer(folder: str | Path) -> FastTokenizer | TransformersTokenizer:
     """The tokenizer `save_pretrained` wrote into `folder`."""
     folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"'{folder}': no such folder (a tokenizer is a folder saved by save_pretrained)")
     if (folder / "tokenizer.json").exists():
         return FastTokenizer(folder)
     if not any((folder / name).exists() for name in ("tokenizer_config.json", "tokenizer.model", "vocab.json")):
-        raise FileNotFoundError(f"'{folder}' holds no tokenizer (tokenizer.json, tokenizer_config.json)")
+        saved = (folder / "config.json").exists()
+        what = "holds no tokenizer" if saved else "is not a folder saved by save_pretrained"
+        raise FileNotFoundError(f"'{folder}' {what}: it has no tokenizer.json or tokenizer_config.json")
     return TransformersTokenizer(folder)
 
 
