@@ -288,6 +288,8 @@ def test_cli_rejects_what_is_not_an_mlxfb(tmp_path: Path, capsys: pytest.Capture
         ([str(pte), "-o", "f.mlxfn"], "is an ExecuTorch .pte: export-mlxfn takes a compiled .mlxfb"),
         ([str(text)], "export-mlxfn needs -o FILE.mlxfn"),
     ]:
-        assert main_with(["export-mlxfn", *argv]) == 1
+        usage = message.startswith("export-mlxfn needs")
+        assert main_with(["export-mlxfn", *argv]) == (2 if usage else 1)
         err = capsys.readouterr().err
-        assert err.startswith("mlxir: error: ") and message in err, err
+        prefix = "mlxir export-mlxfn: error: " if usage else "mlxir: error: "
+        assert err.startswith(prefix) and message in err, err

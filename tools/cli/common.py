@@ -145,7 +145,7 @@ def quantize_option(args: argparse.Namespace) -> Any:
     an `mlxir.Quantize`."""
     if args.quantize is None:
         if args.quantize_embeddings:
-            raise CliError("--quantize-embeddings needs --quantize BITS")
+            raise UsageError("--quantize-embeddings needs --quantize BITS")
         return None
     import mlxir
 
@@ -155,7 +155,7 @@ def quantize_option(args: argparse.Namespace) -> Any:
     try:
         quantize.check()
     except ValueError as error:
-        raise CliError(str(error)) from None
+        raise UsageError(str(error)) from None
     return quantize
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mlxir.tools.cli.common import check_readable_file, check_writable_file, load_program
-from mlxir.tools.cli.errors import CliError
+from mlxir.tools.cli.errors import CliError, UsageError
 
 EXPORT_MLXFN_HELP = """\
 Writes a compiled program as MLX's own function file, which MLX loads without mlxir,
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from mlxir.runtime.program import Program
 
     if not args.output:
-        raise CliError("export-mlxfn needs -o FILE.mlxfn")
+        raise UsageError("export-mlxfn needs -o FILE.mlxfn")
     check_writable_file(args.state, "--state")
     check_readable_file(args.program, "a compiled program (.mlxfb)")
     try:
