@@ -230,7 +230,7 @@ def test_cli_generate_quantized(
     assert main_with(argv[:-2]) == 0  # the float program: another cache entry
     assert len(list((tmp_path / "cache" / "llm").glob("*.mlxfb"))) == 2
     capfd.readouterr()
-    assert main_with([*argv[:-2], "--quantize", "7"]) == 1
+    assert main_with([*argv[:-2], "--quantize", "7"]) == 2  # a usage error
     assert "bits in [2, 3, 4, 5, 6, 8], not 7" in capfd.readouterr().err
 
 
