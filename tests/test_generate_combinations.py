@@ -50,7 +50,12 @@ class Programs:
 
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory: pytest.TempPathFactory) -> Programs:
-    return Programs(tmp_path_factory.mktemp("combinations"))
+    root = tmp_path_factory.mktemp("combinations")
+    # The compile records its verification verdict where a later run reads it, as a
+    # first `mlxir generate` does for the next (`codegen/verification.py`).
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MLXIR_CACHE_DIR", str(root / "cache"))
+        return Programs(root)
 
 
 PROMPT = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28]
