@@ -15,13 +15,17 @@ what plain Python value the runtime sees and how the attribute is rebuilt:
 | `FloatArray`  | `DenseArrayBase` of floats            | `tuple[float, ...]`            |
 | `SymbolValue` | `SymbolRefAttr`                       | `str`, the name ("a::b" nested)|
 | `DenseValue`  | `DenseIntOrFPElementsAttr` on tensors | read-only NumPy array (1)      |
-| `TextValue`   | anything else, in MLIR syntax         | the xDSL attribute             |
+| `TextValue`   | anything else, in MLIR syntax         | its text (2)                   |
 
 (1) A view into the program's buffer, of the element type's NumPy dtype and the
 attribute's shape; bfloat16 (which NumPy lacks) is widened to float32, exactly. The
 record holds the checked `Payload` and `codegen/reader.py` makes the array on first
 read, so decoding imports no NumPy; the runtime's kernels get the same values as an
 `mx.array`, read without NumPy (`Payload.mx`, `Instruction.kernel_props`).
+
+(2) The attribute as MLIR prints it (`#arith.overflow<none>`): parsing it back takes
+xDSL, which only rebuilding the IR (verification, `deserialize`) does, so loading and
+running a program never import xDSL.
 
 Decoding imports neither NumPy nor the FlatBuffers library (whose builder imports
 NumPy): the encoders import the generated bindings when they write.
@@ -423,12 +427,15 @@ def _encode_text(w: Writer, attr: Attribute) -> int | None:
 
 
 def _decode_text(t: Table, segment: memoryview) -> AttrRecord:
+    # Kept as text: parsing it takes xDSL, which loading a program must not import (a
+    # cached `mlxir generate`); no kernel reads these properties, and the IR rebuilt
+    # for verification or printing parses them (`_rebuild_text`).
     text = t.string("text") or ""
-    try:
-        attr = parse_attribute(text)
-    except ProgramError as error:
-        raise ProgramError(f"{t.what}: {error}") from None
-    return AttrRecord("TextValue", text, attr)
+    return AttrRecord("TextValue", text, text)
+
+
+def _rebuild_text(record: AttrRecord, ctx: Context) -> Attribute:
+    return parse_attribute(record.value)
 
 
 @cache
@@ -626,7 +633,7 @@ CODECS: tuple[Codec, ...] = (
     Codec("FloatArray", _encode_float_array, _decode_float_array, _rebuild_array),
     Codec("SymbolValue", _encode_symbol, _decode_symbol, _rebuild_symbol),
     Codec("DenseValue", _encode_dense, _decode_dense, _rebuild_dense),
-    Codec("TextValue", _encode_text, _decode_text, lambda r, c: r.python),  # last: takes anything
+    Codec("TextValue", _encode_text, _decode_text, _rebuild_text),  # last: takes anything
 )
 """Tried in order; the first that holds an attribute writes it."""
 

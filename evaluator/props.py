@@ -66,7 +66,7 @@ def python_value(attr: Attribute) -> object:
         case IntAttr():
             return attr.data
         case _:
-            return attr
+            return str(attr)  # as a program gives it (`codegen/attributes.py`, TextValue)
 
 
 def dense_to_numpy(attr: DenseIntOrFPElementsAttr[Any]) -> np.ndarray:
