@@ -304,6 +304,9 @@ class RecurrentCache(FixedCache):
     def restore(self, state: list[mx.array]) -> None:
         attention = len(self.kv)
         super().restore(state[:attention])
+        shapes = [tuple(t.shape[1:]) for t in state[attention:]]
+        if shapes != [tuple(t.shape[1:]) for t in self.states]:
+            raise CacheError(f"this prompt cache's recurrent states are {shapes}, not this program's")
         self.states = state[attention:]
 
 
