@@ -223,3 +223,24 @@ def test_optimize_mlx_written_out_is_what_the_stage_runs() -> None:
     in_stage = {type(p).__name__ for patterns in patterns_by_op(OPTIMIZE).values() for p in patterns}
     assert {PATTERNS[name].pattern for name in names[1:-1]} == in_stage
     assert "fold-weight-transposes" not in names
+
+
+def test_compile_splits_the_program_when_asked() -> None:
+    """`mlxir.compile(ep, tensor_parallel=2)` splits the program (it used to drop the
+    argument and compile it whole): loaded by one process, it names the 2 ranks it
+    needs."""
+    import mlxir
+    from mlxir.codegen.errors import ProgramError
+
+    class Mlp(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.up, self.down = nn.Linear(8, 32), nn.Linear(32, 8)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.down(torch.relu(self.up(x)))
+
+    ep = export(Mlp(), (torch.randn(2, 8),))
+    with pytest.raises(ProgramError, match="split over 2 ranks .* runs in a group of 1"):
+        mlxir.compile(ep, tensor_parallel=2)
+    assert mlxir.compile(ep)(torch.ones(2, 8)).shape == (2, 8)
