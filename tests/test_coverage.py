@@ -7,9 +7,18 @@ from mlxir.tools import coverage
 
 
 def test_coverage_table_is_current() -> None:
-    expected = coverage.table()
+    """The table renders from every differential case's record and the registered
+    importers and patterns; each record is checked against a real export and import
+    by its case's own differential test (`differential.harness.run_case`)."""
+    from differential.cases import CASES
+
+    records = coverage.recorded()
+    assert set(records) == {case.name for case in CASES}, (
+        "tests/differential/coverage.json must hold every differential case: "
+        "run `.venv/bin/python -m mlxir.tools.coverage --write`"
+    )
     actual = coverage.TABLE.read_text() if coverage.TABLE.exists() else ""
-    assert actual == expected, (
+    assert actual == coverage.table(records), (
         "docs/coverage.md is out of date: run `.venv/bin/python -m mlxir.tools.coverage --write`"
     )
 

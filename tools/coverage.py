@@ -9,8 +9,11 @@ configurations exercise it, with their dtypes and whether a dynamic-shape varian
 A configuration exercises a packet when the graph the importer receives calls it (after
 torch's decompositions, unless the case imports undecomposed); the last column counts
 the configurations whose exported graph calls it before any decomposition.
-`tests/test_coverage.py` regenerates the table and fails if docs/coverage.md differs,
-so the table cannot drift from the registered patterns or the test suite.
+`--write` also records each differential case's packets (`tests/differential/coverage.json`),
+as its coverage configuration's export and import give them. That configuration's own
+differential test checks its record against what it exported and imported, and
+`tests/test_coverage.py` that the table renders from the records and the registered
+patterns, so the table cannot drift from either, and no case is exported twice.
 """
 
 from __future__ import annotations
@@ -114,23 +117,27 @@ def lowered_ops() -> set[str]:
     return set(LOWERINGS_BY_OP)
 
 
-def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], dict[str, int]]:
-    """ATen packet → the (dtypes its calls work on, dynamic) of every differential
-    configuration whose graph, as the importer receives it, calls the packet; and packet
-    → how many configurations' exported graphs (before torch's decompositions) call it."""
-    sys.path.insert(0, str(ROOT / "tests"))
+RECORDED = ROOT / "tests" / "differential" / "coverage.json"
+"""Each differential case's packets, as its coverage configuration (`coverage_config`)
+saw them: checked by that configuration's own test, which exports and imports it
+anyway, so that the table is kept current without exporting every case again."""
+
+
+def coverage_config(case: Any) -> tuple[Any, bool]:
+    """The (dtype, dynamic) configuration of a differential case whose graph the table
+    reads: its first dtype, dynamic when the case has a dynamic variant (it adds the
+    sym_size/arith ops)."""
+    return case.dtypes[0], bool(case.dynamic) and not case.static_only
+
+
+def case_packets(exported: Any, imported: Any, case_dtype: Any) -> dict[str, Any]:
+    """What one case records: the packets its exported graph calls, and for each packet
+    the graph the importer receives calls, the dtypes those calls work on (None: the
+    case's own dtype, which the call follows; a name: one the graph fixes, a
+    comparison's bool)."""
     import torch
-    from torch.export import export
 
-    # tests/ is outside the type-checked tree: its modules are untyped (`Any`) here.
-    cases: Any = importlib.import_module("differential.cases")
-    harness: Any = importlib.import_module("differential.harness")
     from mlxir.conversions.torch_to_aten import packet_name, torch_overload
-    from mlxir.conversions.torch_to_aten.importer import graph_to_import
-
-    def packets(graph: torch.fx.Graph) -> set[str]:
-        overloads = (torch_overload(node.target) for node in graph.nodes if node.op == "call_function")
-        return {packet_name(overload) for overload in overloads if overload is not None}
 
     def operand_dtype(node: torch.fx.Node) -> torch.dtype | None:
         """The dtype the op works on: its first tensor operand's, else its result's."""
@@ -140,50 +147,87 @@ def exercised_packets() -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], 
                     return item.dtype
         return None
 
-    def operand_dtypes(graph: torch.fx.Graph, case_dtype: torch.dtype) -> dict[str, set[torch.dtype | None]]:
-        """Packet → the dtypes its calls work on; None stands for the case's dtype (the
-        call follows it), a dtype for one fixed by the graph (a comparison's bool)."""
-        found: dict[str, set[torch.dtype | None]] = defaultdict(set)
+    def calls(graph: torch.fx.Graph) -> list[tuple[str, torch.fx.Node]]:
+        found: list[tuple[str, torch.fx.Node]] = []
         for node in graph.nodes:
             overload = torch_overload(node.target) if node.op == "call_function" else None
             if overload is not None:
-                dtype = operand_dtype(node)
-                found[packet_name(overload)].add(None if dtype in (case_dtype, None) else dtype)
+                found.append((packet_name(overload), node))
         return found
 
-    imported_by_case: dict[str, set[str]] = {}
-    exported_by_case: dict[str, set[str]] = {}
-    dtypes_by_case: dict[str, dict[str, set[torch.dtype | None]]] = {}
+    worked_on: dict[str, set[str | None]] = defaultdict(set)
+    for packet, node in calls(imported):
+        dtype = operand_dtype(node)
+        worked_on[packet].add(None if dtype in (case_dtype, None) else str(dtype).removeprefix("torch."))
+    return {
+        "exported": sorted({packet for packet, _ in calls(exported)}),
+        "imported": {
+            packet: sorted(dtypes, key=lambda d: "" if d is None else d) for packet, dtypes in sorted(worked_on.items())
+        },
+    }
+
+
+def _differential() -> tuple[Any, Any]:
+    """The differential suite's `cases` and `harness` modules (tests/ is outside the
+    type-checked tree: its modules are untyped, `Any`, here)."""
+    if str(ROOT / "tests") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests"))
+    return importlib.import_module("differential.cases"), importlib.import_module("differential.harness")
+
+
+def measure() -> dict[str, dict[str, Any]]:
+    """Every case's record, from an export and import of its coverage configuration."""
+    import torch
+    from torch.export import export
+
+    from mlxir.conversions.torch_to_aten.importer import graph_to_import
+
+    cases, harness = _differential()
+    records: dict[str, dict[str, Any]] = {}
     for case in cases.CASES:
-        dtype = case.dtypes[0]
+        dtype, dynamic = coverage_config(case)
         module = harness.Fn(case.fn, case.params(dtype) if case.params else None)
         inputs = case.make(harness.EXPORT_SIZE, dtype)
-        # The dynamic variant when there is one: it adds the sym_size/arith ops.
-        shapes = harness._dynamic_shapes(case, len(inputs), case.min_size) if case.dynamic and not case.static_only else None
+        shapes = harness._dynamic_shapes(case, len(inputs), case.min_size) if dynamic else None
         with torch.no_grad():
             ep = export(module, inputs, dynamic_shapes=(shapes,) if shapes else None)
-        exported_by_case[case.name] = packets(ep.graph)
         _, imported, _ = graph_to_import(ep, "nodes" if case.decompose else "none")
-        imported_by_case[case.name] = packets(imported)
-        dtypes_by_case[case.name] = operand_dtypes(imported, dtype)
+        records[case.name] = case_packets(ep.graph, imported, dtype)
+    return records
+
+
+def recorded() -> dict[str, dict[str, Any]]:
+    import json
+
+    return json.loads(RECORDED.read_text()) if RECORDED.exists() else {}
+
+
+def exercised_packets(
+    records: dict[str, dict[str, Any]],
+) -> tuple[dict[str, list[tuple[tuple[str, ...], bool]]], dict[str, int]]:
+    """ATen packet → the (dtypes its calls work on, dynamic) of every differential
+    configuration whose graph, as the importer receives it, calls the packet; and packet
+    → how many configurations' exported graphs (before torch's decompositions) call it."""
+    cases, harness = _differential()
     used: dict[str, list[tuple[tuple[str, ...], bool]]] = defaultdict(list)
     exported: dict[str, int] = defaultdict(int)
     for case, dtype, dynamic in harness.configurations(cases.CASES):
-        for name in imported_by_case[case.name]:
-            worked_on = tuple(
-                sorted({str(operand or dtype).removeprefix("torch.") for operand in dtypes_by_case[case.name][name]})
-            )
+        record = records[case.name]
+        case_dtype = str(dtype).removeprefix("torch.")
+        for name, operands in record["imported"].items():
+            worked_on = tuple(sorted({operand or case_dtype for operand in operands}))
             used[name].append((worked_on, dynamic))
-        for name in exported_by_case[case.name]:
+        for name in record["exported"]:
             exported[name] += 1
     return used, exported
 
 
-def table() -> str:
+def table(records: dict[str, dict[str, Any]]) -> str:
+    """docs/coverage.md from each case's record (`recorded()`, or `measure()`)."""
     from mlxir.conversions.torch_to_aten import IMPORTERS
 
     lowered = lowered_ops()
-    used, exported = exercised_packets()
+    used, exported = exercised_packets(records)
     rows: list[str] = []
     for packet in sorted(IMPORTERS):
         op = _aten_op_of(packet)
@@ -224,11 +268,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {TABLE.relative_to(ROOT)}")
     args = parser.parse_args(argv)
-    text = table()
+    records = measure()
+    text = table(records)
     if args.write:
+        import json
+
+        RECORDED.write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
         TABLE.parent.mkdir(exist_ok=True)
         TABLE.write_text(text)
-        print(f"wrote {TABLE}")
+        print(f"wrote {TABLE} and {RECORDED.relative_to(ROOT)}")
     else:
         sys.stdout.write(text)
     return 0

@@ -15,7 +15,9 @@ compared in float32 with per-dtype tolerances:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,12 +105,19 @@ def _compare(expected: Any, got: Any, dtype: torch.dtype, where: str) -> None:
 
 
 def run_case(case: Case, dtype: torch.dtype, dynamic: bool) -> None:
+    from mlxir.tools import coverage
+
     module = Fn(case.fn, case.params(dtype) if case.params else None)
     export_inputs = case.make(EXPORT_SIZE, dtype)
     shapes = _dynamic_shapes(case, len(export_inputs), case.min_size) if dynamic else None
     with torch.no_grad():
         ep = export(module, export_inputs, dynamic_shapes=(shapes,) if shapes else None)
-    program = compile_case(case, ep)
+    if coverage.coverage_config(case) == (dtype, dynamic):
+        with _imported_graph() as imported:
+            program = compile_case(case, ep)
+        _check_coverage_record(case, coverage.case_packets(ep.graph, imported[0], dtype))
+    else:
+        program = compile_case(case, ep)
     sizes = RUN_SIZES if dynamic else (EXPORT_SIZE,)
     for n in sizes:
         inputs = case.make(n, dtype)
@@ -116,6 +125,46 @@ def run_case(case: Case, dtype: torch.dtype, dynamic: bool) -> None:
             expected = module(*inputs)
         got = program(*inputs)
         _compare(expected, got, dtype, f"{case.name}[{dtype}, n={n}]")
+
+
+@contextlib.contextmanager
+def _imported_graph() -> Iterator[list[Any]]:
+    """Holds, once the block has run, the graph the importer received (after its node
+    decompositions), the graph `tools/coverage.py` reads."""
+    from mlxir.conversions.torch_to_aten import importer
+
+    seen: list[Any] = []
+    graph_to_import = importer.graph_to_import
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        found = graph_to_import(*args, **kwargs)
+        seen.append(found[1])
+        return found
+
+    importer.graph_to_import = recording
+    try:
+        yield seen
+    finally:
+        importer.graph_to_import = graph_to_import
+
+
+def _check_coverage_record(case: Case, record: dict[str, Any]) -> None:
+    """This case's record in `tests/differential/coverage.json` (docs/coverage.md's
+    source) must be what its coverage configuration just exported and imported."""
+    from mlxir.tools import coverage
+
+    assert _recorded_coverage().get(case.name) == record, (
+        f"{case.name}'s packets changed from tests/differential/coverage.json's: "
+        "regenerate docs/coverage.md with `.venv/bin/python -m mlxir.tools.coverage --write`"
+        if coverage.RECORDED.exists() else "tests/differential/coverage.json is missing"
+    )
+
+
+@functools.cache
+def _recorded_coverage() -> dict[str, dict[str, Any]]:
+    from mlxir.tools import coverage
+
+    return coverage.recorded()
 
 
 def compile_case(case: Case, ep: Any) -> Any:
