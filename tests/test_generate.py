@@ -360,6 +360,7 @@ def test_generation_stops_at_the_end_of_the_context(
     assert main_with(["generate", "--model", str(folder), "-p", "fox " * 300, "--ignore-chat-template"]) == 1
     err = capfd.readouterr().err
     assert "this program's context holds 257" in err and "Traceback" not in err
+    assert "==========" not in err  # the error alone, not after the text's opening line
 
 
 @pytest.mark.parametrize(

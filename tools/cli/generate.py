@@ -5,6 +5,7 @@ compiled programs: a save_pretrained folder, compiled once and cached, or a comp
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from pathlib import Path
@@ -246,9 +247,11 @@ def run(args: argparse.Namespace) -> int:
             draft_stats=draft_stats,
             prompt_cache=prompt_cache,
         )
+        # The prompt is checked when the stream starts: its errors come before the line.
+        first = next(pieces, None)
         if args.verbose:
             print("==========", file=sys.stderr)
-        for piece in pieces:
+        for piece in itertools.chain([] if first is None else [first], pieces):
             sys.stdout.write(piece)
             sys.stdout.flush()
     except ValueError as error:  # the prompt longer than the context, a cache the program cannot take
