@@ -114,6 +114,20 @@ def test_the_generic_kernels_never_ask_for_the_device() -> None:
     assert not offending, offending
 
 
+def test_the_compiler_never_asks_for_the_device() -> None:
+    """The compiler takes its target from its caller (`mlxir.lower` passes
+    `runtime/backend.py`'s `host_target()`): no pass and no conversion asks MLX which
+    device is the default."""
+    offending = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for part in ("conversions", "transforms")
+        for path in sorted((ROOT / part).rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if "default_device" in line
+    ]
+    assert not offending, offending
+
+
 def test_the_runtime_imports_no_xdsl() -> None:
     """Loading and running a program needs neither xDSL nor the dialects (half a second
     of imports): `codegen/ops.py` reads its generated rule table, and a program this

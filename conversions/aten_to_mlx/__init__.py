@@ -22,7 +22,6 @@ from mlxir.conversions.aten_to_mlx.passes import (
     LOWERING_PATTERNS,
     LOWERINGS_BY_OP,
     ConvertAtenToMlxPass,
-    host_target,
 )
 from mlxir.conversions.pipelines import LowerToMlxPass, default_pipeline, lower, pipeline_passes
 
@@ -35,7 +34,6 @@ __all__ = [
     "LowerToMlxPass",
     "LoweringError",
     "default_pipeline",
-    "host_target",
     "lower",
     "pipeline_passes",
     "promoted_dtype",

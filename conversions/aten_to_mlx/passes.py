@@ -106,11 +106,3 @@ def _erase_consumed_scalars(module: ModuleOp) -> None:
             continue
         Rewriter.erase_op(constant)
 
-
-def host_target() -> str:
-    """The target of the device this process computes on (moved to
-    `mlxir.runtime.backend.host_target`: the compiler does not ask MLX which device it
-    runs on; this name goes once nothing imports it from here)."""
-    import mlx.core as mx
-
-    return "cpu" if mx.default_device() == mx.cpu else "generic"
