@@ -79,8 +79,10 @@ demo: blas $(DEMO_STAMP)
 
 test: venv ruff pyright pytest lit
 
+# loadgroup: a file marked with an xdist_group runs on one worker, so the programs its
+# tests share are compiled once, not once per worker.
 pytest: venv
-	$(BIN)/python -m pytest -q -n 2 tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup tests
 
 lit: venv
 	$(BIN)/lit -v tests/filecheck

@@ -14,6 +14,9 @@ from torch.export import Dim, export
 
 from mlxir.tools.cli import main_with
 
+# Its tests share compiled programs (module fixtures, caches): one worker compiles them once.
+pytestmark = pytest.mark.xdist_group("test_cli")
+
 
 class Affine(torch.nn.Module):
     def __init__(self) -> None:

@@ -28,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from distributed_rank import NEW_TOKENS, PROMPT  # noqa: E402
 from llm_models import MODELS, build_model  # noqa: E402
 
+# Its tests share compiled programs (module fixtures, caches): one worker compiles them once.
+pytestmark = pytest.mark.xdist_group("test_distributed")
+
 RANK_SCRIPT = str(Path(__file__).parent / "distributed_rank.py")
 LOGIT_TOLERANCE = 1e-4
 TIMEOUT_S = 180

@@ -18,6 +18,9 @@ from mlxir.tools import llm
 from mlxir.tools.cli import main_with
 from mlxir.tools.tokenizer import FastTokenizer, TransformersTokenizer
 
+# Its tests share compiled programs (module fixtures, caches): one worker compiles them once.
+pytestmark = pytest.mark.xdist_group("test_generate")
+
 CHAT_TEMPLATE = (
     "{{ bos_token }}{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}{{ eos_token }}\n"
     "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"

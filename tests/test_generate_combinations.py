@@ -22,6 +22,9 @@ from mlxir.tools.llm.config import GenerationConfig, GenerationConfigError
 from mlxir.tools.llm.prompt_cache import PromptCache, PromptCacheError, make_prompt_cache
 from mlxir.tools.llm.speculative import SpeculativeStats, stream_speculative, verify
 
+# Its tests share compiled programs (module fixtures, caches): one worker compiles them once.
+pytestmark = pytest.mark.xdist_group("test_generate_combinations")
+
 
 class Programs:
     """The folder, its transformers model and its programs: `plain` (growing, last

@@ -50,6 +50,9 @@ from mlxir.interop.model_explorer import (
 from mlxir.interop.model_explorer.main import MlxirAdapter
 from mlxir.transforms.view_op_graph import GraphOptions, op_graph_dot
 
+# Its tests share compiled programs (module fixtures, caches): one worker compiles them once.
+pytestmark = pytest.mark.xdist_group("test_graph_view")
+
 
 class Attention(nn.Module):
     def __init__(self) -> None:

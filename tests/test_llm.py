@@ -41,6 +41,9 @@ from llm_models import MODELS, build_model  # noqa: E402
 
 from mlxir.tools import llm  # noqa: E402
 
+# Its tests share compiled programs (module fixtures, caches): one worker compiles them once.
+pytestmark = pytest.mark.xdist_group("test_llm")
+
 NEW_TOKENS = 16
 F32_ATOL = 1e-4
 BF16_RTOL_OF_SCALE = 0.03
