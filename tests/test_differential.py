@@ -20,3 +20,9 @@ def test_op_matches_eager_torch(config) -> None:
 
 def test_suite_size() -> None:
     assert len(CONFIGS) >= 300
+
+
+def test_case_names_are_unique() -> None:
+    """A name is a case's test ids and its coverage record (`tools/coverage.py`)."""
+    names = [case.name for case in CASES]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})

@@ -187,7 +187,7 @@ NN_CASES: list[Case] = [
         {2: (1,)},
     ),
     Case(
-        "isin",
+        "isin_tensor_elements",
         lambda m, x, t: (torch.isin(x, t), torch.isin(x, t, invert=True)),
         lambda n, dt: (_randint(0, 9, 3, n, salt="isx").to(dt), _randint(0, 9, 12, salt="ist").to(dt)),
         {0: (1,)},
@@ -223,7 +223,7 @@ NN_CASES: list[Case] = [
         static_only=True,  # as histogram: no meta kernel
     ),
     Case(
-        "bucketize",
+        "bucketize_on_boundaries",
         lambda m, x: (torch.bucketize(x, torch.linspace(-1, 1, 5)), torch.bucketize(x, torch.linspace(-1, 1, 5), right=True)),
         lambda n, dt: (_randint(-3, 4, 2, n, salt="bk").to(dt) / 2,),
         {0: (1,)},

@@ -87,7 +87,7 @@ SPECIAL_CASES: list[Case] = [
     _special("special_spherical_bessel_j0", lambda x, s: tuple(S.spherical_bessel_j0(v) for v in (x * 0.4, x * 6, s, _specials(x)))),
     # ndtri: the central rational form, both tails (the far one below exp(-32)), and
     # -inf, inf, NaN at 0, 1 and outside [0, 1]
-    _special("special_ndtri", lambda x, s: tuple(S.ndtri(v) for v in (torch.sigmoid(x * 2), torch.exp(-s.abs() / 10), 1 - torch.exp(-s.abs() / 100), _specials(x, (1.0, 0.5, 1.5, -0.5))))),
+    _special("special_ndtri", lambda x, s: tuple(S.ndtri(v) for v in (torch.sigmoid(x * 2), torch.exp(-s.abs() / 10), -torch.expm1(-s.abs() / 100), _specials(x, (1.0, 0.5, 1.5, -0.5))))),
     # Airy Ai: oscillating below -2.09, the Maclaurin series between, decaying from
     # 2.09, 0 beyond 103.892 and NaN at +-inf (float32 agrees with torch's to |x| ~ 75:
     # beyond, both round the phase differently)
