@@ -77,12 +77,16 @@ $(STAMP): $(DEMO_STAMP)
 demo: blas $(DEMO_STAMP)
 	$(BIN)/mlxir demo
 
-test: venv ruff pyright pytest lit
+# The checks that are not pytest run side by side (pyright uses one core, lit two),
+# then pytest, which keeps both cores busy on its own.
+test: venv
+	$(MAKE) --no-print-directory -j3 --output-sync=target ruff pyright lit
+	$(MAKE) --no-print-directory pytest
 
 # loadgroup: a file marked with an xdist_group runs on one worker, so the programs its
 # tests share are compiled once, not once per worker.
 pytest: venv
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=25 tests
 
 lit: venv
 	$(BIN)/lit -v tests/filecheck
