@@ -32,3 +32,14 @@ INTEGER_OUTPUT_PROGRAM = """
       func.return %m : index
     }"""
 """mlx IR returning an integer: `n + 3`."""
+
+
+class Embed(nn.Module):
+    """One embedding lookup: a program whose input is integer token ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = nn.Embedding(10, 4)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.table(tokens)

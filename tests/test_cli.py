@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from small_models import Embed  # noqa: E402
 from torch.export import Dim, export
 
 from mlxir.tools.cli import main_with
@@ -384,15 +385,6 @@ def test_the_command_line_imports_nothing_heavy() -> None:
         [sys.executable, "-m", "mlxir.tools.cli", "--version"], capture_output=True, text=True, timeout=120
     )
     assert as_module.returncode == 0 and as_module.stdout.startswith("mlxir "), as_module.stderr
-
-
-class Embed(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.table = torch.nn.Embedding(10, 4)
-
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.table(tokens)
 
 
 def test_float_token_ids_are_one_line_naming_the_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import torch
 from llm_models import MODELS, build_model
+from small_models import Embed  # noqa: E402
 from torch.export import Dim, export
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -191,15 +192,6 @@ def test_a_tensor_of_another_kind_than_the_exports_is_named() -> None:
         check_input_kinds(ep, [torch.ones(1, 3)])
     with pytest.raises(ValueError, match="input 'tokens' is bool"):
         check_input_kinds(ep, [torch.ones(1, 3, dtype=torch.bool)])
-
-
-class Embed(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.table = torch.nn.Embedding(10, 4)
-
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.table(tokens)
 
 
 def test_half_precision_is_compared_at_its_own_tolerance() -> None:

@@ -190,6 +190,15 @@ def read_inputs(items: Sequence[str]) -> list[Any]:
     return inputs
 
 
+def read_program_file(path: str, what: str) -> bytes:
+    """The bytes of the program file at `path` (`what` it should be, for the message)."""
+    check_readable_file(path, what)
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise CliError(f"cannot read '{path}': {error.strerror}") from error
+
+
 def load_program(path: str) -> Any:
     import mlxir
 

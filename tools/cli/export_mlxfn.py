@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from mlxir.tools.cli.common import check_readable_file, check_writable_file, load_program
+from mlxir.tools.cli.common import check_writable_file, load_program, read_program_file
 from mlxir.tools.cli.errors import CliError, UsageError
 
 EXPORT_MLXFN_HELP = """\
@@ -60,11 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.output:
         raise UsageError("export-mlxfn needs -o FILE.mlxfn")
     check_writable_file(args.state, "--state")
-    check_readable_file(args.program, "a compiled program (.mlxfb)")
-    try:
-        data = Path(args.program).read_bytes()
-    except OSError as error:
-        raise CliError(f"cannot read '{args.program}': {error.strerror}") from error
+    data = read_program_file(args.program, "a compiled program (.mlxfb)")
     if is_pte(data):
         raise CliError(f"'{args.program}' is an ExecuTorch .pte: export-mlxfn takes a compiled .mlxfb")
     program = load_program(args.program)

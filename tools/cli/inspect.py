@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from mlxir.tools.cli.common import check_readable_file, format_counts, load_program
-from mlxir.tools.cli.errors import CliError
+from mlxir.tools.cli.common import format_counts, load_program, read_program_file
 
 
 def add_parser(sub: Any) -> None:
@@ -21,11 +19,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from mlxir.runtime.loading import is_pte
 
-    check_readable_file(args.program, "a compiled program (.mlxfb or .pte)")
-    try:
-        data = Path(args.program).read_bytes()
-    except OSError as error:
-        raise CliError(f"cannot read '{args.program}': {error.strerror}") from error
+    data = read_program_file(args.program, "a compiled program (.mlxfb or .pte)")
     if is_pte(data):
         _inspect_pte(args.program, data)
     else:
