@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv zoo-packages blas chromium mpi demo test ruff pyright pytest lit lint bench clean fbs op-rules
+.PHONY: venv zoo-packages blas chromium mpi demo test ruff pyright pytest lit lint bench clean fbs op-rules native
 
 # `make demo` sets up only what the demo needs (the `llm` extra, and the system BLAS that
 # makes MLX's CPU matmuls fast); `make test` adds what the tests need, each listed with
@@ -83,9 +83,20 @@ test: venv
 	$(MAKE) --no-print-directory -j3 --output-sync=target ruff pyright lit
 	$(MAKE) --no-print-directory pytest
 
+# The native kernels (docs/native-kernels.md): `pip install` builds them once; after a
+# change to native/ this rebuilds them in place, in a CMake folder kept for the next
+# change (a few seconds a file).
+NATIVE_BUILD := build/native
+NATIVE_SO    := native/_kernels$(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+native: $(NATIVE_SO)
+$(NATIVE_SO): native/CMakeLists.txt $(wildcard native/kernels/*) | $(STAMP)
+	cmake -S native -B $(NATIVE_BUILD) -DPython_EXECUTABLE=$(abspath $(BIN)/python) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(NATIVE_BUILD) -j2
+	cp $(NATIVE_BUILD)/_kernels*.so $@
+
 # loadgroup: a file marked with an xdist_group runs on one worker, so the programs its
 # tests share are compiled once, not once per worker.
-pytest: venv
+pytest: venv native
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=25 tests
 
 lit: venv

@@ -50,7 +50,8 @@ def test_the_layers_name_every_part() -> None:
 
 
 def test_the_root_holds_only_the_public_api() -> None:
-    assert sorted(p.name for p in ROOT.glob("*.py")) == ["__init__.py"]
+    # setup.py builds the native kernels; the wheel leaves it out of the package.
+    assert sorted(p.name for p in ROOT.glob("*.py")) == ["__init__.py", "setup.py"]
 
 
 def test_each_part_imports_only_the_parts_below_it() -> None:

@@ -25,7 +25,7 @@ from mlxir.codegen.errors import BackendError
 from mlxir.evaluator import KernelFactory
 from mlxir.evaluator.registry import Kernel
 from mlxir.runtime.backend import WEIGHT_PRODUCT_OPERAND, Backend
-from mlxir.runtime.cpu import fast, polynomial, products, streams
+from mlxir.runtime.cpu import fast, native, polynomial, products, streams
 
 if TYPE_CHECKING:
     from mlxir.codegen.reader import ProgramInfo
@@ -68,7 +68,7 @@ class CpuBackend(Backend):
 
     @contextlib.contextmanager
     def exporting(self) -> Generator[None, None, None]:
-        with streams.fewer_cpu_streams(1):
+        with streams.fewer_cpu_streams(1), native.suspended():
             yield
 
 

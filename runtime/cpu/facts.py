@@ -1,11 +1,11 @@
 """What the CPU backend runs on, as `mlxir info` prints it: the BLAS MLX's CPU matmuls
-call and how it was chosen, the thread settings, the CPU streams."""
+call and how it was chosen, the thread settings, the CPU streams, the native kernels."""
 
 from __future__ import annotations
 
 import os
 
-from mlxir.runtime.cpu import blas, streams
+from mlxir.runtime.cpu import blas, native, streams
 
 
 def cpu_facts() -> list[tuple[str, str]]:
@@ -29,4 +29,4 @@ def cpu_facts() -> list[tuple[str, str]]:
         ("MLXIR_CPU_STREAMS", os.environ.get("MLXIR_CPU_STREAMS", "unset")),
         ("CPU streams for MLX's one-thread kernels", str(len(streams.cpu_streams()) or 1)),
     ]
-    return facts
+    return facts + native.facts()
