@@ -25,7 +25,7 @@ from mlxir.codegen.errors import BackendError
 from mlxir.evaluator import KernelFactory
 from mlxir.evaluator.registry import Kernel
 from mlxir.runtime.backend import WEIGHT_PRODUCT_OPERAND, Backend
-from mlxir.runtime.cpu import fast, native, polynomial, products, streams
+from mlxir.runtime.cpu import convolution, fast, native, normalization, polynomial, products, streams
 
 if TYPE_CHECKING:
     from mlxir.codegen.reader import ProgramInfo
@@ -35,7 +35,10 @@ class CpuBackend(Backend):
     name = "cpu"
 
     def __init__(self) -> None:
-        self._kernels: dict[str, KernelFactory] = {**fast.KERNELS, **polynomial.KERNELS, **products.KERNELS}
+        self._kernels: dict[str, KernelFactory] = {
+            **fast.KERNELS, **polynomial.KERNELS, **products.KERNELS,
+            **normalization.KERNELS, **convolution.KERNELS,
+        }
 
     def kernel_factory(self, op: str) -> KernelFactory | None:
         return self._kernels.get(op) or super().kernel_factory(op)
