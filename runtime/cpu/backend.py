@@ -25,7 +25,15 @@ from mlxir.codegen.errors import BackendError
 from mlxir.evaluator import KernelFactory
 from mlxir.evaluator.registry import Kernel
 from mlxir.runtime.backend import WEIGHT_PRODUCT_OPERAND, Backend
-from mlxir.runtime.cpu import convolution, fast, native, normalization, polynomial, products, streams
+from mlxir.runtime.cpu import (
+    convolution,
+    fast,
+    native,
+    normalization,
+    polynomial,
+    products,
+    streams,
+)
 
 if TYPE_CHECKING:
     from mlxir.codegen.reader import ProgramInfo
