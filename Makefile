@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv zoo-packages blas chromium mpi demo test ruff pyright pytest lit lint bench clean fbs op-rules native
+.PHONY: venv zoo-packages blas chromium mpi demo test ruff pyright pytest lit lint bench clean fbs op-rules native native-sanitized
 
 # `make demo` sets up only what the demo needs (the `llm` extra, and the system BLAS that
 # makes MLX's CPU matmuls fast); `make test` adds what the tests need, each listed with
@@ -80,7 +80,7 @@ demo: blas $(DEMO_STAMP)
 # The checks that are not pytest run side by side (pyright uses one core, lit two),
 # then pytest, which keeps both cores busy on its own.
 test: venv
-	$(MAKE) --no-print-directory -j3 --output-sync=target ruff pyright lit
+	$(MAKE) --no-print-directory -j3 --output-sync=target ruff pyright lit native-sanitized
 	$(MAKE) --no-print-directory pytest
 
 # The native kernels (docs/native-kernels.md): `pip install` builds them once; after a
@@ -90,9 +90,21 @@ NATIVE_BUILD := build/native
 NATIVE_SO    := native/_kernels$(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 native: $(NATIVE_SO)
 $(NATIVE_SO): native/CMakeLists.txt $(wildcard native/kernels/*) | $(STAMP)
-	cmake -S native -B $(NATIVE_BUILD) -DPython_EXECUTABLE=$(abspath $(BIN)/python) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake -S native -B $(NATIVE_BUILD) -DPython_EXECUTABLE=$(abspath $(BIN)/python) -DCMAKE_BUILD_TYPE=Release -DMLXIR_ONLY= >/dev/null
 	cmake --build $(NATIVE_BUILD) -j2
 	cp $(NATIVE_BUILD)/_kernels*.so $@
+
+# The native kernel tests once more, the kernels built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (Python itself is not: the sanitizers' runtimes are
+# preloaded): a read or write outside an array, or undefined behaviour, fails the run.
+NATIVE_ASAN := build/native-asan
+native-sanitized: venv
+	cmake -S native -B $(NATIVE_ASAN) -DPython_EXECUTABLE=$(abspath $(BIN)/python) -DMLXIR_SANITIZE=ON -DMLXIR_ONLY= >/dev/null
+	cmake --build $(NATIVE_ASAN) -j2 >/dev/null
+	LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)" \
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	MLXIR_NATIVE_LIBRARY="$$(ls $(NATIVE_ASAN)/_kernels*.so)" MLXIR_NATIVE_SANITIZED=1 \
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_native_*.py
 
 # loadgroup: a file marked with an xdist_group runs on one worker, so the programs its
 # tests share are compiled once, not once per worker.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Generator, Iterator
+from pathlib import Path
 from types import ModuleType
 
 import mlx.core as mx
@@ -17,6 +18,11 @@ import pytest
 from mlxir import native
 
 ALL_ISAS = ("portable", "avx2", "avx512")
+
+if os.environ.get("MLXIR_NATIVE_SANITIZED") == "1":
+    # `make native-sanitized`: a run that claims the sanitizers must have them loaded.
+    maps = Path("/proc/self/maps").read_text()
+    assert "libasan" in maps and "libubsan" in maps, "the sanitizer runtimes are not loaded"
 
 
 def kernels() -> ModuleType:
