@@ -131,25 +131,30 @@ MLXIR_AVX2 inline float reduce8(__m256 v) {
   return _mm_cvtss_f32(sum);
 }
 
+// 8 weight rows against one x row, 8 lanes each (AVX2 has 16 vector registers: 8
+// accumulators, x, and the loads); K's tail in scalar arithmetic.
 MLXIR_AVX2 void rows_avx2(const float* x, int m, WeightRows w, std::size_t begin,
                           std::size_t end, float* out, std::size_t n_total) {
   const std::size_t depth = w.depth;
   const std::size_t full = depth / 8 * 8;
-  const std::size_t row_bytes = depth * (w.dtype == mx::float32 ? 4 : 2);
+  const std::size_t element = w.dtype == mx::float32 ? 4 : 2;
+  const std::size_t row_bytes = depth * element;
   const auto* bytes = static_cast<const char*>(w.data);
-  std::size_t n = begin;
-  for (; n < end; n += 4) {
-    int count = static_cast<int>(std::min<std::size_t>(4, end - n));
+  for (std::size_t n = begin; n < end; n += 8) {
+    const int count = static_cast<int>(std::min<std::size_t>(8, end - n));
     for (int r = 0; r < m; ++r) {
       const float* xr = x + r * depth;
-      __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+      __m256 acc[8];
+      for (int i = 0; i < 8; ++i) acc[i] = _mm256_setzero_ps();
       for (std::size_t k = 0; k < full; k += 8) {
         __m256 xv = _mm256_loadu_ps(xr + k);
-        if (r == 0 && n + 8 <= end && (k * 4) % 64 == 0) {
-          for (int i = 0; i < 4; ++i) _mm_prefetch(bytes + (n + 4 + i) * row_bytes + k * (row_bytes / depth), _MM_HINT_T0);
+        if (r == 0 && n + 16 <= end && (k * element) % 64 == 0) {
+          for (int i = 0; i < 8; ++i) _mm_prefetch(bytes + (n + 8 + i) * row_bytes + k * element, _MM_HINT_T0);
         }
-        for (int i = 0; i < count; ++i) {
-          acc[i] = _mm256_fmadd_ps(xv, load8(w.data, w.dtype, (n + i) * depth + k), acc[i]);
+        if (count == 8) {
+          for (int i = 0; i < 8; ++i) acc[i] = _mm256_fmadd_ps(xv, load8(w.data, w.dtype, (n + i) * depth + k), acc[i]);
+        } else {
+          for (int i = 0; i < count; ++i) acc[i] = _mm256_fmadd_ps(xv, load8(w.data, w.dtype, (n + i) * depth + k), acc[i]);
         }
       }
       for (int i = 0; i < count; ++i) {
@@ -250,6 +255,13 @@ void bind(nb::module_& m) {
 }
 
 } // namespace
+
+// The float32 row kernel alone, one thread, for benchmarks/simd_choice.py, which
+// measures it against the same kernel written with Highway (called through ctypes).
+extern "C" __attribute__((visibility("default"))) void mlxir_matvec_f32_rows(
+    const float* x, const float* w, std::size_t depth, std::size_t rows, float* out) {
+  rows_dispatch(x, 1, WeightRows{w, mx::float32, depth}, 0, rows, out, rows);
+}
 
 MLXIR_KERNEL_FAMILY(matvec, "float products of up to 16 rows by a linear weight (mlx.matmul by w.T)", bind);
 
