@@ -1,0 +1,209 @@
+"""The native depthwise convolution (`native/kernels/convolution.cpp`): channels-last
+`conv_general` with one channel per group, against float64 and MLX's own
+`mx.conv_general`, over 3x3 to 7x7 kernels, strides, asymmetric padding, dilation,
+kernels larger than the input, channel counts off the vector width, every dtype, every
+instruction-set path this CPU runs, and 1 and 2 threads (the same bits); the fused
+bias and activation epilogue; the 1-D form; strided operands; the refusals."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import mlx.core as mx
+import numpy as np
+import pytest
+from native_support import bits_equal, float64, host_isas, isa, kernels, relative_error, threads
+
+
+class Case(NamedTuple):
+    x_shape: tuple[int, int, int, int]  # N, H, W, C
+    kernel: tuple[int, int]
+    stride: tuple[int, int] = (1, 1)
+    lo: tuple[int, int] = (0, 0)
+    hi: tuple[int, int] = (0, 0)
+    dilation: tuple[int, int] = (1, 1)
+
+
+CASES = {
+    "3x3-c1": Case((1, 9, 20, 1), (3, 3), lo=(1, 1), hi=(1, 1)),
+    "3x3-s2-c3": Case((2, 11, 21, 3), (3, 3), (2, 2), (1, 1), (1, 1)),
+    "3x3-c17-valid": Case((1, 10, 19, 17), (3, 3)),
+    "3x3-s2-c144": Case((1, 15, 23, 144), (3, 3), (2, 2), (0, 0), (1, 1)),
+    "5x5-c96": Case((1, 9, 26, 96), (5, 5), lo=(2, 2), hi=(2, 2)),
+    "7x7-c40-convnext": Case((1, 14, 30, 40), (7, 7), lo=(3, 3), hi=(3, 3)),
+    "7x7-c33-larger-than-input": Case((1, 3, 4, 33), (7, 7), lo=(3, 3), hi=(3, 3)),
+    "3x3-dilated-asymmetric": Case((2, 12, 27, 19), (3, 3), (1, 2), (2, 0), (1, 3), (2, 3)),
+    "5x3-stride3": Case((1, 17, 40, 24), (5, 3), (3, 3), (1, 2), (2, 0)),
+    "1x1-c5": Case((1, 3, 9, 5), (1, 1)),
+}
+DTYPES = [mx.float32, mx.float16, mx.bfloat16]
+
+
+def reference(
+    x: mx.array, w: mx.array, case: Case, bias: mx.array | None = None, activation: str = "none"
+) -> np.ndarray:
+    """The convolution in float64: the padded input's strided view at each tap, times
+    the tap's per-channel weights, summed."""
+    x64, w64 = float64(x), float64(w)
+    (kh, kw), (sh, sw), (dh, dw) = case.kernel, case.stride, case.dilation
+    padded = np.pad(x64, [(0, 0), (case.lo[0], case.hi[0]), (case.lo[1], case.hi[1]), (0, 0)])
+    out_h = (padded.shape[1] - dh * (kh - 1) - 1) // sh + 1
+    out_w = (padded.shape[2] - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((x64.shape[0], out_h, out_w, x64.shape[3]))
+    for i in range(kh):
+        for j in range(kw):
+            view = padded[:, i * dh : i * dh + sh * (out_h - 1) + 1 : sh, j * dw : j * dw + sw * (out_w - 1) + 1 : sw]
+            out += view * w64[:, i, j, 0]
+    if bias is not None:
+        out += float64(bias)
+    if activation == "relu":
+        out = np.maximum(out, 0.0)
+    elif activation == "relu6":
+        out = np.clip(out, 0.0, 6.0)
+    elif activation == "silu":
+        out = out / (1.0 + np.exp(-out))
+    return out
+
+
+def native(module: Any, x: mx.array, w: mx.array, case: Case, **epilogue: Any) -> mx.array:
+    return module.depthwise_conv2d(
+        x, w, stride=list(case.stride), padding_lo=list(case.lo), padding_hi=list(case.hi),
+        dilation=list(case.dilation), **epilogue,
+    )
+
+
+def mlx_conv(x: mx.array, w: mx.array, case: Case) -> mx.array:
+    return mx.conv_general(
+        x, w, stride=list(case.stride), padding=(list(case.lo), list(case.hi)),
+        kernel_dilation=list(case.dilation), groups=x.shape[-1],
+    )
+
+
+def operands(case: Case, dtype: mx.Dtype, seed: int) -> tuple[mx.array, mx.array]:
+    kx, kw = mx.random.split(mx.random.key(seed))
+    channels = case.x_shape[3]
+    x = mx.random.normal(case.x_shape, key=kx).astype(dtype)
+    w = mx.random.normal((channels, *case.kernel, 1), key=kw).astype(dtype)
+    return x, w
+
+
+@pytest.mark.parametrize("path", host_isas())
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("name", CASES)
+def test_depthwise_matches_float64_and_mlx(path: str, dtype: mx.Dtype, name: str) -> None:
+    module = kernels()
+    case = CASES[name]
+    x, w = operands(case, dtype, sum(case.x_shape) + case.kernel[0])
+    expected = reference(x, w, case)
+    with isa(path):
+        one = native(module, x, w, case)
+        mx.eval(one)
+        with threads(2):
+            two = native(module, x, w, case)
+            mx.eval(two)
+    mlx_result = mlx_conv(x, w, case)
+    assert one.shape == mlx_result.shape and one.dtype == dtype
+    assert bits_equal(one, two), "the result depends on the thread count"
+    mlx_error = relative_error(mlx_result, expected)
+    error = relative_error(one, expected)
+    limit = 1e-5 if dtype == mx.float32 else 1.25 * mlx_error + 1e-6
+    assert error <= limit, f"{error:.3g} against float64 (MLX's own: {mlx_error:.3g})"
+    if dtype == mx.float32:
+        assert error <= 1.25 * mlx_error + 1e-7, f"{error:.3g} against float64, MLX's own {mlx_error:.3g}"
+
+
+@pytest.mark.parametrize("path", host_isas())
+@pytest.mark.parametrize("activation", ["none", "relu", "relu6", "silu"])
+def test_depthwise_epilogue_adds_bias_and_activates(path: str, activation: str) -> None:
+    module = kernels()
+    case = Case((1, 7, 29, 21), (3, 3), (1, 1), (1, 1), (1, 1))
+    x, w = operands(case, mx.float32, 5)
+    bias = mx.random.normal((21,), key=mx.random.key(6)) * 4
+    expected = reference(x, w, case, bias, activation)
+    with isa(path):
+        result = native(module, x, w, case, bias=bias, activation=activation)
+        with threads(2):
+            two = native(module, x, w, case, bias=bias, activation=activation)
+            mx.eval(result, two)
+    assert bits_equal(result, two)
+    # Relative to the convolution's own magnitude: the activation adds no error of its
+    # own beyond a few ulp (test_depthwise_activations_are_within_ulps).
+    scale = float(np.abs(reference(x, w, case, bias)).max())
+    error = float(np.abs(float64(result) - expected).max()) / scale
+    assert error <= 1e-5, f"{error:.3g} against float64"
+
+
+@pytest.mark.parametrize("path", host_isas())
+@pytest.mark.parametrize("activation", ["relu", "relu6", "silu"])
+def test_depthwise_activations_are_within_ulps(path: str, activation: str) -> None:
+    """Through a 1x1 kernel of ones, the output is the activation of exact float32
+    values: over +-100, both sides of silu's exp clamp at +-88."""
+    module = kernels()
+    values = np.concatenate([np.linspace(-100, 100, 4001), [0.0, -1e-30, 1e-30, 6.0, 5.999999]]).astype(np.float32)
+    x = mx.array(values.reshape(1, 1, -1, 1).repeat(19, axis=3))
+    case = Case((1, 1, values.size, 19), (1, 1))
+    w = mx.ones((19, 1, 1, 1))
+    with isa(path):
+        result = float64(native(module, x, w, case, activation=activation))
+    expected = reference(x, w, case, activation=activation)
+    # silu(v) under -88 is below 1e-36 (exp's clamp keeps 1 + exp(-v) finite): absolute.
+    np.testing.assert_allclose(result, expected, rtol=4e-7, atol=1e-36)
+
+
+@pytest.mark.parametrize("path", host_isas())
+@pytest.mark.parametrize(
+    ("length", "channels", "k", "stride", "lo", "hi", "dilation"),
+    [(30, 17, 3, 1, 1, 1, 1), (41, 64, 7, 2, 3, 2, 1), (5, 3, 9, 1, 4, 4, 1), (33, 20, 3, 1, 2, 2, 2)],
+)
+def test_depthwise_1d_matches_mlx(
+    path: str, length: int, channels: int, k: int, stride: int, lo: int, hi: int, dilation: int
+) -> None:
+    module = kernels()
+    x = mx.random.normal((2, length, channels), key=mx.random.key(length))
+    w = mx.random.normal((channels, k, 1), key=mx.random.key(k))
+    with isa(path):
+        result = module.depthwise_conv1d(x, w, stride=stride, padding_lo=lo, padding_hi=hi, dilation=dilation)
+    expected = mx.conv_general(
+        x, w, stride=stride, padding=([lo], [hi]), kernel_dilation=dilation, groups=channels
+    )
+    assert result.shape == expected.shape
+    np.testing.assert_allclose(float64(result), float64(expected), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("path", host_isas())
+def test_depthwise_reads_strided_operands_and_traces_in_compile(path: str) -> None:
+    module = kernels()
+    case = Case((1, 9, 18, 24), (3, 3), lo=(1, 1), hi=(1, 1))
+    nchw = mx.random.normal((1, 24, 9, 18), key=mx.random.key(7))
+    x = nchw.transpose(0, 2, 3, 1)  # channels-last view of a channels-first tensor
+    w = mx.random.normal((3, 3, 24, 1), key=mx.random.key(8)).transpose(2, 0, 1, 3)
+    with isa(path):
+        result = native(module, x, w, case)
+        compiled = mx.compile(lambda a: native(module, a, w, case) * 2)(x)
+    expected = reference(x, w, case)
+    np.testing.assert_allclose(float64(result), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(float64(compiled), 2 * expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "options", "message"),
+    [
+        ((1, 5, 5, 4), (4, 3, 3, 2), {}, "w \\[C, kh, kw, 1\\]"),
+        ((1, 5, 5, 4), (3, 3, 3, 1), {}, "w \\[C, kh, kw, 1\\]"),
+        ((5, 5, 4), (4, 3, 3, 1), {}, "x must be \\[N, H, W, C\\]"),
+        ((1, 2, 2, 4), (4, 3, 3, 1), {}, "at least as large as the dilated kernel"),
+        ((1, 5, 5, 4), (4, 3, 3, 1), {"padding_lo": [-1, 0]}, "padding_lo must be at least 0"),
+        ((1, 5, 5, 4), (4, 3, 3, 1), {"stride": [0, 1]}, "stride must be at least 1"),
+        ((1, 5, 5, 4), (4, 3, 3, 1), {"dilation": [1]}, "dilation must have 2"),
+        ((1, 5, 5, 4), (4, 3, 3, 1), {"activation": "gelu"}, "activation must be"),
+        ((1, 5, 5, 4), (4, 3, 3, 1), {"bias": mx.zeros((3,))}, "bias must be \\[C\\]"),
+    ],
+)
+def test_depthwise_refuses_what_it_cannot_compute(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], options: dict[str, Any], message: str
+) -> None:
+    module = kernels()
+    with pytest.raises(ValueError, match=message):
+        module.depthwise_conv2d(mx.zeros(x_shape), mx.zeros(w_shape), **options)
+    with pytest.raises(ValueError, match="share one dtype"):
+        module.depthwise_conv2d(mx.zeros((1, 5, 5, 4)), mx.zeros((4, 3, 3, 1), dtype=mx.float16))
