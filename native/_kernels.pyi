@@ -9,3 +9,29 @@ def set_threads(count: int) -> None: ...
 def threads() -> int: ...
 def families() -> list[tuple[str, str]]: ...
 def matvec(x: mx.array, w: mx.array, *, stream: mx.Stream | mx.Device | None = None) -> mx.array: ...
+
+# convolution
+def depthwise_conv2d(
+    x: mx.array,
+    w: mx.array,
+    *,
+    stride: list[int] | tuple[int, int] = (1, 1),
+    padding_lo: list[int] | tuple[int, int] = (0, 0),
+    padding_hi: list[int] | tuple[int, int] = (0, 0),
+    dilation: list[int] | tuple[int, int] = (1, 1),
+    bias: mx.array | None = None,
+    activation: str = "none",
+    stream: mx.Stream | mx.Device | None = None,
+) -> mx.array: ...
+def depthwise_conv1d(
+    x: mx.array,
+    w: mx.array,
+    *,
+    stride: int = 1,
+    padding_lo: int = 0,
+    padding_hi: int = 0,
+    dilation: int = 1,
+    bias: mx.array | None = None,
+    activation: str = "none",
+    stream: mx.Stream | mx.Device | None = None,
+) -> mx.array: ...
