@@ -34,7 +34,9 @@ def _loaded() -> tuple[ModuleType | None, str | None]:
         return None, f"turned off by {SWITCH}=0"
     try:
         _kernels = _import_kernels()
-    except ImportError as error:
+    except (ImportError, OSError) as error:
+        if os.environ.get(LIBRARY):
+            return None, f"could not be loaded from {LIBRARY}={os.environ[LIBRARY]} ({error})"
         if "undefined symbol" in str(error):
             return None, f"built for another MLX than {_mlx_version()}: reinstall mlxir"
         return None, "not built on this machine (see the install's output; docs/native-kernels.md)"

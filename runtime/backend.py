@@ -36,6 +36,10 @@ class Backend:
 
     name = "generic"
 
+    def loading(self) -> None:
+        """Called as each program loads on this device, before it runs: the place to
+        say once what this device's backend runs with."""
+
     def what_it_lacks(self, info: ProgramInfo) -> BackendError | None:
         """Why this device cannot run the program, found at load rather than in the
         middle of a call (None: it can)."""

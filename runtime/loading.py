@@ -162,6 +162,7 @@ class LoadedProgram:
                     f"slot {slot.index}: shape {list(slot.shape)} has a dim over MLX's "
                     f"limit of {MAX_DIM}"
                 )
+        backend.loading()
         lacking = backend.what_it_lacks(info)
         if lacking is not None:
             raise lacking

@@ -56,6 +56,9 @@ class CpuBackend(Backend):
             return run
         return products.weight_blocked_product(op, run)
 
+    def loading(self) -> None:
+        native.kernels()  # sizes their pool, or says once that they cannot run here
+
     def what_it_lacks(self, info: ProgramInfo) -> BackendError | None:
         slots = info.slots
         for instruction in info.instructions:
