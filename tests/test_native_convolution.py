@@ -3,7 +3,8 @@
 `mx.conv_general`, over 3x3 to 7x7 kernels, strides, asymmetric padding, dilation,
 kernels larger than the input, channel counts off the vector width, every dtype, every
 instruction-set path this CPU runs, and 1 and 2 threads (the same bits); the fused
-bias and activation epilogue; the 1-D form; strided operands; the refusals."""
+bias and activation epilogue; the 1-D form; strided operands; the refusals; and the
+CPU backend's `mlx.conv_general`, native where it covers the call."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ import mlx.core as mx
 import numpy as np
 import pytest
 from native_support import bits_equal, float64, host_isas, isa, kernels, relative_error, threads
+
+from mlxir.evaluator import KERNELS as GENERIC_KERNELS
+from mlxir.runtime.cpu import native as cpu_native
+from mlxir.runtime.cpu.backend import CPU
 
 
 class Case(NamedTuple):
@@ -207,3 +212,71 @@ def test_depthwise_refuses_what_it_cannot_compute(
         module.depthwise_conv2d(mx.zeros(x_shape), mx.zeros(w_shape), **options)
     with pytest.raises(ValueError, match="share one dtype"):
         module.depthwise_conv2d(mx.zeros((1, 5, 5, 4)), mx.zeros((4, 3, 3, 1), dtype=mx.float16))
+
+
+# --------------------------------------------------------------------------- the CPU backend's kernel
+
+
+def conv_props(case: Case, groups: int, **changes: Any) -> dict[str, object]:
+    props: dict[str, object] = {
+        "stride": list(case.stride), "padding_lo": list(case.lo), "padding_hi": list(case.hi),
+        "kernel_dilation": list(case.dilation), "input_dilation": [1, 1], "groups": groups, "flip": False,
+    }
+    props.update(changes)
+    return props
+
+
+def test_cpu_backend_runs_covered_depthwise_convolutions_natively() -> None:
+    """A depthwise `mlx.conv_general` gives the native kernel's bits; the 1-D form too."""
+    module = kernels()
+    case = Case((1, 9, 21, 19), (3, 3), (2, 1), (1, 1), (1, 0))
+    x, w = operands(case, mx.float32, 11)
+    run = CPU.kernel_factory("mlx.conv_general")(conv_props(case, 19), [mx.float32])  # pyright: ignore[reportOptionalCall]
+    assert bits_equal(run([x, w])[0], native(module, x, w, case))
+    run_1d = CPU.kernel_factory("mlx.conv_general")(  # pyright: ignore[reportOptionalCall]
+        {"stride": [2], "padding_lo": [1], "padding_hi": [1], "kernel_dilation": [1], "input_dilation": [1],
+         "groups": 19, "flip": False},
+        [mx.float32],
+    )
+    seq = x[:, 0]
+    w_1d = w[:, 0]
+    assert bits_equal(run_1d([seq, w_1d])[0], module.depthwise_conv1d(seq, w_1d, stride=2, padding_lo=1, padding_hi=1))
+
+
+@pytest.mark.parametrize(
+    ("changes", "x_shape", "w_shape", "dtype"),
+    [
+        ({}, (1, 9, 21, 8), (8, 3, 3, 2), mx.float32),  # two input channels per group
+        ({}, (1, 9, 21, 8), (16, 3, 3, 1), mx.float32),  # a channel multiplier of 2
+        ({"input_dilation": [2, 1]}, (1, 9, 21, 8), (8, 3, 3, 1), mx.float32),
+        ({"flip": True}, (1, 9, 21, 8), (8, 3, 3, 1), mx.float32),
+        ({}, (0, 9, 21, 8), (8, 3, 3, 1), mx.float32),
+    ],
+)
+def test_cpu_backend_leaves_the_rest_to_mlx(
+    changes: dict[str, object], x_shape: tuple[int, ...], w_shape: tuple[int, ...], dtype: mx.Dtype
+) -> None:
+    kernels()
+    case = Case((1, 9, 21, 8), (3, 3), lo=(1, 1), hi=(1, 1))
+    groups = x_shape[-1] // w_shape[-1]
+    props = conv_props(case, groups, **changes)
+    x = mx.random.normal(x_shape, key=mx.random.key(12)).astype(dtype)
+    w = mx.random.normal(w_shape, key=mx.random.key(13)).astype(dtype)
+    with mx.stream(mx.cpu):
+        result = CPU.kernel_factory("mlx.conv_general")(props, [dtype])([x, w])[0]  # pyright: ignore[reportOptionalCall]
+        expected = GENERIC_KERNELS["mlx.conv_general"](props, [dtype])([x, w])[0]
+        assert bits_equal(result, expected)
+
+
+def test_cpu_backend_keeps_mlx_without_native_kernels_and_its_errors() -> None:
+    kernels()
+    case = Case((1, 9, 21, 8), (3, 3), lo=(1, 1), hi=(1, 1))
+    x, w = operands(case, mx.float32, 14)
+    run = CPU.kernel_factory("mlx.conv_general")(conv_props(case, 8), [mx.float32])  # pyright: ignore[reportOptionalCall]
+    with cpu_native.suspended():
+        assert bits_equal(run([x, w])[0], mlx_conv(x, w, case))
+    small = Case((1, 2, 2, 8), (3, 3))
+    x_small, _ = operands(small, mx.float32, 15)
+    run = CPU.kernel_factory("mlx.conv_general")(conv_props(small, 8), [mx.float32])  # pyright: ignore[reportOptionalCall]
+    with pytest.raises(ValueError, match=r"\[conv\]"):
+        run([x_small, w])
