@@ -18,7 +18,9 @@ The model is `benchmarks/llm.py`'s (random weights, seed 0, float32, written onc
   f32 and eager torch f32: `benchmarks/llm.py`'s workers (the step program of
   `export_llm(logits="last")` with a fixed cache; `mlx_lm.generate.generate_step`; the
   HF model with a DynamicCache). Prefill is the time to the first token of the
-  128-token prompt, decode the median ms per token over `--steps` steps.
+  128-token prompt, decode the median ms per token over `--steps` steps. The prefill
+  512 column: every system again, a process of its own per round, on a 512-token
+  prompt (llama.cpp `pp512`; mlxir on step programs compiled for it).
 
 Threads, per system, at T threads: llama.cpp `-t T`; mlxir `MLXIR_CPU_STREAMS=T` (its
 CPU streams count as threads) and `OPENBLAS_NUM_THREADS=MKL_NUM_THREADS=T` with the BLAS
@@ -54,6 +56,10 @@ import llamacpp  # noqa: E402  (this folder's llama.cpp helper; not the sdist's 
 import llm  # noqa: E402  (benchmarks/llm.py: the model, the workers)
 
 QUANT_BITS = 4
+LONG_PROMPT = 512
+"""The prefill column where the second core should pay: each system, in a process of
+its own, prefills a prompt of this many tokens (mlxir on a step program compiled for
+it, with a cache of 1024 positions)."""
 LLAMA_FORMATS = llamacpp.FORMATS
 CHECKED_TOKENS = 16
 
@@ -155,11 +161,13 @@ def _llm_worker(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _environment(system: str, threads: int) -> dict[str, str]:
+def _environment(system: str, threads: int, prompt: int = llm.PROMPT) -> dict[str, str]:
     """`llm.blas_env` at `threads`: the MLX BLAS preloaded for the MLX processes only
-    (torch keeps its own MKL), and mlxir's CPU streams counted as its threads."""
+    (torch keeps its own MKL), and mlxir's CPU streams counted as its threads; the
+    prompt length for the workers (`llm.PROMPT`)."""
     env, _ = llm.blas_env(threads)
     env["BENCH_THREADS"] = str(threads)
+    env["BENCH_PROMPT"] = str(prompt)
     if not system.startswith(("mlxir", "mlx-lm")):
         env.pop("LD_PRELOAD", None)
     if system.startswith("mlxir"):
@@ -192,13 +200,15 @@ def measure(
     steps: int,
     binaries: Path,
     ggufs: dict[str, Path],
+    prompt: int = llm.PROMPT,
 ) -> tuple[float, float]:
-    """(prefill ms, decode ms per token) of one fresh process."""
+    """(prefill ms, decode ms per token) of one fresh process, after a `prompt`-token
+    prompt."""
     kind, program, bits = spec
     if kind == "llama.cpp":
-        timed = llamacpp.bench(binaries, ggufs[program], threads, llm.PROMPT, steps, repetitions=1)
+        timed = llamacpp.bench(binaries, ggufs[program], threads, prompt, steps, repetitions=1)
         return timed["prefill_ms"][0], timed["decode_ms"][0]
-    result = _llm_worker(kind, folder, model, steps, _environment(name, threads), program, bits)
+    result = _llm_worker(kind, folder, model, steps, _environment(name, threads, prompt), program, bits)
     return float(result["prefill_ms"]), float(result["decode_ms"])
 
 
@@ -215,6 +225,7 @@ def report(
     read_bytes: dict[str, int],
     sizes: dict[str, int],
     rounds: int,
+    long_prefill: dict[tuple[str, int], list[float]],
 ) -> str:
     names = list(systems())
     lines = [
@@ -223,12 +234,14 @@ def report(
     ]
     head = ["system", "weights MB"]
     head += [f"decode {t}T" for t in threads] + [f"prefill {llm.PROMPT} {t}T" for t in threads]
+    head += [f"prefill {LONG_PROMPT} {t}T" for t in threads]
     head += [f"decode {t}T / bound" for t in threads]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name in names:
         row = [name, f"{sizes[name] / 1e6:.0f}" if name in sizes else "-"]
         row += [_cell([d for _, d in results[(name, t)]]) for t in threads]
         row += [_cell([p for p, _ in results[(name, t)]]) for t in threads]
+        row += [_cell(long_prefill[(name, t)]) for t in threads]
         for t in threads:
             bound = read_bytes.get(name)
             decode = statistics.median(d for _, d in results[(name, t)])
@@ -259,8 +272,13 @@ def report(
         lines.append(
             f"{mine} / {theirs}: decode "
             + ", ".join(f"{t}T {ratio(mine, theirs, 1, t)}" for t in threads)
-            + "; prefill "
+            + f"; prefill {llm.PROMPT} "
             + ", ".join(f"{t}T {ratio(mine, theirs, 0, t)}" for t in threads)
+            + f"; prefill {LONG_PROMPT} "
+            + ", ".join(
+                f"{t}T {statistics.median(long_prefill[(mine, t)]) / statistics.median(long_prefill[(theirs, t)]):.2f}x"
+                for t in threads
+            )
         )
     return "\n".join(lines)
 
@@ -315,6 +333,9 @@ def main() -> None:
                     QUANT_BITS,
                 ),
             }
+            long_env = _environment("mlxir", 1, LONG_PROMPT)
+            for pipeline, bits in (("default", 0), (f"q{QUANT_BITS}", QUANT_BITS)):
+                _llm_worker("mlxir-compile", folder, model, args.steps, long_env, pipeline, bits)
             ggufs = llamacpp.convert(args.llama_cpp, binaries, folder, folder / "gguf")
             greedy = subprocess.run(
                 [
@@ -356,6 +377,7 @@ def main() -> None:
                 f"mlxir {QUANT_BITS}-bit": int(sizes[f"mlxir {QUANT_BITS}-bit"] * read_fraction),
             }
             results: dict[tuple[str, int], list[tuple[float, float]]] = {}
+            long_prefill: dict[tuple[str, int], list[float]] = {}
             named = systems()
             order = list(named)
             for round_index in range(args.rounds):
@@ -366,6 +388,11 @@ def main() -> None:
                             measure(
                                 name, named[name], t, folder, model, args.steps, binaries, ggufs
                             )
+                        )
+                        long_prefill.setdefault((name, t), []).append(
+                            measure(
+                                name, named[name], t, folder, model, 1, binaries, ggufs, LONG_PROMPT
+                            )[0]
                         )
                 print(
                     f"{model}: round {round_index + 1}/{args.rounds} done",
@@ -382,7 +409,7 @@ def main() -> None:
             }
             per_system = {name: read_bytes[key] for name, key in bound_names.items()}
             text = report(
-                model, params, results, threads, bandwidth, per_system, sizes, args.rounds
+                model, params, results, threads, bandwidth, per_system, sizes, args.rounds, long_prefill
             )
             text += (
                 f"\nllama.cpp f32 greedy tokens after the prompt: {agree}/{CHECKED_TOKENS} equal transformers'"

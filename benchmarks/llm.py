@@ -110,8 +110,10 @@ from pathlib import Path
 from typing import Any
 
 OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
-PROMPT = 128
-MAX_SEQ = 512
+PROMPT = int(os.environ.get("BENCH_PROMPT", "128"))
+"""The prompt's tokens: 128, or what `BENCH_PROMPT` says (cpu_llm.py's prefill-512
+column runs its workers with 512, each on a program of its own)."""
+MAX_SEQ = 512 if PROMPT <= 256 else 1024
 QUANT_GROUP = 64
 LAYERS = {"tiny": 4, "llama": 8, "qwen3": 28}
 PIPELINES: dict[str, str | None] = {
@@ -299,6 +301,13 @@ def worker_torch(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def program_file(folder: Path, pipeline: str) -> Path:
+    """The step program of `pipeline` for this process's prompt length (its cache size
+    follows `MAX_SEQ`)."""
+    suffix = "" if PROMPT == 128 else f"-p{PROMPT}"
+    return folder / f"step-{pipeline}{suffix}.mlxfb"
+
+
 def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
@@ -325,7 +334,7 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
     data = serialize(module)
     serialized = time.perf_counter()
     del module
-    (folder / f"step-{args.pipeline}.mlxfb").write_bytes(data)
+    program_file(folder, args.pipeline).write_bytes(data)
     return {
         "export_s": exported.export_s,
         "import_s": imported - start,
@@ -350,7 +359,7 @@ def worker_mlxir_run(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     start = time.perf_counter()
     runtime_import_s = start - imported
-    program = mlxir.load(folder / f"step-{args.pipeline}.mlxfb")
+    program = mlxir.load(program_file(folder, args.pipeline))
     load_s = time.perf_counter() - start
     assert isinstance(program, mlxir.Program)  # an .mlxfb, not a .pte
     compiled = llm.CompiledLLM.from_program(program)
