@@ -1,15 +1,20 @@
-"""Products as the CPU computes them best: the thresholds, measured on this kind of
-machine, at which MLX's CPU kernels and the BLAS behind them are faster another way,
+"""Products as the CPU computes them best: the native kernels where they run
+(`native/kernels/`, `runtime/cpu/native.py`), else the thresholds, measured on this kind
+of machine, at which MLX's CPU kernels and the BLAS behind them are faster another way,
 and the kernels that take that way. Every choice here gives the same values as the
-generic kernel (`evaluator/linalg.py`), and the same bits where the blocks cut
-the outputs only (each output is the same dot product).
+generic kernel (`evaluator/linalg.py`) within float32 rounding, and the fallbacks the
+same bits where the blocks cut the outputs only (each output is the same dot product).
 
-- A quantized product of many rows runs as the float product with the dequantized
-  weight (`CPU_DEQUANTIZED_ROWS`); of a few rows, as blocks of the weight's rows on
-  the CPU streams (MLX's quantized CPU kernel uses one thread).
-- A float32 product of a few rows by a `linear` weight's `w.T` runs as blocks of the
-  weight's rows that fit OpenBLAS's small kernels, which do not pack the weight
-  (`weight_blocked_product`, `docs/blas.md`).
+- A quantized product by a transposed 2-D affine weight (2, 3, 4, 6 or 8 bits, groups
+  of 32, 64 or 128) runs the native `quantized_matmul` at any number of rows
+  (`NATIVE_QUANTIZED_BITS`: measured faster than every other way below). Otherwise, a
+  product of many rows runs as the float product with the dequantized weight
+  (`CPU_DEQUANTIZED_ROWS`); of a few rows, as blocks of the weight's rows on the CPU
+  streams (MLX's quantized CPU kernel uses one thread).
+- A float32 product of a few rows by a `linear` weight's `w.T` runs the native
+  `matvec` on `w` itself; without it, as blocks of the weight's rows that fit
+  OpenBLAS's small kernels, which do not pack the weight (`weight_blocked_product`,
+  `docs/blas.md`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import mlx.core as mx
 from mlxir.evaluator.linalg import quantized_matmul_options
 from mlxir.evaluator.registry import Kernel, KernelFactory, Props, ResultDtypes
 from mlxir.runtime.backend import WEIGHT_PRODUCT_OPERAND
+from mlxir.runtime.cpu import native
 from mlxir.runtime.cpu.streams import cpu_streams
 
 CPU_DEQUANTIZED_ROWS = 8
@@ -33,23 +39,72 @@ weight the dequantized product is 2.3 times faster, 3.4 against 1.5 ms; at 32 ro
 7.6 times, 13.2 against 1.7 ms). A decode step (one row) keeps the quantized kernel."""
 
 
+NATIVE_QUANTIZED_BITS = frozenset({2, 3, 4, 6, 8})
+"""The code widths of MLX's affine format that the native `quantized_matmul` reads.
+Measured on this machine (Intel Xeon with AVX-512, 2 vCPUs shared with other work;
+4 bits, groups of 64, float32; median of 15 calls, systems alternating; ms): one row
+by 1408 x 512, `mx.quantized_matmul` 0.48, the blocks on streams below 0.54, native
+0.056 (1 thread) and 0.035 (2); by 3072 x 1024, 2.0 / 1.2 / 0.26 / 0.15; 64 rows by
+3072 x 1024, dequantized product 7.7, native 4.9 / 2.6; 256 rows, 15.5 against 13.6 /
+10.7 (`tests/test_native_quantized.py` measures them: `python
+tests/test_native_quantized.py`). The native kernel won at every row count measured,
+so every covered call takes it."""
+
+NATIVE_GROUP_SIZES = frozenset({32, 64, 128})
+
+_FLOATS = (mx.float32, mx.float16, mx.bfloat16)
+
+
+def _native_quantized_product(
+    x: mx.array, w: mx.array, scales: mx.array, biases: mx.array | None, group_size: int, bits: int
+) -> mx.array | None:
+    """`x @ dequantize(w).T` by the native kernel where it covers the call (this call
+    may use the native kernels, a 2-D weight, float operands, a non-empty product),
+    else None."""
+    module = native.kernels()
+    if (
+        module is None
+        # A library built from sources older than this family (a stale in-place build).
+        or not hasattr(module, "quantized_matmul")
+        or biases is None
+        or w.ndim != 2
+        or x.ndim < 1
+        or x.size == 0
+        or w.shape[0] == 0
+        or x.dtype not in _FLOATS
+        or scales.dtype not in _FLOATS
+        or biases.dtype not in _FLOATS
+    ):
+        return None
+    return module.quantized_matmul(x, w, scales, biases, group_size=group_size, bits=bits)
+
+
 def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
-    """`mlx.quantized_matmul` (`evaluator/linalg.py`) on the CPU: from
-    `CPU_DEQUANTIZED_ROWS` rows of `x` on, the same product as `x @ mx.dequantize(w)`
-    (a float GEMM: the same values, summed in BLAS's order). Below that, a transposed
-    weight's rows (the outputs) are cut into blocks computed concurrently on the CPU
-    streams (`runtime/cpu/streams.py`: MLX's quantized CPU kernel uses one thread),
-    whose results are the same bits as one product's."""
+    """`mlx.quantized_matmul` (`evaluator/linalg.py`) on the CPU: the native kernel for
+    a transposed affine weight it reads (`NATIVE_QUANTIZED_BITS`, asked per call:
+    `native.kernels()`). Otherwise, from `CPU_DEQUANTIZED_ROWS` rows of `x` on, the
+    same product as `x @ mx.dequantize(w)` (a float GEMM: the same values, summed in
+    BLAS's order). Below that, a transposed weight's rows (the outputs) are cut into
+    blocks computed concurrently on the CPU streams (`runtime/cpu/streams.py`: MLX's
+    quantized CPU kernel uses one thread), whose results are the same bits as one
+    product's."""
     options = quantized_matmul_options(props)
     transpose = options["transpose"]
     dequantized = {k: v for k, v in options.items() if k != "transpose"}
     bits, group_size = options["bits"], options["group_size"]
     lean = options["mode"] == "affine" and bits in (2, 4, 8)
+    native_covers = (
+        transpose and options["mode"] == "affine" and bits in NATIVE_QUANTIZED_BITS and group_size in NATIVE_GROUP_SIZES
+    )
     quantized_matmul = mx.quantized_matmul
 
     def run(operands: Sequence[Any]) -> Sequence[Any]:
         x, w, scales = operands[0], operands[1], operands[2]
         biases = operands[3] if len(operands) > 3 else None
+        if native_covers:
+            product = _native_quantized_product(x, w, scales, biases, group_size, bits)
+            if product is not None:
+                return (product,)
         if x.size >= CPU_DEQUANTIZED_ROWS * x.shape[-1] > 0:
             if not (lean and biases is not None and w.ndim == 2):
                 matrix = mx.dequantize(w, scales, biases, dtype=x.dtype, **dequantized)
@@ -71,7 +126,6 @@ def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
         return (mx.concatenate(parts, axis=-1),)
 
     return run
-
 
 
 CPU_STREAM_OPS = frozenset({"mlx.quantized_matmul"})
@@ -154,13 +208,25 @@ def is_cut_at_one_row(weight_t: mx.array) -> bool:
     return depth >= CPU_SMALL_PRODUCT_MIN_DEPTH and len(_output_blocks(1, columns, depth)) > 1
 
 
+def _native_matvec(x: mx.array, weight_t: mx.array) -> mx.array | None:
+    """`x @ weight_t` by the native matvec on `weight_t.T` (the row-contiguous `w` the
+    program transposed: no copy) where this call may use the native kernels, else None.
+    Measured on this machine (float32, one row, median of 21, 1 thread): 32000 x 512
+    3.9 ms against 4.7 in blocks, 3072 x 1024 0.49 against 0.66."""
+    module = native.kernels()
+    if module is None or not hasattr(module, "matvec") or weight_t.dtype != x.dtype:
+        return None
+    return module.matvec(x, weight_t.T)
+
+
 def weight_blocked_product(op: str, run: Kernel) -> Kernel:
     """`run`, a product kernel of `op` whose weight operand is `w.T` for a
     row-contiguous constant `w` (the program checks this at load), computed on the
     CPU for fewer than `CPU_BLOCKED_PRODUCT_ROWS` rows of float32 `x` (a decode step)
-    as blocks of `w`'s rows (`_output_blocks`), spread over the CPU streams and
-    concatenated: MLX's CPU matmul always calls BLAS's `sgemm`, which packs a large
-    weight before it multiplies (`CPU_SMALL_PRODUCT_OUTPUTS`). Each block is a view
+    by the native matvec on `w` where it runs (`_native_matvec`), else as blocks of
+    `w`'s rows (`_output_blocks`), spread over the CPU streams and concatenated:
+    MLX's CPU matmul always calls BLAS's `sgemm`, which packs a large weight before it
+    multiplies (`CPU_SMALL_PRODUCT_OUTPUTS`). Each block is a view
     of `w` (a slice of `w`'s rows is still a row-contiguous matrix, so MLX passes it
     to BLAS as a transposed operand, without a copy), and each output is the same
     dot product whichever stream runs its block (each stream takes a run of
@@ -190,6 +256,15 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
             or not 0 < x.size // depth < CPU_BLOCKED_PRODUCT_ROWS
         ):
             return run(operands)
+        product = _native_matvec(x, weight)
+        if product is not None:
+            if at == 1:
+                return (product,)
+            # addmm's `beta * c + alpha * product` by `run` itself, whose alpha and beta
+            # this function never sees: a product of depth 1 by a 1 x 1 one.
+            bias = operands[0]
+            one = mx.ones((1, 1), dtype=product.dtype)
+            return (run([bias[..., None], product[..., None], one])[0][..., 0],)
         rows, columns = x.size // depth, weight.shape[1]
         blocks = _output_blocks(rows, columns, depth)
         if len(blocks) < 2:
