@@ -35,3 +35,15 @@ def depthwise_conv1d(
     activation: str = "none",
     stream: mx.Stream | mx.Device | None = None,
 ) -> mx.array: ...
+
+# quantized
+def quantized_matmul(
+    x: mx.array,
+    w: mx.array,
+    scales: mx.array,
+    biases: mx.array,
+    *,
+    group_size: int,
+    bits: int,
+    stream: mx.Stream | mx.Device | None = None,
+) -> mx.array: ...
