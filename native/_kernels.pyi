@@ -36,6 +36,23 @@ def depthwise_conv1d(
     stream: mx.Stream | mx.Device | None = None,
 ) -> mx.array: ...
 
+# elementwise
+def rms_norm(
+    x: mx.array, weight: mx.array | None, eps: float, *, stream: mx.Stream | mx.Device | None = None
+) -> mx.array: ...
+def layer_norm(
+    x: mx.array,
+    weight: mx.array | None,
+    bias: mx.array | None,
+    eps: float,
+    *,
+    stream: mx.Stream | mx.Device | None = None,
+) -> mx.array: ...
+def softmax(x: mx.array, precise: bool = False, *, stream: mx.Stream | mx.Device | None = None) -> mx.array: ...
+def exp(x: mx.array, *, stream: mx.Stream | mx.Device | None = None) -> mx.array: ...
+def sigmoid(x: mx.array, *, stream: mx.Stream | mx.Device | None = None) -> mx.array: ...
+def erf(x: mx.array, *, stream: mx.Stream | mx.Device | None = None) -> mx.array: ...
+
 # quantized
 def quantized_matmul(
     x: mx.array,
