@@ -64,3 +64,14 @@ def quantized_matmul(
     bits: int,
     stream: mx.Stream | mx.Device | None = None,
 ) -> mx.array: ...
+
+# attention
+def attention(
+    q: mx.array,
+    k: mx.array,
+    v: mx.array,
+    *,
+    scale: float,
+    mask: mx.array | str | None = None,
+    stream: mx.Stream | mx.Device | None = None,
+) -> mx.array: ...
