@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import mlxir  # noqa: F401  # isort: skip  (before mlx.core: the benchmark's composition runs on the machine's BLAS)
 import mlx.core as mx
 import numpy as np
 import pytest
@@ -277,17 +278,18 @@ def _median_ms(runs: dict[str, Callable[[], mx.array]], module: Any, repeats: in
     return {name: 1e3 * statistics.median(t[1:]) for name, t in times.items()}
 
 
-def benchmark(repeats: int = 21) -> None:
+def benchmark(repeats: int = 21, path: str = "avx512") -> None:
     """Decode (one query row over a slice of a 4096-slot cache) and causal prefill at a
     56M Llama's attention (8 heads x 64) and Qwen3-0.6B's (16 query / 8 K/V heads x
     128), float32: the CPU composition (`cpu_sdpa`, MLX's own for "causal") and the
     native kernel on 1 and 2 threads. The composition's products use the BLAS's own
-    thread count (run with OPENBLAS_NUM_THREADS=1, then 2)."""
-    import mlxir  # noqa: F401  (loads the machine's BLAS before MLX computes anything)
+    thread count (run with OPENBLAS_NUM_THREADS=1, then 2). `path` limits the native
+    kernel's instruction set (this module's import left it at the best one)."""
     from mlxir.runtime.cpu import native
 
     module = native.kernels()
     assert module is not None and hasattr(module, "attention"), "the native attention is not built"
+    print(f"native path: {module.limit_isa(path)}")
     print("heads/kv x dim, L, S: milliseconds (median), systems alternating; nat1/nat2 = native on 1/2 threads")
     for heads, kv_heads, depth in ((8, 8, 64), (16, 8, 128)):
         cache_k = mx.random.normal((1, kv_heads, 4096, depth), key=mx.random.key(1))
@@ -307,4 +309,4 @@ def benchmark(repeats: int = 21) -> None:
 
 
 if __name__ == "__main__":
-    benchmark(int(sys.argv[1]) if len(sys.argv) > 1 else 21)
+    benchmark(int(sys.argv[1]) if len(sys.argv) > 1 else 21, *sys.argv[2:3])
