@@ -46,6 +46,7 @@ OP_RULES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None, str | No
     'mlx.concatenate': (('variadic',), ('single',), None, None, ('axis',), ('axis',)),
     'mlx.conj': (('single',), ('single',), None, None, (), ()),
     'mlx.constant': ((), ('single',), None, None, ('value',), ('value',)),
+    'mlx.conv_bias_activation': (('single', 'single', 'optional'), ('single',), None, None, ('activation', 'groups', 'input_dilation', 'kernel_dilation', 'padding_hi', 'padding_lo', 'stride'), ('activation', 'flip', 'groups', 'input_dilation', 'kernel_dilation', 'padding_hi', 'padding_lo', 'stride')),
     'mlx.conv_general': (('single', 'single'), ('single',), None, None, ('groups', 'input_dilation', 'kernel_dilation', 'padding_hi', 'padding_lo', 'stride'), ('flip', 'groups', 'input_dilation', 'kernel_dilation', 'padding_hi', 'padding_lo', 'stride')),
     'mlx.cos': (('single',), ('single',), None, None, (), ()),
     'mlx.cosh': (('single',), ('single',), None, None, (), ()),

@@ -1355,11 +1355,10 @@ class QuantizedTakeOp(MlxirOp):
         verify_shape_matches([*shape_of(self.indices), unpacked], self.result)
 
 
-@irdl_op_definition
-class ConvGeneralOp(MlxirOp):
-    """`mx.conv_general`: channels-last input `[N, *spatial, C]`, weight `[O, *k, C/g]`."""
+class ConvolutionOp(MlxirOp):
+    """What `mx.conv_general` and the ops fused from it share: channels-last input
+    `[N, *spatial, C]`, weight `[O, *k, C/g]`, MLX's options and their rules."""
 
-    name = "mlx.conv_general"
     input = operand_def(TensorType)
     weight = operand_def(TensorType)
     stride = prop_def(I64Array)
@@ -1371,13 +1370,6 @@ class ConvGeneralOp(MlxirOp):
     flip = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    assembly_format = (
-        "$input `,` $weight `stride` custom<IntList>($stride) `padding` "
-        "custom<IntList>($padding_lo) custom<IntList>($padding_hi) `kernel_dilation` "
-        "custom<IntList>($kernel_dilation) `input_dilation` custom<IntList>($input_dilation) "
-        "`groups` $groups (`flip` $flip^)? attr-dict `:` type($input) `,` type($weight) "
-        "`->` type($result)"
-    )
     custom_directives = (IntList,)
 
     def verify_(self) -> None:
@@ -1434,6 +1426,79 @@ class ConvGeneralOp(MlxirOp):
                 )
             expected.append((padded - kernel) // stride[i] + 1)
         verify_shape_matches([*expected, w[0]], self.result)
+
+
+_CONV_OPTIONS = (
+    "`stride` custom<IntList>($stride) `padding` custom<IntList>($padding_lo) "
+    "custom<IntList>($padding_hi) `kernel_dilation` custom<IntList>($kernel_dilation) "
+    "`input_dilation` custom<IntList>($input_dilation) `groups` $groups (`flip` $flip^)?"
+)
+
+
+@irdl_op_definition
+class ConvGeneralOp(ConvolutionOp):
+    """`mx.conv_general`: channels-last input `[N, *spatial, C]`, weight `[O, *k, C/g]`."""
+
+    name = "mlx.conv_general"
+    assembly_format = (
+        f"$input `,` $weight {_CONV_OPTIONS} attr-dict `:` type($input) `,` type($weight) "
+        "`->` type($result)"
+    )
+
+
+CONV_ACTIVATIONS = ("none", "relu", "relu6", "silu")
+"""`conv_bias_activation`'s activations: `relu` is `max(y, 0)`, `relu6` `min(max(y, 0),
+6)`, `silu` `y * sigmoid(y)` (`evaluator/linalg.py`, `ACTIVATIONS`, computes them)."""
+
+
+@irdl_op_definition
+class ConvBiasActivationOp(ConvolutionOp):
+    """`mx.conv_general`, plus a per-channel `bias` `[O]` when given, then `activation`:
+    a convolution's epilogue as one op, which a device may compute in the convolution's
+    own pass (the CPU's native depthwise kernel). Its meaning is the composition
+    (`evaluator/linalg.py`); the CPU target's `cpu-fuse-conv-epilogue` forms it."""
+
+    name = "mlx.conv_bias_activation"
+    # Declared again, first: IRDL orders a subclass's own fields before its bases', and
+    # the operands are input, weight, bias.
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    activation = prop_def(StringAttr)
+    assembly_format = (
+        f"$input `,` $weight (`bias` $bias^ `:` type($bias))? {_CONV_OPTIONS} "
+        "`activation` $activation attr-dict `:` type($input) `,` type($weight) `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        conv: ConvGeneralOp,
+        *,
+        bias: SSAValue | None = None,
+        activation: str = "none",
+    ):
+        """The op fused from `conv`: its operands, options and result type."""
+        super().__init__(
+            operands=[conv.input, conv.weight, [bias] if bias is not None else []],
+            result_types=[conv.result.type],
+            properties={**conv.properties, "activation": StringAttr(activation)},
+        )
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.activation.data not in CONV_ACTIVATIONS:
+            raise VerifyException(
+                f"activation must be one of {CONV_ACTIVATIONS}, got '{self.activation.data}'"
+            )
+        if self.bias is None:
+            return
+        channels = shape_of(self.result)[-1]
+        if rank_of(self.bias) != 1 or not dims_compatible(shape_of(self.bias)[0], channels):
+            raise VerifyException(
+                f"bias must be 1-D of the output channels' size {_dim(channels)}, got "
+                f"{format_dims(shape_of(self.bias))}"
+            )
+        verify_same_dtype([self.bias, self.result], "bias and result")
 
 
 # ---------------------------------------------------------------------------
@@ -2722,6 +2787,7 @@ MLX_OPS: list[type[IRDLOperation]] = [
     DequantizeOp,
     QuantizedTakeOp,
     ConvGeneralOp,
+    ConvBiasActivationOp,
     ScaledDotProductAttentionOp,
     RmsNormOp,
     LayerNormOp,

@@ -161,6 +161,41 @@ def _conv_general(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     return lambda operands: (mx.conv_general(operands[0], operands[1], **options),)
 
 
+Activation = Callable[[mx.array], mx.array]
+
+
+def activations(sigmoid: Activation = mx.sigmoid) -> dict[str, Activation]:
+    """`conv_bias_activation`'s activations (`dialects/mlx.py`, `CONV_ACTIVATIONS`), as
+    the ops they were fused from compute them: `relu` is `maximum(y, 0)`, `relu6`
+    `minimum(maximum(y, 0), 6)`, `silu` `y * sigmoid(y)` (NaN stays NaN, as in
+    PyTorch). A device passes its own `sigmoid` (the CPU's polynomial one)."""
+    return {
+        "none": lambda y: y,
+        "relu": lambda y: mx.maximum(y, 0.0),
+        "relu6": lambda y: mx.minimum(mx.maximum(y, 0.0), 6.0),
+        "silu": lambda y: y * sigmoid(y),
+    }
+
+
+ACTIVATIONS = activations()
+
+
+@kernel("mlx.conv_bias_activation")
+def _conv_bias_activation(props: Props, result_dtypes: ResultDtypes) -> Kernel:
+    """`mx.conv_general`, `+ bias` (a third operand, `[O]`) when given, then the
+    activation: the ops the CPU target fused, in their order, so the same bits."""
+    conv = _conv_general(props, result_dtypes)
+    activate = ACTIVATIONS[str(props["activation"])]
+
+    def run(operands: Sequence[Any]) -> Sequence[Any]:
+        y = conv(operands[:2])[0]
+        if len(operands) > 2:
+            y = y + operands[2]
+        return (activate(y),)
+
+    return run
+
+
 
 # MLX implements its linear algebra on the CPU only (LAPACK): these run on the CPU
 # stream whatever the default device, as `mx.linalg` requires. Its inverse and solves

@@ -32,6 +32,9 @@ import mlxir
 from mlxir.codegen import read_program, serialize
 from mlxir.dialects import mlx as mlx_dialect
 from mlxir.evaluator import arrays as dtypes
+from mlxir.evaluator.linalg import ACTIVATIONS
+from mlxir.runtime import ir_interpreter
+from mlxir.runtime.backend import GENERIC
 from mlxir.runtime.ir_interpreter import parse_module, run_module
 
 # --------------------------------------------------------------------------- linalg
@@ -401,6 +404,71 @@ def test_conv_general(ty: str) -> None:
     check(dil, conv_reference(img, k, [1, 2], [1, 0], [2, 1], [2, 1], [1, 2], 2, False), tol)
     check(flip, conv_reference(img, k, [1, 1], [0, 0], [0, 0], [1, 1], [1, 1], 2, True), tol)
     check(c1d, conv_reference(seq, k1, [1], [4], [0], [1], [1], 4, False), tol)
+
+
+def test_conv_activations_are_the_dialects() -> None:
+    """The generic kernel computes each activation the verifier admits, and no other."""
+    assert tuple(ACTIVATIONS) == mlx_dialect.CONV_ACTIVATIONS
+
+
+_ACTIVATION_REF = {
+    "none": lambda y: y,
+    "relu": lambda y: np.maximum(y, 0.0),
+    "relu6": lambda y: np.clip(y, 0.0, 6.0),
+    "silu": lambda y: y / (1.0 + np.exp(-y)),
+}
+
+
+@pytest.mark.parametrize("backend", ["generic", "host"])
+@pytest.mark.parametrize("ty", FLOATS)
+def test_conv_bias_activation(ty: str, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fused op is the convolution, the bias add and the activation it was fused
+    from: within the dtype's tolerance of float64 (depthwise and grouped, 2-D and 1-D,
+    with and without a bias, flipped and dilated), and, as the generic kernels (a GPU's)
+    compute them, op by op: the same bits as those ops' own kernels. (The CPU's native
+    depthwise kernel rounds half precision once, after the bias and the activation:
+    `test_native_convolution.py`.)"""
+    if backend == "generic":
+        monkeypatch.setattr(ir_interpreter, "backend_for", lambda device: GENERIC)
+    img, dw, k = floats((2, 9, 9, 6), ty, seed=1), floats((6, 3, 3, 1), ty, seed=2), floats((8, 3, 3, 3), ty, seed=3)
+    seq, k1 = floats((1, 7, 4), ty, seed=4), floats((4, 5, 1), ty, seed=5)
+    b6, b8, b4 = floats((6,), ty, seed=6), floats((8,), ty, seed=7), floats((4,), ty, seed=8)
+    options = "stride [1, 1] padding [1, 1] [1, 1] kernel_dilation [1, 1] input_dilation [1, 1]"
+    grouped = "stride [2, 1] padding [1, 0] [2, 1] kernel_dilation [2, 1] input_dilation [1, 1] groups 2 flip"
+    text = ir("""func.func @forward(%img: tensor<?x9x9x6x$T>, %dw: tensor<6x3x3x1x$T>, %k: tensor<8x3x3x3x$T>, %seq: tensor<1x?x4x$T>, %k1: tensor<4x5x1x$T>, %b6: tensor<6x$T>, %b8: tensor<8x$T>, %b4: tensor<4x$T>) -> (tensor<?x9x9x6x$T>, tensor<?x9x9x6x$T>, tensor<?x4x8x8x$T>, tensor<?x4x8x8x$T>, tensor<1x?x4x$T>, tensor<1x?x4x$T>, tensor<?x9x9x6x$T>) {
+      %zero = mlx.constant dense<0.0> : tensor<$T>
+      %six = mlx.constant dense<6.0> : tensor<$T>
+      %relu6 = mlx.conv_bias_activation %img, %dw bias %b6 : tensor<6x$T> $OPTIONS groups 6 activation "relu6" : tensor<?x9x9x6x$T>, tensor<6x3x3x1x$T> -> tensor<?x9x9x6x$T>
+      %c = mlx.conv_general %img, %dw $OPTIONS groups 6 : tensor<?x9x9x6x$T>, tensor<6x3x3x1x$T> -> tensor<?x9x9x6x$T>
+      %cb = mlx.add %c, %b6 : tensor<?x9x9x6x$T>, tensor<6x$T> -> tensor<?x9x9x6x$T>
+      %cr = mlx.maximum %cb, %zero : tensor<?x9x9x6x$T>, tensor<$T> -> tensor<?x9x9x6x$T>
+      %cr6 = mlx.minimum %cr, %six : tensor<?x9x9x6x$T>, tensor<$T> -> tensor<?x9x9x6x$T>
+      %silu = mlx.conv_bias_activation %img, %k $GROUPED activation "silu" : tensor<?x9x9x6x$T>, tensor<8x3x3x3x$T> -> tensor<?x4x8x8x$T>
+      %g = mlx.conv_general %img, %k $GROUPED : tensor<?x9x9x6x$T>, tensor<8x3x3x3x$T> -> tensor<?x4x8x8x$T>
+      %gs = mlx.sigmoid %g : tensor<?x4x8x8x$T> -> tensor<?x4x8x8x$T>
+      %gsilu = mlx.multiply %g, %gs : tensor<?x4x8x8x$T>, tensor<?x4x8x8x$T> -> tensor<?x4x8x8x$T>
+      %relu = mlx.conv_bias_activation %seq, %k1 bias %b4 : tensor<4x$T> stride [1] padding [4] [0] kernel_dilation [1] input_dilation [1] groups 4 activation "relu" : tensor<1x?x4x$T>, tensor<4x5x1x$T> -> tensor<1x?x4x$T>
+      %s = mlx.conv_general %seq, %k1 stride [1] padding [4] [0] kernel_dilation [1] input_dilation [1] groups 4 : tensor<1x?x4x$T>, tensor<4x5x1x$T> -> tensor<1x?x4x$T>
+      %sb = mlx.add %s, %b4 : tensor<1x?x4x$T>, tensor<4x$T> -> tensor<1x?x4x$T>
+      %sr = mlx.maximum %sb, %zero : tensor<1x?x4x$T>, tensor<$T> -> tensor<1x?x4x$T>
+      %biased = mlx.conv_bias_activation %img, %dw bias %b6 : tensor<6x$T> $OPTIONS groups 6 activation "none" : tensor<?x9x9x6x$T>, tensor<6x3x3x1x$T> -> tensor<?x9x9x6x$T>
+      func.return %relu6, %cr6, %silu, %gsilu, %relu, %sr, %biased : tensor<?x9x9x6x$T>, tensor<?x9x9x6x$T>, tensor<?x4x8x8x$T>, tensor<?x4x8x8x$T>, tensor<1x?x4x$T>, tensor<1x?x4x$T>, tensor<?x9x9x6x$T>
+    }""", T=ty, OPTIONS=options, GROUPED=grouped)
+    relu6, relu6_ops, silu, silu_ops, relu, relu_ops, biased = run_ir(text, img, dw, k, seq, k1, b6, b8, b4)
+    if backend == "generic":
+        check_exact(relu6, relu6_ops)
+        check_exact(silu, silu_ops)
+        check_exact(relu, relu_ops)
+    depthwise = conv_reference(img, dw, [1, 1], [1, 1], [1, 1], [1, 1], [1, 1], 6, False) + b6
+    flipped = conv_reference(img, k, [2, 1], [1, 0], [2, 1], [2, 1], [1, 1], 2, True)
+    sequence = conv_reference(seq, k1, [1], [4], [0], [1], [1], 4, False) + b4
+    for got, want in (
+        (relu6, _ACTIVATION_REF["relu6"](depthwise)),
+        (silu, _ACTIVATION_REF["silu"](flipped)),
+        (relu, _ACTIVATION_REF["relu"](sequence)),
+        (biased, depthwise),
+    ):
+        check_relative_to_max(got, want, 2 * TOL[ty])
 
 
 # --------------------------------------------------------------------------- factorizations, fft

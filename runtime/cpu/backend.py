@@ -63,14 +63,14 @@ class CpuBackend(Backend):
         slots = info.slots
         for instruction in info.instructions:
             if (
-                instruction.op == "mlx.conv_general"
+                instruction.op in ("mlx.conv_general", "mlx.conv_bias_activation")
                 and slots[instruction.results[0]].dtype == "float64"
                 and any(d != 1 for d in cast(Sequence[int], instruction.kernel_props().get("input_dilation", ())))
             ):
                 location = f" ({instruction.location})" if instruction.location else ""
                 return BackendError(
                     "a transposed convolution in float64, which MLX's CPU backend lacks (0.32)",
-                    f"instruction #{instruction.index} (mlx.conv_general{location})",
+                    f"instruction #{instruction.index} ({instruction.op}{location})",
                 )
         return None
 

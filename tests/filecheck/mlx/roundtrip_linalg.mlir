@@ -4,6 +4,10 @@
 // RUN: mlx-opt %s -p canonicalize,cse | filecheck %s --check-prefix=CANON
 // RUN: mlx-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
 
+// conv_bias_activation's bias is an optional third operand, after input and weight.
+// GENERIC: %fused = "mlx.conv_bias_activation"(%img, %dw, %b) <{stride = array<i64: 1, 1>, padding_lo = array<i64: 1, 1>, padding_hi = array<i64: 1, 1>, kernel_dilation = array<i64: 1, 1>, input_dilation = array<i64: 1, 1>, groups = 6 : i64, activation = "relu6"}>
+// GENERIC: %plain = "mlx.conv_bias_activation"(%img, %dw) <{
+
 // Optional operands: the segment sizes record which of weight and bias is present.
 // GENERIC: %ln = "mlx.layer_norm"(%x, %w, %b) <{eps = 1.000000e-05 : f64, operandSegmentSizes = array<i32: 1, 1, 1>}>
 // GENERIC: %lnw = "mlx.layer_norm"(%x, %w) <{eps = 1.000000e-05 : f64, operandSegmentSizes = array<i32: 1, 1, 0>}>
@@ -56,6 +60,20 @@ func.func @conv_general(%img: tensor<?x28x28x6xf32>, %k: tensor<8x3x3x3xf32>, %s
   %flip = mlx.conv_general %img, %k stride [1, 1] padding [0, 0] [0, 0] kernel_dilation [1, 1] input_dilation [1, 1] groups 2 flip : tensor<?x28x28x6xf32>, tensor<8x3x3x3xf32> -> tensor<?x26x26x8xf32>
   %c1d = mlx.conv_general %seq, %k1 stride [1] padding [4] [0] kernel_dilation [1] input_dilation [1] groups 16 : tensor<1x?x16xf16>, tensor<16x5x1xf16> -> tensor<1x?x16xf16>
   func.return %c2d : tensor<?x14x14x8xf32>
+}
+
+// CHECK-LABEL: func.func @conv_bias_activation(
+// CHECK-NEXT: %fused = mlx.conv_bias_activation %img, %dw bias %b : tensor<6xf32> stride [1, 1] padding [1, 1] [1, 1] kernel_dilation [1, 1] input_dilation [1, 1] groups 6 activation "relu6" : tensor<?x28x28x6xf32>, tensor<6x3x3x1xf32> -> tensor<?x28x28x6xf32>
+// CHECK-NEXT: %plain = mlx.conv_bias_activation %img, %dw stride [2, 2] padding [0, 0] [1, 1] kernel_dilation [2, 2] input_dilation [1, 1] groups 6 flip activation "silu" : tensor<?x28x28x6xf32>, tensor<6x3x3x1xf32> -> tensor<?x13x13x6xf32>
+// CHECK-NEXT: %c1d = mlx.conv_bias_activation %seq, %k1 bias %b1 : tensor<16xf16> stride [1] padding [4] [0] kernel_dilation [1] input_dilation [1] groups 16 activation "relu" : tensor<1x?x16xf16>, tensor<16x5x1xf16> -> tensor<1x?x16xf16>
+// CHECK-NEXT: %none = mlx.conv_bias_activation %img, %dw bias %b : tensor<6xf32> stride [1, 1] padding [1, 1] [1, 1] kernel_dilation [1, 1] input_dilation [1, 1] groups 6 activation "none" : tensor<?x28x28x6xf32>, tensor<6x3x3x1xf32> -> tensor<?x28x28x6xf32>
+// CHECK-NEXT: func.return %fused, %plain, %c1d, %none
+func.func @conv_bias_activation(%img: tensor<?x28x28x6xf32>, %dw: tensor<6x3x3x1xf32>, %b: tensor<6xf32>, %seq: tensor<1x?x16xf16>, %k1: tensor<16x5x1xf16>, %b1: tensor<16xf16>) -> (tensor<?x28x28x6xf32>, tensor<?x13x13x6xf32>, tensor<1x?x16xf16>, tensor<?x28x28x6xf32>) {
+  %fused = mlx.conv_bias_activation %img, %dw bias %b : tensor<6xf32> stride [1, 1] padding [1, 1] [1, 1] kernel_dilation [1, 1] input_dilation [1, 1] groups 6 activation "relu6" : tensor<?x28x28x6xf32>, tensor<6x3x3x1xf32> -> tensor<?x28x28x6xf32>
+  %plain = mlx.conv_bias_activation %img, %dw stride [2, 2] padding [0, 0] [1, 1] kernel_dilation [2, 2] input_dilation [1, 1] groups 6 flip activation "silu" : tensor<?x28x28x6xf32>, tensor<6x3x3x1xf32> -> tensor<?x13x13x6xf32>
+  %c1d = mlx.conv_bias_activation %seq, %k1 bias %b1 : tensor<16xf16> stride [1] padding [4] [0] kernel_dilation [1] input_dilation [1] groups 16 activation "relu" : tensor<1x?x16xf16>, tensor<16x5x1xf16> -> tensor<1x?x16xf16>
+  %none = mlx.conv_bias_activation %img, %dw bias %b : tensor<6xf32> stride [1, 1] padding [1, 1] [1, 1] kernel_dilation [1, 1] input_dilation [1, 1] groups 6 activation "none" : tensor<?x28x28x6xf32>, tensor<6x3x3x1xf32> -> tensor<?x28x28x6xf32>
+  func.return %fused, %plain, %c1d, %none : tensor<?x28x28x6xf32>, tensor<?x13x13x6xf32>, tensor<1x?x16xf16>, tensor<?x28x28x6xf32>
 }
 
 // CHECK-LABEL: func.func @attention(

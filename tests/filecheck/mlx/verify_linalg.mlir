@@ -1,5 +1,5 @@
 // Verifier rules of the mlx linear-algebra, convolution and fast ops (matmul, addmm,
-// conv_general, scaled_dot_product_attention, rms_norm, layer_norm, rope, linalg_inv,
+// conv_general, conv_bias_activation, scaled_dot_product_attention, rms_norm, layer_norm, rope, linalg_inv,
 // linalg_solve): each chunk breaks exactly one rule.
 // RUN: mlx-opt %s --split-input-file --verify-diagnostics
 
@@ -143,6 +143,47 @@ func.func @conv_dtype(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf16>) {
 func.func @conv_result_rank(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'mlx.conv_general' op result must have the input's rank}}
   %0 = mlx.conv_general %x, %w stride [1, 1] padding [0, 0] [0, 0] kernel_dilation [1, 1] input_dilation [1, 1] groups 1 : tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32> -> tensor<6x6x4xf32>
+  func.return
+}
+
+// -----
+
+// conv_bias_activation keeps conv_general's rules.
+func.func @conv_bias_activation_channels(%x: tensor<1x8x8x6xf32>, %w: tensor<6x3x3x1xf32>) {
+  // expected-error @+1 {{'mlx.conv_bias_activation' op input channels 6 must equal weight channels 1 x groups 3}}
+  %0 = mlx.conv_bias_activation %x, %w stride [1, 1] padding [0, 0] [0, 0] kernel_dilation [1, 1] input_dilation [1, 1] groups 3 activation "none" : tensor<1x8x8x6xf32>, tensor<6x3x3x1xf32> -> tensor<1x6x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_bias_activation_unknown(%x: tensor<1x8x8x6xf32>, %w: tensor<6x3x3x1xf32>) {
+  // expected-error @+1 {{'mlx.conv_bias_activation' op activation must be one of ('none', 'relu', 'relu6', 'silu'), got 'gelu'}}
+  %0 = mlx.conv_bias_activation %x, %w stride [1, 1] padding [0, 0] [0, 0] kernel_dilation [1, 1] input_dilation [1, 1] groups 6 activation "gelu" : tensor<1x8x8x6xf32>, tensor<6x3x3x1xf32> -> tensor<1x6x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_bias_activation_bias_shape(%x: tensor<1x8x8x6xf32>, %w: tensor<6x3x3x1xf32>, %b: tensor<1x6xf32>) {
+  // expected-error @+1 {{'mlx.conv_bias_activation' op bias must be 1-D of the output channels' size 6, got [1, 6]}}
+  %0 = mlx.conv_bias_activation %x, %w bias %b : tensor<1x6xf32> stride [1, 1] padding [0, 0] [0, 0] kernel_dilation [1, 1] input_dilation [1, 1] groups 6 activation "relu" : tensor<1x8x8x6xf32>, tensor<6x3x3x1xf32> -> tensor<1x6x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_bias_activation_bias_size(%x: tensor<1x8x8x6xf32>, %w: tensor<6x3x3x1xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'mlx.conv_bias_activation' op bias must be 1-D of the output channels' size 6, got [3]}}
+  %0 = mlx.conv_bias_activation %x, %w bias %b : tensor<3xf32> stride [1, 1] padding [0, 0] [0, 0] kernel_dilation [1, 1] input_dilation [1, 1] groups 6 activation "relu" : tensor<1x8x8x6xf32>, tensor<6x3x3x1xf32> -> tensor<1x6x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_bias_activation_bias_dtype(%x: tensor<1x8x8x6xf16>, %w: tensor<6x3x3x1xf16>, %b: tensor<6xf32>) {
+  // expected-error @+1 {{'mlx.conv_bias_activation' op bias and result must share one element type, got f32, f16}}
+  %0 = mlx.conv_bias_activation %x, %w bias %b : tensor<6xf32> stride [1, 1] padding [0, 0] [0, 0] kernel_dilation [1, 1] input_dilation [1, 1] groups 6 activation "silu" : tensor<1x8x8x6xf16>, tensor<6x3x3x1xf16> -> tensor<1x6x6x6xf16>
   func.return
 }
 
