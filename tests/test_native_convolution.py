@@ -4,10 +4,13 @@
 kernels larger than the input, channel counts off the vector width, every dtype, every
 instruction-set path this CPU runs, and 1 and 2 threads (the same bits); the fused
 bias and activation epilogue; the 1-D form; strided operands; the refusals; and the
-CPU backend's `mlx.conv_general`, native where it covers the call."""
+CPU backend's `mlx.conv_general` and `mlx.conv_bias_activation`: native where it
+covers the call, else the tap-by-tap composition (depthwise) or MLX's own
+convolution, with the epilogue the unfused ops' own."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, NamedTuple
 
 import mlx.core as mx
@@ -18,6 +21,7 @@ from native_support import bits_equal, float64, host_isas, isa, kernels, relativ
 from mlxir.evaluator import KERNELS as GENERIC_KERNELS
 from mlxir.runtime.cpu import native as cpu_native
 from mlxir.runtime.cpu.backend import CPU
+from mlxir.runtime.cpu.convolution import depthwise_taps
 
 
 class Case(NamedTuple):
@@ -268,15 +272,136 @@ def test_cpu_backend_leaves_the_rest_to_mlx(
         assert bits_equal(result, expected)
 
 
-def test_cpu_backend_keeps_mlx_without_native_kernels_and_its_errors() -> None:
+def test_cpu_backend_takes_the_taps_without_native_kernels_and_keeps_mlx_errors() -> None:
+    """Where the native kernels cannot run (suspended: an export), a depthwise
+    convolution is the tap-by-tap composition of MLX ops, within float32 rounding of
+    float64; a kernel larger than the padded input is MLX's error."""
     kernels()
-    case = Case((1, 9, 21, 8), (3, 3), lo=(1, 1), hi=(1, 1))
+    case = Case((1, 9, 21, 8), (3, 3), (2, 1), (1, 1), (1, 0), (1, 2))
     x, w = operands(case, mx.float32, 14)
     run = CPU.kernel_factory("mlx.conv_general")(conv_props(case, 8), [mx.float32])  # pyright: ignore[reportOptionalCall]
     with cpu_native.suspended():
-        assert bits_equal(run([x, w])[0], mlx_conv(x, w, case))
+        result = run([x, w])[0]
+    taps = depthwise_taps(x, w, case.stride, case.lo, case.hi, case.dilation)
+    assert bits_equal(result, taps)
+    assert relative_error(result, reference(x, w, case)) <= 1e-6
     small = Case((1, 2, 2, 8), (3, 3))
     x_small, _ = operands(small, mx.float32, 15)
     run = CPU.kernel_factory("mlx.conv_general")(conv_props(small, 8), [mx.float32])  # pyright: ignore[reportOptionalCall]
-    with pytest.raises(ValueError, match=r"\[conv\]"):
-        run([x_small, w])
+    for suspended in (False, True):
+        with cpu_native.suspended() if suspended else contextlib.nullcontext(), pytest.raises(ValueError, match=r"\[conv\]"):
+            run([x_small, w])
+
+
+def test_cpu_backend_takes_the_taps_in_float64() -> None:
+    """Float64, which the native kernel does not take: the taps, within float64 rounding."""
+    kernels()
+    case = Case((2, 7, 10, 5), (3, 3), lo=(1, 1), hi=(1, 1))
+    x, w = (a.astype(mx.float64) for a in operands(case, mx.float32, 16))
+    with mx.stream(mx.cpu):
+        result = CPU.kernel_factory("mlx.conv_general")(conv_props(case, 5), [mx.float64])([x, w])[0]  # pyright: ignore[reportOptionalCall]
+        assert result.dtype == mx.float64
+        expected = reference(x, w, case)  # of float32 values: exact in float64
+        assert float(np.abs(np.array(result) - expected).max()) <= 1e-12 * float(np.abs(expected).max())
+
+
+# --------------------------------------------------------------------------- mlx.conv_bias_activation on the CPU
+
+ACTIVATIONS = ["none", "relu", "relu6", "silu"]
+
+
+def fused_props(case: Case, groups: int, activation: str, **changes: Any) -> dict[str, object]:
+    return {**conv_props(case, groups, **changes), "activation": activation}
+
+
+def unfused(x: mx.array, w: mx.array, bias: mx.array | None, props: dict[str, object], activation: str) -> mx.array:
+    """The ops the fusion replaced, each as the CPU backend's own kernel runs it."""
+
+    def op(name: str, *values: mx.array) -> mx.array:
+        return CPU.kernel_factory(name)(props if name == "mlx.conv_general" else {}, [x.dtype])(list(values))[0]  # pyright: ignore[reportOptionalCall]
+
+    y = op("mlx.conv_general", x, w)
+    if bias is not None:
+        y = op("mlx.add", y, bias)
+    zero, six = mx.array(0.0, dtype=x.dtype), mx.array(6.0, dtype=x.dtype)
+    if activation in ("relu", "relu6"):
+        y = op("mlx.maximum", y, zero)
+    if activation == "relu6":
+        y = op("mlx.minimum", y, six)
+    if activation == "silu":
+        y = op("mlx.multiply", y, op("mlx.sigmoid", y))
+    return y
+
+
+@pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "no-bias"])
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_cpu_backend_runs_the_fused_epilogue_natively(activation: str, with_bias: bool) -> None:
+    """A depthwise `mlx.conv_bias_activation` is one native call, bias and activation
+    included (the kernel's bits), 2-D and 1-D."""
+    module = kernels()
+    case = Case((1, 9, 21, 19), (3, 3), (2, 1), (1, 1), (1, 0))
+    x, w = operands(case, mx.float32, 21)
+    bias = mx.random.normal((19,), key=mx.random.key(22)) if with_bias else None
+    operands_ = [x, w] if bias is None else [x, w, bias]
+    run = CPU.kernel_factory("mlx.conv_bias_activation")(fused_props(case, 19, activation), [mx.float32])  # pyright: ignore[reportOptionalCall]
+    assert bits_equal(run(operands_)[0], native(module, x, w, case, bias=bias, activation=activation))
+    props_1d = {
+        "stride": [2], "padding_lo": [1], "padding_hi": [1], "kernel_dilation": [1], "input_dilation": [1],
+        "groups": 19, "flip": False, "activation": activation,
+    }
+    seq, w_1d = x[:, 0], w[:, 0]
+    run_1d = CPU.kernel_factory("mlx.conv_bias_activation")(props_1d, [mx.float32])  # pyright: ignore[reportOptionalCall]
+    expected = module.depthwise_conv1d(seq, w_1d, stride=2, padding_lo=1, padding_hi=1, bias=bias, activation=activation)
+    assert bits_equal(run_1d([seq, w_1d] if bias is None else [seq, w_1d, bias])[0], expected)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_cpu_backend_fused_epilogue_without_native_kernels_is_the_unfused_ops(
+    activation: str, dtype: mx.Dtype
+) -> None:
+    """Suspended (an export), the fused op is the ops it replaced as the CPU runs them
+    (taps, the bias add, the activation; `sigmoid` on 4096 values or more the backend's
+    polynomial one), bit for bit; natively it is within the dtype's rounding of them."""
+    kernels()
+    case = Case((1, 16, 20, 24), (3, 3), lo=(1, 1), hi=(1, 1))  # 7680 outputs: the polynomial sigmoid
+    x, w = operands(case, dtype, 23)
+    bias = mx.random.normal((24,), key=mx.random.key(24)).astype(dtype)
+    props = fused_props(case, 24, activation)
+    run = CPU.kernel_factory("mlx.conv_bias_activation")(props, [dtype])  # pyright: ignore[reportOptionalCall]
+    with cpu_native.suspended():
+        assert bits_equal(run([x, w, bias])[0], unfused(x, w, bias, conv_props(case, 24), activation))
+    natively, ops = run([x, w, bias])[0], unfused(x, w, bias, conv_props(case, 24), activation)
+    scale = float(mx.max(mx.abs(ops.astype(mx.float32))))
+    limit = {mx.float32: 1e-5, mx.float16: 2e-3, mx.bfloat16: 2e-2}[dtype]
+    assert float(mx.max(mx.abs(natively.astype(mx.float32) - ops.astype(mx.float32)))) <= limit * scale
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_cpu_backend_fused_dense_convolution_is_the_unfused_ops(activation: str) -> None:
+    """A convolution that is not depthwise (a 1x1, a grouped one) is `mx.conv_general`
+    and the epilogue's ops as the CPU runs them unfused: the same bits."""
+    kernels()
+    case = Case((1, 12, 14, 16), (1, 1))
+    x = mx.random.normal(case.x_shape, key=mx.random.key(25))
+    for w_shape, groups in (((24, 1, 1, 16), 1), ((24, 3, 3, 4), 4)):
+        props = conv_props(case, groups, padding_lo=[1, 1], padding_hi=[1, 1]) if groups > 1 else conv_props(case, groups)
+        w = mx.random.normal(w_shape, key=mx.random.key(26))
+        bias = mx.random.normal((24,), key=mx.random.key(27))
+        run = CPU.kernel_factory("mlx.conv_bias_activation")({**props, "activation": activation}, [mx.float32])  # pyright: ignore[reportOptionalCall]
+        assert bits_equal(run([x, w, bias])[0], unfused(x, w, bias, props, activation))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="native/kernels/convolution.cpp's relu and relu6 give 0 for NaN (max_ps(v, 0) "
+    "returns its second operand); torch, MLX and the generic kernel keep NaN",
+)
+@pytest.mark.parametrize("activation", ["relu", "relu6"])
+def test_cpu_backend_fused_relu_keeps_nan(activation: str) -> None:
+    kernels()
+    case = Case((1, 1, 16, 3), (1, 1))
+    x = mx.array([float("nan"), 1.0, -1.0, 7.0] * 12).reshape(1, 1, 16, 3)
+    run = CPU.kernel_factory("mlx.conv_bias_activation")(fused_props(case, 3, activation), [mx.float32])  # pyright: ignore[reportOptionalCall]
+    result = run([x, mx.ones((3, 1, 1, 1))])[0]
+    assert bool(mx.isnan(result[0, 0, 0, 0]).item())
