@@ -179,9 +179,9 @@ constexpr Kernels kPortable{scores_direct_portable, scores_packed_portable, soft
 
 // ----------------------------------------------------------------------------- AVX-512
 
-// exp(x) within 2 ulp over the floats (Cephes' expf polynomial on x - n ln2, scaled by
-// 2^n with scalef, which also rounds results below FLT_MIN once, as a correctly
-// rounded exp does); -inf gives 0, NaN stays NaN.
+// exp(x) within 2 ulp over the floats (1.01 measured over every 7th float of
+// [-104, 88]): Cephes' expf polynomial on x - n ln2, scaled by 2^n with scalef, which
+// also gives results below FLT_MIN as subnormals; -inf gives 0, NaN stays NaN.
 MLXIR_AVX512 inline __m512 exp16(__m512 x) {
   x = _mm512_min_ps(_mm512_set1_ps(89.0f), x);  // min/max(bound, x) keep a NaN x
   x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
