@@ -29,8 +29,10 @@ BITS = [2, 3, 4, 6, 8]
 GROUPS = [32, 64, 128]
 # rows of x, rows of w, groups per row: one group; odd N under one 8-row block; a
 # row's last block of codes partly filled (2 and 3 bits in groups of 32); the tile
-# path (4 rows and more) with ragged tiles; a long weight past the prefetch distance.
-SHAPES = [(1, 9, 1), (3, 37, 3), (2, 70, 5), (5, 13, 2), (9, 50, 4), (1, 777, 8)]
+# path (4 rows and more) with ragged tiles; a long weight past the prefetch distance;
+# panels of 32 rows (AVX-512, 32 rows and more) with a last panel of one row, and x's
+# rows cut into two chunks of the pool (256 rows each) with a last panel of 12.
+SHAPES = [(1, 9, 1), (3, 37, 3), (2, 70, 5), (5, 13, 2), (9, 50, 4), (1, 777, 8), (33, 20, 3), (300, 29, 2)]
 # Each output rounded once to the element type, relative to the largest output.
 UNIT_ROUNDOFF = {mx.float32: 0.0, mx.float16: 2.0**-11, mx.bfloat16: 2.0**-8}
 
@@ -90,17 +92,17 @@ def test_quantized_matmul_matches_float64_and_mlx(path: str, bits: int, group_si
 
 @pytest.mark.parametrize("path", host_isas())
 def test_quantized_matmul_long_rows_and_both_paths_per_row_count(path: str) -> None:
-    """K = 8192 (a block count past any register tiling), and every row count from 1 to
-    9: the decoding path (up to 3 rows) and the tile path give each row what it gives
-    alone, within float32 rounding."""
+    """K = 8192 (many blocks of the layout's positions), and row counts on each side of
+    every path's threshold: decoding (up to 3 rows), dot products of the tile (4 to 31)
+    and panels (32 on, AVX-512), each row within float32 rounding of float64."""
     module = kernels()
     for bits, group_size in ((4, 64), (3, 32), (6, 128)):
         kx, kw = mx.random.split(mx.random.key(bits))
-        x = mx.random.normal((9, 8192), key=kx)
+        x = mx.random.normal((40, 8192), key=kx)
         w, scales, biases = mx.quantize(mx.random.normal((67, 8192), key=kw), group_size=group_size, bits=bits)
         reference = float64(x) @ dequantized64(w, scales, biases, bits, group_size).T
         with isa(path):
-            for rows in range(1, 10):
+            for rows in (1, 3, 4, 9, 31, 32, 40):
                 result = module.quantized_matmul(x[:rows], w, scales, biases, group_size=group_size, bits=bits)
                 assert relative_error(result, reference[:rows]) <= 1e-5, (bits, rows)
 

@@ -3,18 +3,19 @@
 // 3-byte runs of 8 and 4 codes), scales and biases [N, K / group_size], and every sum in
 // float32 (what mx.quantized_matmul(..., transpose=True, mode="affine") means).
 //
-// Both paths read the codes a "pack" at a time (the codes of one 32-bit word, or of one
-// 3-byte run) into 32-bit lanes, 16 packs to a block, and shift code c of every lane out
-// at once. The lanes of a block hold codes that are far apart in K, so x is laid out
-// once per call in the same order (`Layout`): then no code is ever moved between lanes.
+// Every path reads the codes a "pack" at a time (the codes of one 32-bit word, or of one
+// 3-byte run) into 32-bit lanes, 16 packs to a block, and shifts code c of every lane
+// out at once. The lanes of a block hold codes that are far apart in K, so x is laid
+// out once per call in the same order (`lay_out`): no code ever moves between lanes.
 //
 // - Few rows of x (a decode step): its time is reading w once. Each weight row's block
 //   is a sum of code * x per lane, scaled by the lane's group scale, plus the lane's
 //   bias times the sum of its x values (precomputed with the layout); 8 weight rows at
 //   a time with a software prefetch 8 rows ahead.
-// - Many rows: a tile of weight rows is dequantized (in the same order) into a buffer
-//   that stays in cache, then multiplied by every row of x as dot products held in
-//   registers (MR x NR of them), so no more than one tile's floats exist per thread.
+// - From kTileFromRows rows: a tile of weight rows is dequantized (in the same order)
+//   into a buffer that stays in cache, never the whole weight, then multiplied by the
+//   rows of x: as dot products of 4 x rows by 6 weight rows held in registers, or
+//   (AVX-512, from kPanelFromRows rows) as panels of 32 x rows times broadcast weights.
 //
 // The pool splits the weight rows (and, for many rows, x's rows) into chunks fixed by
 // the shape, and each output is one loop whose order depends on the shape alone, so
@@ -41,11 +42,18 @@ namespace {
 
 constexpr std::size_t kLanes = 16;  // packs per block, whatever the instruction set
 // From this many rows of x on, dequantizing a tile and multiplying it beats decoding
-// the codes again for every row (measured: tests/test_native_quantized.py's header).
+// the codes again for every row (they tie at 4 rows by 3072 x 1024, 4 bits: 0.76 ms).
 constexpr std::size_t kTileFromRows = 4;
 constexpr std::size_t kDecodeChunkRows = 64;   // weight rows per pool chunk
 constexpr std::size_t kTileChunkXRows = 256;   // x rows per pool chunk of the tile path
-constexpr std::size_t kTileBytes = 192 * 1024; // one thread's dequantized tile
+constexpr std::size_t kTileBytes = 512 * 1024; // one thread's dequantized tile
+constexpr std::size_t kPanel = 32;             // x rows side by side (AVX-512 tile path)
+// From this many rows of x on, the AVX-512 tile path multiplies panels of x rows by
+// broadcast weights (no sum across lanes, x read from L1); below, a panel would be
+// mostly padding and dot products of 4 x rows by 6 weight rows are faster (measured:
+// they tie at 24 rows by 3072 x 1024; 8 rows 0.86 against 1.14 ms, 64 rows 4.3
+// against 3.7).
+constexpr std::size_t kPanelFromRows = 32;
 
 template <int Bits>
 struct Packing {
@@ -99,6 +107,7 @@ struct Data {
   const void* biases;
   const float* x;      // laid out: rows x stride
   const float* x_sums; // per pack: rows x (blocks * kLanes)
+  const float* x_panels;  // the AVX-512 tile path's x (`lay_out_panels`), else null
   float* out;          // rows x outputs
 };
 
@@ -121,6 +130,20 @@ void lay_out(const float* x, const Problem& problem, int codes, float* laid, flo
         }
         sum[pack] = total;
       }
+    }
+  }
+}
+
+// The laid-out rows of x in panels of kPanel rows: panel q holds, for each position of
+// the layout, its rows' values side by side (zeros past the last row).
+void lay_out_panels(const float* laid, const Problem& problem, float* panels) {
+  const std::size_t count = (problem.rows + kPanel - 1) / kPanel;
+  for (std::size_t q = 0; q < count; ++q) {
+    float* panel = panels + q * problem.padded * kPanel;
+    for (std::size_t r = 0; r < kPanel; ++r) {
+      const std::size_t m = q * kPanel + r;
+      const float* row = laid + m * problem.stride;
+      for (std::size_t k = 0; k < problem.padded; ++k) panel[k * kPanel + r] = m < problem.rows ? row[k] : 0.0f;
     }
   }
 }
@@ -357,11 +380,16 @@ MLXIR_AVX512 void dot_tile_avx512(const float* x, const float* w, std::size_t de
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < NR; ++j) acc[i][j] = _mm512_setzero_ps();
   }
+  // Unrolled in full so that the accumulators live in registers (GCC may otherwise
+  // keep them on the stack and loop over them).
   for (std::size_t k = 0; k < depth; k += kLanes) {
     __m512 xv[MR];
+#pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) xv[i] = _mm512_loadu_ps(xr[i] + k);
+#pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) {
       const __m512 wv = _mm512_loadu_ps(wr[j] + k);
+#pragma GCC unroll 8
       for (int i = 0; i < MR; ++i) acc[i][j] = _mm512_fmadd_ps(xv[i], wv, acc[i][j]);
     }
   }
@@ -370,21 +398,102 @@ MLXIR_AVX512 void dot_tile_avx512(const float* x, const float* w, std::size_t de
   }
 }
 
+// One panel of x (its rows side by side, `kPanel` floats per position of the layout)
+// by NR rows of the tile: each step broadcasts one weight per row and multiplies it
+// into V vectors of 16 x rows, so every output is one chain of fused multiply-adds
+// over the layout's positions [k0, k1) and no sum crosses lanes; between blocks of
+// positions the sums wait in `partial` (stored and loaded exactly). Rows of the tile past nr repeat
+// the last, and x rows past mr (zeros in the panel) are computed, never stored.
+template <int V, int NR>
+MLXIR_AVX512 void panel_by_rows_avx512(const float* panel, const float* w, std::size_t k0, std::size_t k1,
+                                       std::size_t stride, float* partial, bool first, bool last, float* out,
+                                       std::size_t out_stride, std::size_t mr, std::size_t nr) {
+  const float* wr[NR];
+  for (int j = 0; j < NR; ++j) wr[j] = w + std::min<std::size_t>(j, nr - 1) * stride;
+  __m512 acc[NR][V];
+#pragma GCC unroll 24
+  for (int j = 0; j < NR; ++j) {
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) acc[j][v] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(partial + (j * V + v) * 16);
+  }
+  for (std::size_t k = k0; k < k1; ++k) {
+    __m512 xv[V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(panel + k * kPanel + v * 16);
+#pragma GCC unroll 24
+    for (int j = 0; j < NR; ++j) {
+      const __m512 weight = _mm512_set1_ps(wr[j][k]);
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[j][v] = _mm512_fmadd_ps(xv[v], weight, acc[j][v]);
+    }
+  }
+  if (!last) {
+#pragma GCC unroll 24
+    for (int j = 0; j < NR; ++j) {
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) _mm512_storeu_ps(partial + (j * V + v) * 16, acc[j][v]);
+    }
+    return;
+  }
+  alignas(64) float lanes[16];
+  for (std::size_t j = 0; j < nr; ++j) {
+    for (int v = 0; v < V; ++v) {
+      if (static_cast<std::size_t>(v) * 16 >= mr) break;
+      _mm512_store_ps(lanes, acc[j][v]);
+      const std::size_t count = std::min<std::size_t>(16, mr - v * 16);
+      for (std::size_t l = 0; l < count; ++l) out[(v * 16 + l) * out_stride + j] = lanes[l];
+    }
+  }
+}
+
+// Positions of the layout per pass over a panel: 32 x rows of them (16 KB) stay in L1
+// while every block of the tile's rows passes (measured against 256 and the whole row:
+// 13.5, 14.2 and 15.5 ms for 256 rows by 3072 x 1024).
+constexpr std::size_t kDepthBlock = 128;
+
 template <int Bits, Real S, Real B>
 MLXIR_AVX512 void tile_avx512(const Problem& problem, const Data& data, std::size_t begin, std::size_t end,
                               std::size_t m_begin, std::size_t m_end) {
-  constexpr int MR = 4, NR = 6;
-  thread_local std::vector<float> tile;
+  thread_local std::vector<float> tile, partial;
   tile.resize(problem.tile_rows * problem.stride);
+  const std::size_t panels = (m_end - m_begin + kPanel - 1) / kPanel;
+  partial.resize(panels * (problem.tile_rows + 24) * kPanel);
   for (std::size_t n0 = begin; n0 < end; n0 += problem.tile_rows) {
     const std::size_t n1 = std::min(end, n0 + problem.tile_rows);
     dequantize_rows_avx512<Bits, S, B>(problem, data, n0, n1, tile.data());
-    for (std::size_t m = m_begin; m < m_end; m += MR) {
-      const std::size_t mr = std::min<std::size_t>(MR, m_end - m);
-      for (std::size_t n = n0; n < n1; n += NR) {
-        dot_tile_avx512<MR, NR>(data.x + m * problem.stride, tile.data() + (n - n0) * problem.stride, problem.padded, problem.stride,
-                                data.out + m * problem.outputs + n, problem.outputs, mr,
-                                std::min<std::size_t>(NR, n1 - n));
+    if (!data.x_panels) {  // fewer than kPanelFromRows rows
+      constexpr int MR = 4, NR = 6;
+      for (std::size_t m = m_begin; m < m_end; m += MR) {
+        const std::size_t mr = std::min<std::size_t>(MR, m_end - m);
+        for (std::size_t n = n0; n < n1; n += NR) {
+          dot_tile_avx512<MR, NR>(data.x + m * problem.stride, tile.data() + (n - n0) * problem.stride,
+                                  problem.padded, problem.stride, data.out + m * problem.outputs + n,
+                                  problem.outputs, mr, std::min<std::size_t>(NR, n1 - n));
+        }
+      }
+      continue;
+    }
+    for (std::size_t k0 = 0; k0 < problem.padded; k0 += kDepthBlock) {
+      const std::size_t k1 = std::min(problem.padded, k0 + kDepthBlock);
+      const bool first = k0 == 0, last = k1 == problem.padded;
+      for (std::size_t m = m_begin; m < m_end; m += kPanel) {
+        const std::size_t mr = std::min(kPanel, m_end - m);
+        const float* panel = data.x_panels + m / kPanel * problem.padded * kPanel;
+        float* part = partial.data() + (m - m_begin) / kPanel * (problem.tile_rows + 24) * kPanel;
+        float* out = data.out + m * problem.outputs;
+        if (mr > 16) {
+          for (std::size_t n = n0; n < n1; n += 12) {
+            panel_by_rows_avx512<2, 12>(panel, tile.data() + (n - n0) * problem.stride, k0, k1, problem.stride,
+                                        part + (n - n0) * kPanel, first, last, out + n, problem.outputs, mr,
+                                        std::min<std::size_t>(12, n1 - n));
+          }
+        } else {
+          for (std::size_t n = n0; n < n1; n += 24) {
+            panel_by_rows_avx512<1, 24>(panel, tile.data() + (n - n0) * problem.stride, k0, k1, problem.stride,
+                                        part + (n - n0) * kPanel, first, last, out + n, problem.outputs, mr,
+                                        std::min<std::size_t>(24, n1 - n));
+          }
+        }
       }
     }
   }
@@ -546,13 +655,15 @@ MLXIR_AVX2 void dot_tile_avx2(const float* x, const float* w, std::size_t depth,
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < NR; ++j) acc[i][j] = _mm256_setzero_ps();
   }
-  // Two steps of 8 per 16 lanes of the layout, each lane's sum kept apart as the
-  // AVX-512 path keeps it is not needed: only the thread count must not change bits.
+  // Unrolled in full so that the accumulators live in registers.
   for (std::size_t k = 0; k < depth; k += 8) {
     __m256 xv[MR];
+#pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) xv[i] = _mm256_loadu_ps(xr[i] + k);
+#pragma GCC unroll 8
     for (int j = 0; j < NR; ++j) {
       const __m256 wv = _mm256_loadu_ps(wr[j] + k);
+#pragma GCC unroll 8
       for (int i = 0; i < MR; ++i) acc[i][j] = _mm256_fmadd_ps(xv[i], wv, acc[i][j]);
     }
   }
@@ -640,7 +751,7 @@ Problem problem_of(int bits, int group_size, std::size_t rows, std::size_t outpu
   // A multiple of 12, every path's NR (6 and 4) divides it: a tile's rows are the same
   // whichever path runs (not needed for the bits, but keeps tiles whole).
   const std::size_t fit = kTileBytes / (problem.stride * sizeof(float));
-  problem.tile_rows = std::max<std::size_t>(12, std::min<std::size_t>(96, fit / 12 * 12));
+  problem.tile_rows = std::max<std::size_t>(12, std::min<std::size_t>(192, fit / 12 * 12));
   return problem;
 }
 
@@ -678,11 +789,17 @@ class QuantizedMatmul : public mx::UnaryPrimitive {
         staged.resize(problem.rows * problem.outputs);
         result = staged.data();
       }
+      const bool tile = problem.rows >= kTileFromRows;
+      const Isa isa = host_isa();
+      std::vector<float> panels;
+      if (tile && isa == Isa::avx512 && problem.rows >= kPanelFromRows) {
+        panels.resize((problem.rows + kPanel - 1) / kPanel * kPanel * problem.padded);
+        lay_out_panels(laid.data(), problem, panels.data());
+      }
       const Data data{static_cast<const std::uint8_t*>(row_major(w_operand, w_scratch)),
                       row_major(scales_operand, scales_scratch), row_major(biases_operand, biases_scratch),
-                      laid.data(), sums.data(), result};
-      const bool tile = problem.rows >= kTileFromRows;
-      const RowsKernel kernel = pick(problem.bits, real_of(scales_dtype), real_of(biases_dtype), host_isa(), tile);
+                      laid.data(), sums.data(), panels.data(), result};
+      const RowsKernel kernel = pick(problem.bits, real_of(scales_dtype), real_of(biases_dtype), isa, tile);
       const std::size_t n_step = tile ? problem.tile_rows : kDecodeChunkRows;
       const std::size_t m_step = tile ? kTileChunkXRows : problem.rows;
       const std::size_t n_chunks = (problem.outputs + n_step - 1) / n_step;
