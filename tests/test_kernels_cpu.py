@@ -3,12 +3,18 @@
 thresholds that choose them), quantized products dequantized in blocks or spread over
 streams, and the CPU composition of attention: each bit for bit against MLX's own
 product or composition (the CPU target's rope is a pass: `tests/test_cpu_target.py`), and
-`exp`, `sigmoid` and `erf` of many values by a polynomial, against the exact values."""
+`exp`, `sigmoid` and `erf` of many values by a polynomial, against the exact values.
+
+These are the CPU backend's paths without its native kernels, as a machine that cannot
+build them runs (every test here suspends them: `runtime/cpu/native.suspended()`); the
+native kernels' own tests, and which path the backend takes with them, are in
+`tests/test_native_*.py`."""
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import mlx.core as mx
@@ -18,8 +24,14 @@ from kernel_helpers import MX_OF, check_relative_to_max
 
 from mlxir.evaluator import KERNELS
 from mlxir.evaluator import arrays as dtypes
-from mlxir.runtime.cpu import fast, polynomial, products, streams
+from mlxir.runtime.cpu import fast, native, polynomial, products, streams
 from mlxir.runtime.cpu.backend import CPU
+
+
+@pytest.fixture(autouse=True)
+def _without_native_kernels() -> Iterator[None]:
+    with native.suspended():
+        yield
 
 # --------------------------------------------------------------------------- CPU streams
 
@@ -303,11 +315,14 @@ def test_cpu_transcendentals_keep_integer_operands_and_run_natively() -> None:
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return torch.nn.functional.silu(x) + torch.erf(x)
 
+    # Seeded: MLX's own sigmoid and erf (the short rows) differ from torch's by up to
+    # 4.9e-7 on a value of about 2, past the tolerance in about 1 draw of 100.
+    torch.manual_seed(0)
     exported = torch.export.export(SiLU(), (torch.randn(4, 1408),), dynamic_shapes=({0: torch.export.Dim("n")},))
-    interpreted, native = (mlxir.compile(exported, compile=mode) for mode in (False, True))
+    interpreted, compiled = (mlxir.compile(exported, compile=mode) for mode in (False, True))
     for rows in (1, size // 1408 + 1, 128):
         x = torch.randn(rows, 1408)
         expected = SiLU()(x)
         got = interpreted(x)
-        assert torch.equal(native(x), got)
+        assert torch.equal(compiled(x), got)
         torch.testing.assert_close(got, expected, atol=4e-7, rtol=4e-7)
