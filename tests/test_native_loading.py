@@ -83,3 +83,37 @@ def test_mlxir_info_names_the_kernels_in_use() -> None:
         env={**os.environ, native.SWITCH: "0"}, capture_output=True, text=True, timeout=120,
     )
     assert f"native CPU kernels: none: turned off by {native.SWITCH}=0" in off.stdout
+
+
+LLM_PROGRAMS = """
+import sys
+sys.path.insert(0, {tests!r})
+import torch
+import mlxir
+from llm_models import build_model
+from test_quantize import _assert_generates_like, _dequantized_reference
+from mlxir.tools import llm
+
+torch.manual_seed(0)
+model = build_model("llama")
+model.generation_config.eos_token_id = None
+_assert_generates_like(llm.compile_llm(model), model, seed=1)
+quantize = mlxir.Quantize(bits=4, group_size=64)
+_assert_generates_like(llm.compile_llm(model, quantize=quantize), _dequantized_reference(model, quantize), seed=1)
+print("generated")
+"""
+
+
+def test_llm_programs_generate_like_transformers_without_the_native_kernels() -> None:
+    """The other way round from the LLM suites (which run with the native kernels): a
+    Llama's f32 and 4-bit programs on MLX's own kernels give transformers' greedy
+    tokens and first logits (4 bits: against the dequantized model)."""
+    from pathlib import Path
+
+    script = LLM_PROGRAMS.format(tests=str(Path(__file__).resolve().parent))
+    done = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, native.SWITCH: "0"},
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "generated" in done.stdout
