@@ -113,6 +113,7 @@ def test_targets_name_registered_passes_and_cpu_holds_the_cpu_target() -> None:
     }
     assert cpu_passes == set(CPU.passes)
     assert PASSES["cpu-polynomial-exp"].factory().__module__ == "mlxir.transforms.polynomial_exp"
+    assert PASSES["cpu-depthwise-conv"].factory().__module__ == "mlxir.transforms.depthwise_conv"
 
 
 def test_the_registry_imports_no_pass_module() -> None:

@@ -21,7 +21,12 @@ of 10; MLX conv against the taps; both give the same bits):
 (Eager torch's direct kernel takes 0.15-0.5 ms on the 3x3 shapes: the taps are
 elementwise passes over memory, one multiply and one add per tap, where its kernel
 makes one.) Every shape measured was faster as taps, so there is no threshold: every
-depthwise convolution with static spatial sizes is rewritten."""
+depthwise convolution with static spatial sizes is rewritten.
+
+A pass run on request, no longer in the CPU target: the CPU backend now makes this
+choice per call (`runtime/cpu/convolution.py`), running the native depthwise kernel
+where the process has it (5-20x faster than these taps) and the same taps, built at
+run time, where it does not. A program rewritten here runs the taps everywhere."""
 
 from __future__ import annotations
 
@@ -102,9 +107,10 @@ class DepthwiseConvAsTaps(RewritePattern):
 
 @dataclass(frozen=True)
 class CpuDepthwiseConvPass(ModulePass):
-    """CPU target: depthwise convolutions as sums of shifted views scaled per tap.
+    """Depthwise convolutions as sums of shifted views scaled per tap (on request).
 
-    MLX's CPU computes a grouped convolution in a generic loop (`DepthwiseConvAsTaps`)."""
+    MLX's CPU computes a grouped convolution in a generic loop (`DepthwiseConvAsTaps`);
+    the CPU backend builds the same taps per call where its native kernel cannot run."""
 
     name = "cpu-depthwise-conv"
 

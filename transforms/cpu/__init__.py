@@ -13,10 +13,14 @@ CPU = Target(
     (
         "cpu-channels-last",
         "fold-conv-affine",
-        "cpu-depthwise-conv",
+        "cpu-fuse-conv-epilogue",
         "cpu-float32-attention",
         "cpu-rope-pairs",
     ),
 )
-"""`fold-conv-affine` matches the layout `cpu-channels-last` leaves; `cpu-rope-pairs`
-comes last, as the pipeline's `cse` then shares its angle tables."""
+"""`fold-conv-affine` matches the layout `cpu-channels-last` leaves, and
+`cpu-fuse-conv-epilogue` the bias it leaves; `cpu-rope-pairs` comes last, as the
+pipeline's `cse` then shares its angle tables. A depthwise convolution stays whole:
+the backend chooses per call between the native kernel and the tap-by-tap form
+(`runtime/cpu/convolution.py`), which `cpu-depthwise-conv` (`transforms/depthwise_conv.py`,
+on request) writes into a program instead."""

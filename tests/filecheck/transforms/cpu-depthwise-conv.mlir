@@ -1,6 +1,7 @@
 // cpu-depthwise-conv: a convolution with one channel per group is a pad, then per
 // kernel tap a strided slice of the padded input times that tap's per-channel weights,
-// summed.
+// summed. On request: the CPU target leaves depthwise convolutions whole, and its
+// backend builds the same taps per call where its native kernel cannot run.
 // RUN: mlx-opt %s -p cpu-depthwise-conv | filecheck %s
 
 // A 2x2 kernel, stride 2, padding 1 low and 0 high, over a dynamic batch: four taps at
