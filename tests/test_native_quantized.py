@@ -12,6 +12,7 @@ CPU backend's other ways (`products.py`'s measurements)."""
 
 from __future__ import annotations
 
+import mlxir  # noqa: F401  # isort: skip  (before mlx.core: the timings' MLX products run on the machine's BLAS)
 import functools
 import statistics
 import sys
@@ -274,13 +275,26 @@ def _without_native(kernel: Callable[[list[mx.array]], Any], operands: tuple[mx.
         return kernel(list(operands))[0]
 
 
+def _quantized_weight(outputs: int, depth: int) -> tuple[mx.array, mx.array, mx.array]:
+    """A random weight quantized 16384 rows at a time (an LM head's float32 weight
+    would take 0.6 GB at once)."""
+    parts = [
+        mx.quantize(mx.random.normal((min(16384, outputs - start), depth)) * 0.02, group_size=64, bits=4)
+        for start in range(0, outputs, 16384)
+    ]
+    w, scales, biases = (mx.concatenate([part[i] for part in parts]) for i in range(3))
+    mx.eval(w, scales, biases)
+    return w, scales, biases
+
+
 def benchmark(repeats: int = 21) -> None:
     """One row and many by the weights of a 56M Llama (K 512: N 1408 and a 32000 LM head)
     and of Qwen3-0.6B (K 1024: N 3072 and a 151936 LM head), 4 bits, groups of 64,
     float32: `mx.quantized_matmul`, the CPU backend's way without the native kernel
     (blocks on streams for few rows, the dequantized product for many), and native."""
-    import mlxir  # noqa: F401  (loads the machine's BLAS before MLX computes anything)
-    from mlxir.runtime.cpu import native, products
+    from mlxir.runtime.cpu import blas, native, products
+
+    print(f"BLAS: {blas.blas_in_use()}")
 
     module = native.kernels()
     assert module is not None, "the native kernels are not built"
@@ -288,8 +302,7 @@ def benchmark(repeats: int = 21) -> None:
     kernel = products.KERNELS["mlx.quantized_matmul"](props, [mx.float32])
     print("K, N, rows: milliseconds (median), systems alternating; nat1/nat2 = native on 1/2 threads")
     for depth, outputs in ((512, 1408), (512, 32000), (1024, 3072), (1024, 151936)):
-        w, scales, biases = mx.quantize(mx.random.normal((outputs, depth)) * 0.02, group_size=64, bits=4)
-        mx.eval(w, scales, biases)
+        w, scales, biases = _quantized_weight(outputs, depth)
         for rows in (1, 4, 64, 256):
             if outputs > 100000 and rows > 4:
                 continue

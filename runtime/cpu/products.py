@@ -40,15 +40,30 @@ weight the dequantized product is 2.3 times faster, 3.4 against 1.5 ms; at 32 ro
 
 
 NATIVE_QUANTIZED_BITS = frozenset({2, 3, 4, 6, 8})
-"""The code widths of MLX's affine format that the native `quantized_matmul` reads.
-Measured on this machine (Intel Xeon with AVX-512, 2 vCPUs shared with other work;
-4 bits, groups of 64, float32; median of 15 calls, systems alternating; ms): one row
-by 1408 x 512, `mx.quantized_matmul` 0.48, the blocks on streams below 0.54, native
-0.056 (1 thread) and 0.035 (2); by 3072 x 1024, 2.0 / 1.2 / 0.26 / 0.15; 64 rows by
-3072 x 1024, dequantized product 7.7, native 4.9 / 2.6; 256 rows, 15.5 against 13.6 /
-10.7 (`tests/test_native_quantized.py` measures them: `python
-tests/test_native_quantized.py`). The native kernel won at every row count measured,
-so every covered call takes it."""
+"""The code widths of MLX's affine format that the native `quantized_matmul` reads
+(groups of `NATIVE_GROUP_SIZES`). Measured on this machine (Intel Xeon, AVX-512, 2
+vCPUs shared with other work; 4 bits, groups of 64, float32, OpenBLAS; ms, medians of
+21 calls, 5 for the 151936-row head, the systems alternating; `python
+tests/test_native_quantized.py`): `mx.quantized_matmul`, this module's other ways
+(blocks on the streams below 8 rows, the dequantized product from 8), and the native
+kernel on 1 and 2 threads:
+
+| K x N, rows of x | `mx.quantized_matmul` | other ways | native, 1 thread | 2 threads |
+|---|---|---|---|---|
+| 512 x 1408, 1 | 0.48 | 0.44 | 0.064 | 0.053 |
+| 512 x 1408, 256 | - | 6.3 | 3.4 | 3.3 |
+| 512 x 32000, 1 | 10.1 | 10.3 | 0.94 | 0.84 |
+| 512 x 32000, 64 | - | 60 | 16.6 | 15.9 |
+| 1024 x 3072, 1 | 2.0 | 1.19 | 0.26 | 0.14 |
+| 1024 x 3072, 4 | 7.7 | 4.1 | 0.84 | 0.45 |
+| 1024 x 3072, 256 | - | 16.5 | 14.2 | 8.1 |
+| 1024 x 151936, 1 | 97 | 54 | 10.7 | 6.6 |
+
+The native kernel won at every shape and row count measured, so every covered call
+takes it. Its error is one float32 rounding of the sum's terms (under 7e-7 of the
+largest output against float64, where MLX's own reached 1.3e-6); float16/bfloat16 are
+summed in float32 and rounded once (MLX's own reached 10 to 26 times that rounding
+on `tests/test_native_quantized.py`'s shapes)."""
 
 NATIVE_GROUP_SIZES = frozenset({32, 64, 128})
 
@@ -211,8 +226,12 @@ def is_cut_at_one_row(weight_t: mx.array) -> bool:
 def _native_matvec(x: mx.array, weight_t: mx.array) -> mx.array | None:
     """`x @ weight_t` by the native matvec on `weight_t.T` (the row-contiguous `w` the
     program transposed: no copy) where this call may use the native kernels, else None.
-    Measured on this machine (float32, one row, median of 21, 1 thread): 32000 x 512
-    3.9 ms against 4.7 in blocks, 3072 x 1024 0.49 against 0.66."""
+    Measured on this machine (float32, OpenBLAS, ms, medians of 21, alternating: one
+    product, the blocks below on the streams, native on 1 thread): one row by 1408 x
+    512, 0.21 / 0.18 / 0.14; by 3072 x 1024, 1.50 / 0.51 / 0.48; by 32000 x 512, 8.0 /
+    2.8 / 2.7; 4 rows by 3072 x 1024, 2.1 / 0.96 / 0.87. The large weights' times are
+    reading them (about 24 GB/s), so the blocks on OpenBLAS's small kernels come close;
+    the native one does not need OpenBLAS (nor its Cooperlake kernels) to get there."""
     module = native.kernels()
     if module is None or not hasattr(module, "matvec") or weight_t.dtype != x.dtype:
         return None
