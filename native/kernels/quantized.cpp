@@ -216,6 +216,17 @@ void rows_portable(const Problem& problem, const Data& data, std::size_t begin, 
 // ---------------------------------------------------------------------------------
 // AVX-512
 
+// A scale or bias as float, float16 converted by the F16C instruction (both x86 paths).
+template <Real R>
+MLXIR_AVX2 inline float real_f16c(const void* base, std::size_t i) {
+  if constexpr (R == Real::f16) {
+    return _cvtsh_ss(static_cast<const std::uint16_t*>(base)[i]);
+  } else {
+    return real_at<R>(base, i);
+  }
+}
+
+
 // 16 packs from `at`, `valid` of them (a row's last block may hold fewer); nothing past
 // them is read (masked loads do not fault).
 template <int Bits>
@@ -287,6 +298,7 @@ template <Real R>
 MLXIR_AVX512 inline __m512 per_lane_avx512(const void* base, const Problem& problem, const GroupLanes& lanes,
                                            std::size_t n, std::size_t b) {
   const std::size_t first = b * kLanes / problem.lanes_per_group;
+  if (problem.lanes_per_group >= kLanes) return _mm512_set1_ps(real_f16c<R>(base, n * problem.groups + first));
   const std::size_t count = std::min(lanes.per_block, problem.groups - first);
   const __m512 values = reals_avx512<R>(base, n * problem.groups + first, static_cast<__mmask16>((1u << count) - 1));
   return _mm512_permutexvar_ps(lanes.lane_group, values);
@@ -530,31 +542,22 @@ MLXIR_AVX2 inline __m256 code_avx2(__m256i packs, int c) {
   return _mm256_cvtepi32_ps(code);
 }
 
-template <Real R>
-MLXIR_AVX2 inline float real_avx2(const void* base, std::size_t i) {
-  if constexpr (R == Real::f16) {
-    return _cvtsh_ss(static_cast<const std::uint16_t*>(base)[i]);
-  } else {
-    return real_at<R>(base, i);
-  }
-}
 
-// Half h of block b's scale (or bias) per lane for weight row n: at most 4 groups (2
-// lanes each, the smallest groups) start in a half; lanes past the row get 0.
+// Half h of block b's scale (or bias) per lane for weight row n: one group's value
+// (groups of 8 lanes or more), else those of the 2 or 4 groups that start in the half;
+// lanes past the row's last group get 0.
 template <Real R>
 MLXIR_AVX2 inline __m256 per_lane_avx2(const void* base, const Problem& problem, std::size_t n, std::size_t b,
                                        std::size_t h) {
   const std::size_t lpg = problem.lanes_per_group;
-  const std::size_t first_pack = b * kLanes + h * 8;
-  const std::size_t first = first_pack / lpg;
-  const std::size_t count = std::min<std::size_t>(std::max<std::size_t>(1, 8 / lpg),
-                                                  first < problem.groups ? problem.groups - first : 0);
+  const std::size_t first = (b * kLanes + h * 8) / lpg;
+  const std::size_t at = n * problem.groups + first;
+  if (lpg >= 8) return _mm256_set1_ps(real_f16c<R>(base, at));
+  const std::size_t count = std::min<std::size_t>(8 / lpg, problem.groups - first);
   float values[4] = {0, 0, 0, 0};
-  for (std::size_t g = 0; g < count; ++g) values[g] = real_avx2<R>(base, n * problem.groups + first + g);
+  for (std::size_t g = 0; g < count; ++g) values[g] = real_f16c<R>(base, at + g);
   const __m256 four = _mm256_castps128_ps256(_mm_loadu_ps(values));
-  const __m256i lane_group = lpg >= 8 ? _mm256_setzero_si256()
-                             : lpg == 4 ? _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)
-                                        : _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+  const __m256i lane_group = lpg == 4 ? _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1) : _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
   return _mm256_permutevar8x32_ps(four, lane_group);
 }
 
