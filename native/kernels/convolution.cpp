@@ -77,8 +77,9 @@ inline int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b)
 
 float activate(float v, Activation activation) {
   switch (activation) {
-    case Activation::relu: return v > 0.0f ? v : 0.0f;
-    case Activation::relu6: return std::min(std::max(v, 0.0f), 6.0f);
+    // Written so that NaN passes through, as torch's and MLX's relu keep it.
+    case Activation::relu: return v < 0.0f ? 0.0f : v;
+    case Activation::relu6: return v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
     case Activation::silu: return v / (1.0f + std::exp(-v));
     default: return v;
   }
@@ -145,8 +146,9 @@ MLXIR_AVX512 inline __m512 exp512(__m512 x) {
 MLXIR_AVX512 inline __m512 epilogue512(const Conv& g, __m512 v, const float* bias, __mmask16 m) {
   if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias));
   switch (g.activation) {
-    case Activation::relu: return _mm512_max_ps(v, _mm512_setzero_ps());
-    case Activation::relu6: return _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
+    // max/min return their second operand when either is NaN: v second keeps NaN.
+    case Activation::relu: return _mm512_max_ps(_mm512_setzero_ps(), v);
+    case Activation::relu6: return _mm512_min_ps(_mm512_set1_ps(6.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
     case Activation::silu:
       return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), exp512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
     default: return v;
@@ -249,8 +251,9 @@ MLXIR_AVX2 inline __m256 exp256(__m256 x) {
 MLXIR_AVX2 inline __m256 epilogue256(const Conv& g, __m256 v, const float* bias, bool tail, __m256i mask) {
   if (bias) v = _mm256_add_ps(v, load8(bias, tail, mask));
   switch (g.activation) {
-    case Activation::relu: return _mm256_max_ps(v, _mm256_setzero_ps());
-    case Activation::relu6: return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
+    // max/min return their second operand when either is NaN: v second keeps NaN.
+    case Activation::relu: return _mm256_max_ps(_mm256_setzero_ps(), v);
+    case Activation::relu6: return _mm256_min_ps(_mm256_set1_ps(6.0f), _mm256_max_ps(_mm256_setzero_ps(), v));
     case Activation::silu:
       return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), exp256(_mm256_sub_ps(_mm256_setzero_ps(), v))));
     default: return v;
