@@ -147,9 +147,10 @@ def _attention_ir(ty: str, mask: str) -> str:
 @pytest.mark.parametrize("ty", ["f16", "bf16", "f32"])
 @pytest.mark.parametrize("mask", ["causal", "bool", "additive", "none"])
 def test_float32_attention_is_attention_on_float32_casts(ty: str, mask: str) -> None:
-    """`cpu-float32-attention` computes float16/bfloat16 attention as MLX computes the
-    same attention on the float32 casts of q, k, v (and an additive mask), then rounds
-    once, bit for bit; float32 attention is left alone. Against torch's float64
+    """`cpu-float32-attention` computes float16/bfloat16 attention as the CPU computes
+    the same attention on the float32 casts of q, k, v (and an additive mask; with the
+    native kernels, their float32 attention), then rounds once, bit for bit; float32
+    attention is left alone. Against torch's float64
     attention it is closer than MLX's CPU composition in the operands' dtype."""
     rng = np.random.default_rng(8)
     text = _attention_ir(ty, mask)
