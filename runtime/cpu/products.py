@@ -50,20 +50,22 @@ kernel on 1 and 2 threads:
 
 | K x N, rows of x | `mx.quantized_matmul` | other ways | native, 1 thread | 2 threads |
 |---|---|---|---|---|
-| 512 x 1408, 1 | 0.48 | 0.44 | 0.064 | 0.053 |
-| 512 x 1408, 256 | - | 6.3 | 3.4 | 3.3 |
-| 512 x 32000, 1 | 10.1 | 10.3 | 0.94 | 0.84 |
-| 512 x 32000, 64 | - | 60 | 16.6 | 15.9 |
-| 1024 x 3072, 1 | 2.0 | 1.19 | 0.26 | 0.14 |
-| 1024 x 3072, 4 | 7.7 | 4.1 | 0.84 | 0.45 |
-| 1024 x 3072, 256 | - | 16.5 | 14.2 | 8.1 |
-| 1024 x 151936, 1 | 97 | 54 | 10.7 | 6.6 |
+| 512 x 1408, 1 | 0.53 | 0.56 | 0.12 | 0.084 |
+| 512 x 1408, 256 | - | 3.4 | 3.4 | 2.3 |
+| 512 x 32000, 1 | 10.0 | 5.5 | 0.94 | 0.60 |
+| 512 x 32000, 64 | - | 51 | 17.3 | 8.8 |
+| 1024 x 3072, 1 | 2.2 | 1.34 | 0.29 | 0.15 |
+| 1024 x 3072, 4 | 8.5 | 4.5 | 0.94 | 0.49 |
+| 1024 x 3072, 256 | - | 17.4 | 15.5 | 8.6 |
+| 1024 x 151936, 1 | 98 | 50 | 10.8 | 6.9 |
 
-The native kernel won at every shape and row count measured, so every covered call
-takes it. Its error is one float32 rounding of the sum's terms (under 7e-7 of the
-largest output against float64, where MLX's own reached 1.3e-6); float16/bfloat16 are
-summed in float32 and rounded once (MLX's own reached 10 to 26 times that rounding
-on `tests/test_native_quantized.py`'s shapes)."""
+The other ways' products run on OpenBLAS's own 2 threads (and the blocks on 2
+streams), so the fair column is the native one on 2 threads: it won at every shape
+and row count measured (on one thread it tied only the 256-row product by 1408 x 512),
+so every covered call takes it. Its error is one float32 rounding of the sum's terms
+(under 7e-7 of the largest output against float64, where MLX's own reached 1.3e-6);
+float16/bfloat16 are summed in float32 and rounded once (MLX's own reached 10 to 26
+times that rounding on `tests/test_native_quantized.py`'s shapes)."""
 
 NATIVE_GROUP_SIZES = frozenset({32, 64, 128})
 
