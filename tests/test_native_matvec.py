@@ -8,7 +8,6 @@ from __future__ import annotations
 import mlx.core as mx
 import numpy as np
 import pytest
-
 from native_support import bits_equal, float64, host_isas, isa, kernels, relative_error, threads
 
 DTYPES = [mx.float32, mx.float16, mx.bfloat16]
