@@ -117,7 +117,7 @@ OP_RULES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None, str | No
     'mlx.pad': (('single',), ('single',), None, None, ('high', 'low', 'value'), ('high', 'low', 'value')),
     'mlx.power': (('single', 'single'), ('single',), None, None, (), ()),
     'mlx.prod': (('single',), ('single',), None, None, (), ('axes', 'keepdims')),
-    'mlx.quantized_matmul': (('single', 'single', 'single', 'optional'), ('single',), None, None, ('bits', 'group_size', 'mode'), ('bits', 'group_size', 'mode', 'transpose')),
+    'mlx.quantized_matmul': (('single', 'single', 'single', 'optional'), ('single',), None, None, ('bits', 'group_size', 'mode'), ('activation_bits', 'bits', 'group_size', 'mode', 'transpose')),
     'mlx.quantized_take': (('single', 'single', 'optional', 'single'), ('single',), None, None, ('bits', 'group_size', 'mode'), ('bits', 'group_size', 'mode')),
     'mlx.random_normal': (('variadic',), ('single',), None, None, ('static_shape',), ('static_shape',)),
     'mlx.random_uniform': (('variadic',), ('single',), None, None, ('static_shape',), ('static_shape',)),

@@ -1084,6 +1084,8 @@ class AddmmOp(MlxirOp):
 
 
 QUANTIZATION_BITS = (2, 3, 4, 5, 6, 8)
+ACTIVATION_BITS = (8, 16)
+"""The widths `mlx.quantized_matmul`'s `activation_bits` quantizes `x` to (int8, int16)."""
 QUANTIZATION_GROUP_SIZES = (32, 64, 128)
 QUANTIZATION_MODES = ("affine", "mxfp4", "mxfp8")
 MXFP_FORMATS = {"mxfp4": (4, 32), "mxfp8": (8, 32)}
@@ -1182,7 +1184,15 @@ class QuantizedMatmulOp(MlxirOp):
     dtype; the microscaling modes `"mxfp4"` / `"mxfp8"` have `ui8` scales (shared
     exponents) and no biases. The result is `[..., N]` of `x`'s dtype. The layout rules
     are `_verify_quantized_layout`'s, shared with `mlx.dequantize` and
-    `mlx.quantized_take`."""
+    `mlx.quantized_take`.
+
+    `activation_bits` (8 or 16; absent: exact) makes the product approximate, as
+    llama.cpp's integer dot products are: `x`, in float32, is first quantized per group
+    of `group_size` along K, symmetrically: `s = max|x_group| / (2^(b-1) - 1)`, `q =
+    clip(round(x / s), -(2^(b-1) - 1), 2^(b-1) - 1)` (round half to even; `q = 0`
+    where `s = 0`), `x' = q * s`, and the result is the exact product of `x'` with the
+    weight, in `x`'s dtype (`evaluator/linalg.py`). Affine mode with `transpose` only
+    (the groups of `x` are then the weight's). Set by `cpu-int8-activations`."""
 
     name = "mlx.quantized_matmul"
     x = operand_def(TensorType)
@@ -1193,11 +1203,13 @@ class QuantizedMatmulOp(MlxirOp):
     bits = prop_def(I64Attr)
     mode = prop_def(StringAttr)
     transpose = opt_prop_def(UnitAttr)
+    activation_bits = opt_prop_def(I64Attr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
         "$x `,` $w `,` $scales (`,` $biases^)? `group_size` $group_size `bits` $bits "
-        "`mode` $mode (`transpose` $transpose^)? attr-dict `:` type($x) `,` type($w) `,` "
+        "`mode` $mode (`transpose` $transpose^)? (`activation_bits` $activation_bits^)? "
+        "attr-dict `:` type($x) `,` type($w) `,` "
         "type($scales) (`,` type($biases)^)? `->` type($result)"
     )
 
@@ -1212,10 +1224,13 @@ class QuantizedMatmulOp(MlxirOp):
         mode: str,
         transpose: bool,
         result_type: Attribute,
+        activation_bits: int | None = None,
     ):
         properties = _quantization_properties(group_size, bits, mode)
         if transpose:
             properties["transpose"] = UnitAttr()
+        if activation_bits is not None:
+            properties["activation_bits"] = IntegerAttr(activation_bits, 64)
         super().__init__(
             operands=[x, w, scales, [biases] if biases is not None else []],
             result_types=[result_type],
@@ -1249,6 +1264,12 @@ class QuantizedMatmulOp(MlxirOp):
                 f"result element type {dtype_of(self.result)} must equal x's {dtype_of(self.x)}"
             )
         verify_shape_matches([*x[:-1], n], self.result)
+        if self.activation_bits is not None:
+            activation_bits = self.activation_bits.value.data
+            if activation_bits not in ACTIVATION_BITS:
+                raise VerifyException(f"activation_bits must be one of {ACTIVATION_BITS}, got {activation_bits}")
+            if self.mode.data != "affine" or not transpose:
+                raise VerifyException("activation_bits needs mode 'affine' and transpose")
 
 
 @irdl_op_definition

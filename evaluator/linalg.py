@@ -78,18 +78,53 @@ def quantized_matmul_options(props: Props) -> dict[str, Any]:
     }
 
 
+def activation_bits_of(props: Props) -> int | None:
+    """`mlx.quantized_matmul`'s `activation_bits` (8 or 16), None for the exact product."""
+    return int_of(props, "activation_bits") if "activation_bits" in props else None
+
+
+def quantized_activations(x: mx.array, group_size: int, activation_bits: int) -> mx.array:
+    """`x` as `activation_bits` makes it (`mlx.quantized_matmul`): in float32, each group
+    of `group_size` along the last axis quantized symmetrically to integers of that
+    width, `q = clip(round(x / s), -L, L)` with `s = max|group| / L`, `L = 2^(b-1) - 1`
+    (MLX's `round` is half to even, as the SIMD conversions are; `q = 0` where `s = 0`),
+    then `q * s`. The native kernel (`native/kernels/quantized.cpp`) computes the same
+    `q` and `s` with the same float32 operations, so both see the same `x'`."""
+    limit = (1 << (activation_bits - 1)) - 1
+    shape = x.shape
+    groups = x.astype(mx.float32).reshape(*shape[:-1], shape[-1] // group_size, group_size)  # pyright: ignore[reportUnknownMemberType] (mlx's stub leaves array.reshape's *shape unannotated)
+    scale = mx.max(mx.abs(groups), axis=-1, keepdims=True) / limit
+    # x / 0 is NaN (0 / 0) or inf: such a group is all zeros, and so is its q.
+    q = mx.clip(mx.round(mx.where(scale > 0, groups / scale, 0)), -limit, limit)
+    return (q * scale).reshape(shape)  # pyright: ignore[reportUnknownMemberType] (as above)
+
+
 @kernel("mlx.quantized_matmul")
 def _quantized_matmul(props: Props, result_dtypes: ResultDtypes) -> Kernel:
     """`mx.quantized_matmul`: `x @ dequantize(w).T` with `transpose`, else
-    `x @ dequantize(w)`; `biases` (affine mode) is present iff there are 4 operands."""
+    `x @ dequantize(w)`; `biases` (affine mode) is present iff there are 4 operands.
+    With `activation_bits`, the product of `quantized_activations(x)` (float32), in
+    `x`'s dtype."""
     options = quantized_matmul_options(props)
+    activation_bits = activation_bits_of(props)
     quantized_matmul = mx.quantized_matmul
 
     def run(operands: Sequence[Any]) -> Sequence[Any]:
         biases = operands[3] if len(operands) > 3 else None
         return (quantized_matmul(operands[0], operands[1], operands[2], biases, **options),)
 
-    return run
+    if activation_bits is None:
+        return run
+    group_size = options["group_size"]
+
+    def approximate(operands: Sequence[Any]) -> Sequence[Any]:
+        x = operands[0]
+        biases = operands[3] if len(operands) > 3 else None
+        x_q = quantized_activations(x, group_size, activation_bits)
+        product = quantized_matmul(x_q, operands[1], operands[2], biases, **options)
+        return (product if product.dtype == x.dtype else product.astype(x.dtype),)
+
+    return approximate
 
 
 def dequantizer(props: Props, result_dtypes: ResultDtypes) -> Callable[..., mx.array]:

@@ -1,6 +1,7 @@
 // Round trip of mlx.quantized_matmul, mlx.dequantize and mlx.quantized_take: affine
 // (with biases), the microscaling modes (ui8 scales, no biases), with and without
-// `transpose`, 3-bit packing, dynamic dims, indices of rank 0 to 2.
+// `transpose`, 3-bit packing, dynamic dims, indices of rank 0 to 2; the approximate
+// products' `activation_bits` (8 and 16).
 // RUN: mlx-opt %s | mlx-opt | filecheck %s
 // RUN: mlx-opt %s --print-op-generic | mlx-opt | filecheck %s
 // RUN: mlx-opt %s -p canonicalize,cse | filecheck %s
@@ -9,6 +10,7 @@
 // The optional biases operand has no segment sizes: it is present iff there are 4 operands.
 // GENERIC: %affine = "mlx.quantized_matmul"(%x, %w, %s, %b) <{group_size = 64 : i64, bits = 4 : i64, mode = "affine", transpose}>
 // GENERIC: %mxfp4 = "mlx.quantized_matmul"(%x, %w, %e) <{group_size = 32 : i64, bits = 4 : i64, mode = "mxfp4", transpose}>
+// GENERIC: %int8 = "mlx.quantized_matmul"(%x, %w, %s, %b) <{group_size = 64 : i64, bits = 4 : i64, mode = "affine", transpose, activation_bits = 8 : i64}>
 // GENERIC: %affine = "mlx.dequantize"(%w, %s, %b) <{group_size = 64 : i64, bits = 4 : i64, mode = "affine"}>
 // GENERIC: %mxfp4 = "mlx.dequantize"(%w, %e) <{group_size = 32 : i64, bits = 4 : i64, mode = "mxfp4"}>
 // quantized_take's biases sits between scales and indices: still no segment sizes.
@@ -16,15 +18,19 @@
 // GENERIC: %mxfp4 = "mlx.quantized_take"(%w, %e, %j) <{group_size = 32 : i64, bits = 4 : i64, mode = "mxfp4"}>
 
 // CHECK-LABEL: func.func @quantized_matmul(
-// CHECK-SAME: %x: tensor<?x?x128xf32>, %w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %e: tensor<64x4xui8>) -> (tensor<?x?x64xf32>, tensor<?x?x64xf32>) {
+// CHECK-SAME: %x: tensor<?x?x128xf32>, %w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %e: tensor<64x4xui8>) -> (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) {
 // CHECK-NEXT: %affine = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose : tensor<?x?x128xf32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<?x?x64xf32>
 // CHECK-NEXT: %mxfp4 = mlx.quantized_matmul %x, %w, %e group_size 32 bits 4 mode "mxfp4" transpose : tensor<?x?x128xf32>, tensor<64x16xui32>, tensor<64x4xui8> -> tensor<?x?x64xf32>
-// CHECK-NEXT: func.return %affine, %mxfp4 : tensor<?x?x64xf32>, tensor<?x?x64xf32>
+// CHECK-NEXT: %int8 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose activation_bits 8 : tensor<?x?x128xf32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<?x?x64xf32>
+// CHECK-NEXT: %int16 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose activation_bits 16 : tensor<?x?x128xf32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<?x?x64xf32>
+// CHECK-NEXT: func.return %affine, %mxfp4, %int8, %int16 : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>
 // CHECK-NEXT: }
-func.func @quantized_matmul(%x: tensor<?x?x128xf32>, %w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %e: tensor<64x4xui8>) -> (tensor<?x?x64xf32>, tensor<?x?x64xf32>) {
+func.func @quantized_matmul(%x: tensor<?x?x128xf32>, %w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>, %e: tensor<64x4xui8>) -> (tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>) {
   %affine = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose : tensor<?x?x128xf32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<?x?x64xf32>
   %mxfp4 = mlx.quantized_matmul %x, %w, %e group_size 32 bits 4 mode "mxfp4" transpose : tensor<?x?x128xf32>, tensor<64x16xui32>, tensor<64x4xui8> -> tensor<?x?x64xf32>
-  func.return %affine, %mxfp4 : tensor<?x?x64xf32>, tensor<?x?x64xf32>
+  %int8 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose activation_bits 8 : tensor<?x?x128xf32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<?x?x64xf32>
+  %int16 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose activation_bits 16 : tensor<?x?x128xf32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<?x?x64xf32>
+  func.return %affine, %mxfp4, %int8, %int16 : tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>, tensor<?x?x64xf32>
 }
 
 // CHECK-LABEL: func.func @quantized_matmul_forms(

@@ -426,3 +426,27 @@ func.func @qt_result_width(%w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: ten
   %0 = mlx.quantized_take %w, %s, %b indices %i : tensor<2x3xi32> group_size 64 bits 4 mode "affine" : tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x3x64xf32>
   func.return
 }
+
+// -----
+
+func.func @activation_bits(%x: tensor<2x128xf32>, %w: tensor<64x16xui32>, %s: tensor<64x2xf32>, %b: tensor<64x2xf32>) {
+  // expected-error @+1 {{'mlx.quantized_matmul' op activation_bits must be one of (8, 16), got 4}}
+  %0 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" transpose activation_bits 4 : tensor<2x128xf32>, tensor<64x16xui32>, tensor<64x2xf32>, tensor<64x2xf32> -> tensor<2x64xf32>
+  func.return
+}
+
+// -----
+
+func.func @activation_bits_mode(%x: tensor<2x128xf32>, %w: tensor<64x16xui32>, %e: tensor<64x4xui8>) {
+  // expected-error @+1 {{'mlx.quantized_matmul' op activation_bits needs mode 'affine' and transpose}}
+  %0 = mlx.quantized_matmul %x, %w, %e group_size 32 bits 4 mode "mxfp4" transpose activation_bits 8 : tensor<2x128xf32>, tensor<64x16xui32>, tensor<64x4xui8> -> tensor<2x64xf32>
+  func.return
+}
+
+// -----
+
+func.func @activation_bits_transpose(%x: tensor<2x128xf32>, %w: tensor<128x8xui32>, %s: tensor<128x1xf32>, %b: tensor<128x1xf32>) {
+  // expected-error @+1 {{'mlx.quantized_matmul' op activation_bits needs mode 'affine' and transpose}}
+  %0 = mlx.quantized_matmul %x, %w, %s, %b group_size 64 bits 4 mode "affine" activation_bits 8 : tensor<2x128xf32>, tensor<128x8xui32>, tensor<128x1xf32>, tensor<128x1xf32> -> tensor<2x64xf32>
+  func.return
+}
