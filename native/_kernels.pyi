@@ -62,6 +62,7 @@ def quantized_matmul(
     *,
     group_size: int,
     bits: int,
+    activation_bits: int = 0,
     stream: mx.Stream | mx.Device | None = None,
 ) -> mx.array: ...
 

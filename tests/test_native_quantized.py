@@ -176,6 +176,114 @@ def test_quantized_matmul_refuses_what_it_cannot_compute(change: dict[str, Any],
         )
 
 
+# --------------------------------------------------------------------------- integer activations
+
+
+def int8_paths() -> list[str]:
+    """Every integer path this CPU runs: AVX-512 with VNNI, and without it (on a CPU
+    with it, `avx512-novnni`), AVX2, portable."""
+    paths = host_isas()
+    return [*paths, "avx512-novnni"] if "avx512" in paths else paths
+
+
+def fake_quantized64(x: mx.array, group_size: int, activation_bits: int) -> np.ndarray:
+    """x' of `mlx.quantized_matmul`'s `activation_bits` (the generic kernel's), in float64."""
+    from mlxir.evaluator.linalg import quantized_activations
+
+    return float64(quantized_activations(x, group_size, activation_bits))
+
+
+@pytest.mark.parametrize("path", int8_paths())
+@pytest.mark.parametrize("activation_bits", [8, 16])
+@pytest.mark.parametrize("bits", BITS)
+def test_quantized_activations_are_the_exact_product_of_the_generic_x(path: str, bits: int, activation_bits: int) -> None:
+    """`activation_bits`: the product equals float64's of the generic kernel's x' (the
+    same q and scales) within float32 rounding, on the integer paths (2, 4, 8 bits,
+    fewer than 4 rows) and the exact kernel on x' (the rest), every group size, dtype
+    and instruction set, the same bits on 1 and 2 threads."""
+    module = kernels()
+    for group_size in GROUPS:
+        for dtype in DTYPES:
+            for shape in SHAPES:
+                x, w, scales, biases, _, _ = case(bits, group_size, dtype, shape)
+                reference = fake_quantized64(x, group_size, activation_bits) @ dequantized64(w, scales, biases, bits, group_size).T
+                arguments = {"group_size": group_size, "bits": bits, "activation_bits": activation_bits}
+                with isa(path):
+                    one = module.quantized_matmul(x, w, scales, biases, **arguments)
+                    mx.eval(one)
+                    with threads(2):
+                        two = module.quantized_matmul(x, w, scales, biases, **arguments)
+                        mx.eval(two)
+                assert one.dtype == dtype and bits_equal(one, two), (group_size, dtype, shape)
+                error = relative_error(one, reference)
+                assert error <= 5e-6 + UNIT_ROUNDOFF[dtype], f"{group_size} {dtype} {shape}: {error:.3g}"
+
+
+def test_int8_activations_error_against_the_exact_product() -> None:
+    """The approximation's own error: one row by 3072 x 1024, 4 bits, groups of 64, x
+    normal, against float64 of the exact x (`products.NATIVE_INT8_ERROR`)."""
+    from mlxir.runtime.cpu import products
+
+    module = kernels()
+    kx, kw = mx.random.split(mx.random.key(21))
+    x = mx.random.normal((8, 1024), key=kx)
+    w, scales, biases = mx.quantize(mx.random.normal((3072, 1024), key=kw) * 0.02, group_size=64, bits=4)
+    reference = float64(x) @ dequantized64(w, scales, biases, 4, 64).T
+    for rows in (1, 8):  # the integer path, and the exact kernel on x'
+        error = relative_error(
+            module.quantized_matmul(x[:rows], w, scales, biases, group_size=64, bits=4, activation_bits=8), reference[:rows]
+        )
+        print(f"int8 activations, {rows} rows: {error:.3g} of the largest output")
+        assert 1e-4 < error <= products.NATIVE_INT8_ERROR
+
+
+def test_cpu_backend_runs_the_approximate_product() -> None:
+    """The CPU's kernel for `activation_bits 8` is the native op's (its bits); with the
+    native kernels suspended, the generic composition (the evaluator's kernel, its bits)."""
+    from mlxir.evaluator import KERNELS
+    from mlxir.runtime.cpu import native, products
+
+    module = kernels()
+    w, scales, biases = mx.quantize(mx.random.normal((96, 256), key=mx.random.key(5)), group_size=64, bits=4)
+    props: dict[str, object] = {"group_size": 64, "bits": 4, "mode": "affine", "transpose": True, "activation_bits": 8}
+    kernel = products.KERNELS["mlx.quantized_matmul"](props, [mx.float32])
+    generic = KERNELS["mlx.quantized_matmul"](props, [mx.float32])
+    x = mx.random.normal((1, 256), key=mx.random.key(1))
+    (result,) = kernel([x, w, scales, biases])
+    assert bits_equal(result, module.quantized_matmul(x, w, scales, biases, group_size=64, bits=4, activation_bits=8))
+    with native.suspended():
+        (suspended,) = kernel([x, w, scales, biases])
+    assert bits_equal(suspended, generic([x, w, scales, biases])[0])
+    assert relative_error(result, float64(suspended)) <= 1e-5
+
+
+def test_int8_llama_generates_within_the_documented_error() -> None:
+    """A tiny Llama at 4 bits (groups of 64) with `cpu-int8-activations`: every product
+    has activation_bits 8, and the first step's logits are within the measured error
+    of the exact 4-bit program's (`products.NATIVE_INT8_ERROR`, per product; a few
+    layers compound it), on 12 prompt tokens."""
+    import torch
+    from llm_models import build_model
+
+    from mlxir.runtime.cpu import products
+    from mlxir.tools import llm
+
+    torch.manual_seed(0)
+    model = build_model("llama")
+    model.generation_config.eos_token_id = None
+    exact_pipeline = "lower-to-mlx{target=cpu},quantize-weights{bits=4 group-size=64}"
+    exact = llm.compile_llm(model, pipeline=exact_pipeline)
+    int8 = llm.compile_llm(model, pipeline=exact_pipeline + ",cpu-int8-activations")
+    products_of = [i for i in int8.program.info.instructions if i.op == "mlx.quantized_matmul"]
+    assert products_of and all(i.props.get("activation_bits") == 8 for i in products_of)
+    ids = mx.array(torch.randint(3, 256, (1, 12), generator=torch.Generator().manual_seed(3)).numpy())
+    first = [next(iter(llm.stream_tokens(program, ids, max_new_tokens=1)))[1] for program in (exact, int8)]
+    reference = float64(first[0])
+    error = relative_error(first[1], reference)
+    print(f"first step's logits: {error:.3g} of the largest")
+    assert 0 < error <= 3 * products.NATIVE_INT8_ERROR
+
+
 # --------------------------------------------------------------------------- the CPU backend's choice
 
 

@@ -14,7 +14,13 @@ enum class Isa { portable = 0, avx2 = 1, avx512 = 2 };
 Isa host_isa();
 const char* isa_name(Isa isa);
 // Lowers (never raises) the instruction sets the kernels use; returns the result.
+// "avx512-novnni" is "avx512" without VNNI (the tests run that path on a VNNI CPU); any
+// other name allows VNNI again where the CPU has it and the set stays at avx512.
 Isa limit_isa(const std::string& name);
+// Whether the AVX-512 paths may use VNNI's byte dot products (vpdpbusd): the CPU has
+// AVX512_VNNI and the set is avx512. A flag beside `Isa`, not a level of it: the other
+// families test `isa == Isa::avx512`, and VNNI changes nothing for them.
+bool host_avx512vnni();
 
 } // namespace mlxir::native
 

@@ -21,6 +21,7 @@
 // the shape, and each output is one loop whose order depends on the shape alone, so
 // results never depend on the thread count.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -110,6 +111,11 @@ struct Data {
   const float* x_group_sums;  // per group: rows x groups
   const float* x_panels;  // the AVX-512 tile path's x (`lay_out_panels`), else null
   float* out;          // rows x outputs
+  // Integer activations (activation_bits 8, the integer paths), else null:
+  const std::int8_t* q;          // x's int8 values in the byte layout (`lay_out_bytes`)
+  const std::int8_t* q_natural;  // the same values in x's order: rows x depth
+  const float* q_lane_scales;    // per lane: x's scale of the lane's group (rows x blocks * kLanes)
+  const float* q_group_scales;   // per group: rows x groups
 };
 
 // Row m of x in the kernels' order: block b, code c, lane p holds
@@ -221,6 +227,104 @@ void rows_portable(const Problem& problem, const Data& data, std::size_t begin, 
     dequantize_row_portable<Bits, S, B>(problem, data, n, row.data());
     for (std::size_t m = m_begin; m < m_end; ++m) {
       data.out[m * problem.outputs + n] = dot_portable(data.x + m * problem.stride, row.data(), problem.padded);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Integer activations (`activation_bits`, mlx.quantized_matmul's approximate mode): x is
+// quantized per group of the weight's, q = clip(round(x / s), -L, L) with s = max|x_g| / L
+// (L = 127 or 32767, rounding half to even as `nearbyint` does by default and MLX's round
+// does), so that x' = q * s is the generic kernel's (evaluator/linalg.py) to the bit.
+//
+// For 8 bits and fewer than kTileFromRows rows, codes of 2, 4 and 8 bits are multiplied
+// by q as integers: per group, s_w * s_x * sum(code * q) + b_w * s_x * sum(q), every sum
+// exact in int32 and only the combination in float32, so the result is the generic
+// composition's within float32 rounding. Other calls (16 bits, 3 and 6 bits, many rows,
+// AVX2 or AVX-512 without VNNI on 8-bit codes, whose byte products overflow vpmaddubsw's
+// int16 sums) run the exact kernel on x' itself: the same meaning.
+
+// x quantized; `q` (x's order) may be null. `prime` gets x' = q * s, `group_scales` s.
+void quantize_activations(const float* x, const Problem& problem, int activation_bits, std::int8_t* q,
+                          float* prime, float* group_scales) {
+  const float limit = static_cast<float>((1 << (activation_bits - 1)) - 1);
+  const std::size_t group_size = problem.depth / problem.groups;
+  for (std::size_t m = 0; m < problem.rows; ++m) {
+    for (std::size_t g = 0; g < problem.groups; ++g) {
+      const std::size_t at = m * problem.depth + g * group_size;
+      float largest = 0;
+      for (std::size_t k = 0; k < group_size; ++k) largest = std::max(largest, std::fabs(x[at + k]));
+      const float scale = largest / limit;
+      group_scales[m * problem.groups + g] = scale;
+      for (std::size_t k = 0; k < group_size; ++k) {
+        // `scale > 0` is false for NaN too: MLX's where takes 0 there as well.
+        const float level = scale > 0 ? std::clamp(std::nearbyint(x[at + k] / scale), -limit, limit) : 0.0f;
+        if (q) q[at + k] = static_cast<std::int8_t>(level);
+        prime[at + k] = level * scale;
+      }
+    }
+  }
+}
+
+// Row m of q in the integer kernels' byte layout: for block b (64 bytes of a weight row,
+// its 16 packs) and code c of each byte (8 / Bits codes to a byte), 64 values, byte j
+// holding q[(b * 64 + j) * (8 / Bits) + c] (zero past K). A byte-wise dot product of a
+// block's codes (shifted by c * Bits) with it sums, per 32-bit lane, one pack's codes
+// times their x: the lane order of the float kernels. `lane_scales` get each lane's
+// group scale (zero past the row).
+void lay_out_bytes(const std::int8_t* q, const float* group_scales, const Problem& problem, std::int8_t* laid,
+                   float* lane_scales) {
+  const int per_byte = 8 / problem.bits;
+  const std::size_t per_row = problem.blocks * per_byte * 64;
+  for (std::size_t m = 0; m < problem.rows; ++m) {
+    const std::int8_t* row = q + m * problem.depth;
+    std::int8_t* out = laid + m * per_row;
+    for (std::size_t b = 0; b < problem.blocks; ++b) {
+      for (int c = 0; c < per_byte; ++c) {
+        for (std::size_t j = 0; j < 64; ++j) {
+          const std::size_t k = (b * 64 + j) * per_byte + c;
+          out[(b * per_byte + c) * 64 + j] = k < problem.depth ? row[k] : 0;
+        }
+      }
+      for (std::size_t p = 0; p < kLanes; ++p) {
+        const std::size_t pack = b * kLanes + p;
+        lane_scales[(m * problem.blocks + b) * kLanes + p] =
+            pack < problem.packs ? group_scales[m * problem.groups + pack / problem.lanes_per_group] : 0.0f;
+      }
+    }
+  }
+}
+
+// The biases' part of an integer product: sum over groups of b_w * sum(x'), x' = q * s_x
+// (x_group_sums, summed from x' in float32 as for the exact kernel).
+template <Real B>
+float biases_part(const Problem& problem, const Data& data, std::size_t n, std::size_t m) {
+  float total = 0;
+  for (std::size_t g = 0; g < problem.groups; ++g) {
+    total += real_at<B>(data.biases, n * problem.groups + g) * data.x_group_sums[m * problem.groups + g];
+  }
+  return total;
+}
+
+template <int Bits, Real S, Real B>
+void int_rows_portable(const Problem& problem, const Data& data, std::size_t begin, std::size_t end,
+                       std::size_t m_begin, std::size_t m_end) {
+  const std::size_t group_size = problem.depth / problem.groups;
+  for (std::size_t n = begin; n < end; ++n) {
+    const std::uint8_t* row = data.w + n * problem.row_bytes;
+    for (std::size_t m = m_begin; m < m_end; ++m) {
+      const std::int8_t* q = data.q_natural + m * problem.depth;
+      float total = 0;
+      for (std::size_t g = 0; g < problem.groups; ++g) {
+        std::int32_t dot = 0;
+        for (std::size_t k = g * group_size; k < (g + 1) * group_size; ++k) {
+          const int code = (row[k * Bits / 8] >> (k * Bits % 8)) & Packing<Bits>::mask;
+          dot += code * q[k];
+        }
+        total += real_at<S>(data.scales, n * problem.groups + g) * data.q_group_scales[m * problem.groups + g] *
+                 static_cast<float>(dot);
+      }
+      data.out[m * problem.outputs + n] = total + biases_part<B>(problem, data, n, m);
     }
   }
 }
@@ -717,6 +821,147 @@ MLXIR_AVX2 void tile_avx2(const Problem& problem, const Data& data, std::size_t 
   }
 }
 
+// ---------------------------------------------------------------------------------
+// Integer activations on x86: a block's 64 bytes of codes, shifted and masked per code
+// of a byte, times the laid-out q (unsigned codes by signed q), summed per 32-bit lane.
+
+// acc + the byte products of `codes` (unsigned) and `q` (signed), 4 to a 32-bit lane.
+// VNNI's vpdpbusd by inline assembly: the function stays compiled for AVX-512 F/BW/DQ/VL,
+// so no other instruction of the VNNI set can appear where only this branch is guarded
+// by host_avx512vnni(). Without VNNI, vpmaddubsw's pair sums (at most 2 * 15 * 127 for
+// 4-bit codes: no saturation) then vpmaddwd by ones.
+template <bool Vnni>
+MLXIR_AVX512 inline __m512i byte_dot_avx512(__m512i acc, __m512i codes, __m512i q) {
+  if constexpr (Vnni) {
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(codes), "v"(q));
+    return acc;
+  } else {
+    const __m512i pairs = _mm512_maddubs_epi16(codes, q);
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(pairs, _mm512_set1_epi16(1)));
+  }
+}
+
+template <int Bits, Real S, Real B, int Rows, bool Vnni>
+MLXIR_AVX512 inline void int_rows_avx512(const Problem& problem, const Data& data, const GroupLanes& lanes,
+                                         std::size_t n, std::size_t m, bool prefetch) {
+  constexpr int per_byte = 8 / Bits;
+  constexpr std::size_t block_bytes = 64;
+  const std::int8_t* q = data.q + m * problem.blocks * per_byte * 64;
+  const float* lane_scales = data.q_lane_scales + m * problem.blocks * kLanes;
+  __m512 acc[Rows];
+  for (int i = 0; i < Rows; ++i) acc[i] = _mm512_setzero_ps();
+  for (std::size_t b = 0; b < problem.blocks; ++b) {
+    const std::size_t valid = std::min(kLanes, problem.packs - b * kLanes);
+    if (prefetch) {
+      for (int i = 0; i < Rows; ++i) {
+        const std::uint8_t* ahead = data.w + (n + Rows + i) * problem.row_bytes + b * block_bytes;
+        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+      }
+    }
+    __m512i qv[per_byte];
+    for (int c = 0; c < per_byte; ++c) qv[c] = _mm512_loadu_si512(q + (b * per_byte + c) * 64);
+    const __m512 x_scale = _mm512_loadu_ps(lane_scales + b * kLanes);
+    for (int i = 0; i < Rows; ++i) {
+      const __m512i packs = packs_avx512<Bits>(data.w + (n + i) * problem.row_bytes + b * block_bytes, valid);
+      __m512i dot = _mm512_setzero_si512();
+#pragma GCC unroll 4
+      for (int c = 0; c < per_byte; ++c) {
+        __m512i codes = c == 0 ? packs : _mm512_srli_epi16(packs, c * Bits);
+        if constexpr (Bits < 8) codes = _mm512_and_si512(codes, _mm512_set1_epi8(static_cast<char>(Packing<Bits>::mask)));
+        dot = byte_dot_avx512<Vnni>(dot, codes, qv[c]);
+      }
+      const __m512 scale = per_lane_avx512<S>(data.scales, problem, lanes, n + i, b);
+      acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(scale, x_scale), acc[i]);
+    }
+  }
+  const float* group_sums = data.x_group_sums + m * problem.groups;
+  for (int i = 0; i < Rows; ++i) {
+    __m512 biased = _mm512_setzero_ps();
+    for (std::size_t g = 0; g < problem.groups; g += kLanes) {
+      const std::size_t count = std::min(kLanes, problem.groups - g);
+      const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1);
+      biased = _mm512_fmadd_ps(reals_avx512<B>(data.biases, (n + i) * problem.groups + g, mask),
+                               _mm512_maskz_loadu_ps(mask, group_sums + g), biased);
+    }
+    data.out[m * problem.outputs + n + i] = _mm512_reduce_add_ps(_mm512_add_ps(acc[i], biased));
+  }
+}
+
+template <int Bits, Real S, Real B, bool Vnni>
+MLXIR_AVX512 void int_decode_avx512(const Problem& problem, const Data& data, std::size_t begin, std::size_t end,
+                                    std::size_t m_begin, std::size_t m_end) {
+  const GroupLanes lanes = group_lanes_avx512(problem);
+  std::size_t n = begin;
+  for (; n + 8 <= end; n += 8) {
+    for (std::size_t m = m_begin; m < m_end; ++m) {
+      int_rows_avx512<Bits, S, B, 8, Vnni>(problem, data, lanes, n, m, m == m_begin && n + 16 <= problem.outputs);
+    }
+  }
+  for (; n < end; ++n) {
+    for (std::size_t m = m_begin; m < m_end; ++m) int_rows_avx512<Bits, S, B, 1, Vnni>(problem, data, lanes, n, m, false);
+  }
+}
+
+// AVX2: a block as two halves of 32 bytes (8 packs), vpmaddubsw then vpmaddwd (codes
+// of up to 4 bits).
+template <int Bits, Real S, Real B, int Rows>
+MLXIR_AVX2 inline void int_rows_avx2(const Problem& problem, const Data& data, std::size_t n, std::size_t m,
+                                     bool prefetch) {
+  static_assert(Bits <= 4, "vpmaddubsw's int16 pair sums overflow for 8-bit codes");
+  constexpr int per_byte = 8 / Bits;
+  constexpr std::size_t block_bytes = 64;
+  const std::int8_t* q = data.q + m * problem.blocks * per_byte * 64;
+  const float* lane_scales = data.q_lane_scales + m * problem.blocks * kLanes;
+  const __m256i ones = _mm256_set1_epi16(1);
+  const __m256i mask = _mm256_set1_epi8(static_cast<char>(Packing<Bits>::mask));
+  __m256 acc[Rows];
+  for (int i = 0; i < Rows; ++i) acc[i] = _mm256_setzero_ps();
+  for (std::size_t b = 0; b < problem.blocks; ++b) {
+    const std::size_t valid = std::min(kLanes, problem.packs - b * kLanes);
+    if (prefetch) {
+      for (int i = 0; i < Rows; ++i) {
+        const std::uint8_t* ahead = data.w + (n + Rows + i) * problem.row_bytes + b * block_bytes;
+        _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+      }
+    }
+    for (std::size_t h = 0; h < 2; ++h) {
+      const std::size_t half_valid = valid > h * 8 ? std::min<std::size_t>(8, valid - h * 8) : 0;
+      if (half_valid == 0) break;
+      const __m256 x_scale = _mm256_loadu_ps(lane_scales + b * kLanes + h * 8);
+      for (int i = 0; i < Rows; ++i) {
+        const std::uint8_t* row = data.w + (n + i) * problem.row_bytes + b * block_bytes;
+        const __m256i packs = packs_avx2<Bits>(row + h * 32, half_valid);
+        __m256i dot = _mm256_setzero_si256();
+#pragma GCC unroll 4
+        for (int c = 0; c < per_byte; ++c) {
+          const __m256i codes = _mm256_and_si256(c == 0 ? packs : _mm256_srli_epi16(packs, c * Bits), mask);
+          const __m256i qv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + (b * per_byte + c) * 64 + h * 32));
+          dot = _mm256_add_epi32(dot, _mm256_madd_epi16(_mm256_maddubs_epi16(codes, qv), ones));
+        }
+        const __m256 scale = per_lane_avx2<S>(data.scales, problem, n + i, b, h);
+        acc[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(scale, x_scale), acc[i]);
+      }
+    }
+  }
+  for (int i = 0; i < Rows; ++i) {
+    data.out[m * problem.outputs + n + i] = reduce_avx2(acc[i]) + biases_part<B>(problem, data, n + i, m);
+  }
+}
+
+template <int Bits, Real S, Real B>
+MLXIR_AVX2 void int_decode_avx2(const Problem& problem, const Data& data, std::size_t begin, std::size_t end,
+                                std::size_t m_begin, std::size_t m_end) {
+  std::size_t n = begin;
+  for (; n + 4 <= end; n += 4) {
+    for (std::size_t m = m_begin; m < m_end; ++m) {
+      int_rows_avx2<Bits, S, B, 4>(problem, data, n, m, m == m_begin && n + 8 <= problem.outputs);
+    }
+  }
+  for (; n < end; ++n) {
+    for (std::size_t m = m_begin; m < m_end; ++m) int_rows_avx2<Bits, S, B, 1>(problem, data, n, m, false);
+  }
+}
+
 #endif  // MLXIR_X86
 
 // A kernel for weight rows [begin, end) and x rows [m_begin, m_end).
@@ -759,6 +1004,51 @@ RowsKernel pick(int bits, Real scale, Real bias, Isa isa, bool tile) {
   }
 }
 
+// The integer kernel for 8-bit activations, or null where the exact kernel runs on x'
+// (codes of 3 or 6 bits; 8-bit codes without VNNI on x86).
+template <int Bits, Real S, Real B>
+RowsKernel pick_int_typed(Isa isa, bool vnni) {
+#if MLXIR_X86
+  if (isa == Isa::avx512 && vnni) return &int_decode_avx512<Bits, S, B, true>;
+  if constexpr (Bits <= 4) {
+    if (isa == Isa::avx512) return &int_decode_avx512<Bits, S, B, false>;
+    if (isa == Isa::avx2) return &int_decode_avx2<Bits, S, B>;
+  } else {
+    if (isa != Isa::portable) return nullptr;
+  }
+#endif
+  (void)isa;
+  (void)vnni;
+  return &int_rows_portable<Bits, S, B>;
+}
+
+template <int Bits, Real S>
+RowsKernel pick_int_bias(Real bias, Isa isa, bool vnni) {
+  switch (bias) {
+    case Real::f32: return pick_int_typed<Bits, S, Real::f32>(isa, vnni);
+    case Real::f16: return pick_int_typed<Bits, S, Real::f16>(isa, vnni);
+    default: return pick_int_typed<Bits, S, Real::bf16>(isa, vnni);
+  }
+}
+
+template <int Bits>
+RowsKernel pick_int_scale(Real scale, Real bias, Isa isa, bool vnni) {
+  switch (scale) {
+    case Real::f32: return pick_int_bias<Bits, Real::f32>(bias, isa, vnni);
+    case Real::f16: return pick_int_bias<Bits, Real::f16>(bias, isa, vnni);
+    default: return pick_int_bias<Bits, Real::bf16>(bias, isa, vnni);
+  }
+}
+
+RowsKernel pick_int(int bits, Real scale, Real bias, Isa isa, bool vnni) {
+  switch (bits) {
+    case 2: return pick_int_scale<2>(scale, bias, isa, vnni);
+    case 4: return pick_int_scale<4>(scale, bias, isa, vnni);
+    case 8: return pick_int_scale<8>(scale, bias, isa, vnni);
+    default: return nullptr;
+  }
+}
+
 Problem problem_of(int bits, int group_size, std::size_t rows, std::size_t outputs, std::size_t depth) {
   Problem problem{};
   const int codes = codes_per_pack(bits);
@@ -782,8 +1072,8 @@ Problem problem_of(int bits, int group_size, std::size_t rows, std::size_t outpu
 
 class QuantizedMatmul : public mx::UnaryPrimitive {
  public:
-  QuantizedMatmul(mx::Stream stream, int group_size, int bits)
-      : mx::UnaryPrimitive(stream), group_size_(group_size), bits_(bits) {}
+  QuantizedMatmul(mx::Stream stream, int group_size, int bits, int activation_bits)
+      : mx::UnaryPrimitive(stream), group_size_(group_size), bits_(bits), activation_bits_(activation_bits) {}
 
   void eval_cpu(const std::vector<mx::array>& inputs, mx::array& out) override {
     const mx::array& x = inputs[0];
@@ -799,15 +1089,42 @@ class QuantizedMatmul : public mx::UnaryPrimitive {
     encoder.dispatch([x_operand = operand(x), x_dtype = x.dtype(), w_operand = operand(w),
                       scales_operand = operand(scales), scales_dtype = scales.dtype(),
                       biases_operand = operand(biases), biases_dtype = biases.dtype(),
-                      out_data = out.data<void>(), out_dtype = out.dtype(), problem]() {
+                      out_data = out.data<void>(), out_dtype = out.dtype(), problem,
+                      activation_bits = activation_bits_]() {
       if (problem.rows == 0 || problem.outputs == 0) return;
       std::vector<char> x_scratch, w_scratch, scales_scratch, biases_scratch;
       const void* x_data = row_major(x_operand, x_scratch);
       const int codes = codes_per_pack(problem.bits);
       std::vector<float> xf(problem.rows * problem.depth);
       for (std::size_t i = 0; i < xf.size(); ++i) xf[i] = load_float(x_data, x_dtype, i);
-      std::vector<float> laid(problem.rows * problem.stride), sums(problem.rows * problem.blocks * kLanes);
-      lay_out(xf.data(), problem, codes, laid.data(), sums.data());
+      const bool tile = problem.rows >= kTileFromRows;
+      const Isa isa = host_isa();
+      // Integer activations: x quantized (xf becomes x'), and the integer kernel where
+      // one covers the call (else the exact kernel below runs on x').
+      RowsKernel int_kernel = nullptr;
+      std::vector<std::int8_t> q, q_laid;
+      std::vector<float> q_group_scales, q_lane_scales;
+      if (activation_bits != 0) {
+        if (activation_bits == 8 && !tile) {
+          int_kernel = pick_int(problem.bits, real_of(scales_dtype), real_of(biases_dtype), isa, host_avx512vnni());
+        }
+        q_group_scales.resize(problem.rows * problem.groups);
+        if (int_kernel) q.resize(xf.size());
+        quantize_activations(xf.data(), problem, activation_bits, int_kernel ? q.data() : nullptr, xf.data(),
+                             q_group_scales.data());
+        if (int_kernel && isa != Isa::portable) {
+          q_laid.resize(problem.rows * problem.blocks * (8 / problem.bits) * 64);
+          q_lane_scales.resize(problem.rows * problem.blocks * kLanes);
+          lay_out_bytes(q.data(), q_group_scales.data(), problem, q_laid.data(), q_lane_scales.data());
+        }
+      }
+      std::vector<float> laid, sums;
+      if (!int_kernel) {
+        laid.resize(problem.rows * problem.stride);
+        sums.resize(problem.rows * problem.blocks * kLanes);
+        lay_out(xf.data(), problem, codes, laid.data(), sums.data());
+      }
+      // x's (or x''s) sum per group: the biases' part of every decode kernel.
       std::vector<float> group_sums(problem.rows * problem.groups);
       group_sums_of(xf.data(), problem, group_sums.data());
       std::vector<float> staged;
@@ -816,8 +1133,6 @@ class QuantizedMatmul : public mx::UnaryPrimitive {
         staged.resize(problem.rows * problem.outputs);
         result = staged.data();
       }
-      const bool tile = problem.rows >= kTileFromRows;
-      const Isa isa = host_isa();
       std::vector<float> panels;
       if (tile && isa == Isa::avx512 && problem.rows >= kPanelFromRows) {
         panels.resize((problem.rows + kPanel - 1) / kPanel * kPanel * problem.padded);
@@ -825,8 +1140,10 @@ class QuantizedMatmul : public mx::UnaryPrimitive {
       }
       const Data data{static_cast<const std::uint8_t*>(row_major(w_operand, w_scratch)),
                       row_major(scales_operand, scales_scratch), row_major(biases_operand, biases_scratch),
-                      laid.data(), sums.data(), group_sums.data(), panels.data(), result};
-      const RowsKernel kernel = pick(problem.bits, real_of(scales_dtype), real_of(biases_dtype), isa, tile);
+                      laid.data(), sums.data(), group_sums.data(), panels.data(), result,
+                      q_laid.data(), q.data(), q_lane_scales.data(), q_group_scales.data()};
+      const RowsKernel kernel =
+          int_kernel ? int_kernel : pick(problem.bits, real_of(scales_dtype), real_of(biases_dtype), isa, tile);
       const std::size_t n_step = tile ? problem.tile_rows : kDecodeChunkRows;
       const std::size_t m_step = tile ? kTileChunkXRows : problem.rows;
       const std::size_t n_chunks = (problem.outputs + n_step - 1) / n_step;
@@ -848,7 +1165,7 @@ class QuantizedMatmul : public mx::UnaryPrimitive {
   const char* name() const override { return "MlxirQuantizedMatmul"; }
   bool is_equivalent(const mx::Primitive& other) const override {
     const auto& that = static_cast<const QuantizedMatmul&>(other);
-    return group_size_ == that.group_size_ && bits_ == that.bits_;
+    return group_size_ == that.group_size_ && bits_ == that.bits_ && activation_bits_ == that.activation_bits_;
   }
   std::vector<mx::Shape> output_shapes(const std::vector<mx::array>& inputs) override {
     mx::Shape shape = inputs[0].shape();
@@ -859,12 +1176,16 @@ class QuantizedMatmul : public mx::UnaryPrimitive {
  private:
   int group_size_;
   int bits_;
+  int activation_bits_;  // 0: exact; 8 or 16: x quantized first (mlx.quantized_matmul's activation_bits)
 };
 
 mx::array quantized_matmul(const mx::array& x, const mx::array& w, const mx::array& scales, const mx::array& biases,
-                           int group_size, int bits, mx::StreamOrDevice s) {
+                           int group_size, int bits, int activation_bits, mx::StreamOrDevice s) {
   constexpr const char* op = "quantized_matmul";
   if (bits != 2 && bits != 3 && bits != 4 && bits != 6 && bits != 8) refuse(op, "bits must be 2, 3, 4, 6 or 8");
+  if (activation_bits != 0 && activation_bits != 8 && activation_bits != 16) {
+    refuse(op, "activation_bits must be 0 (exact), 8 or 16");
+  }
   if (group_size != 32 && group_size != 64 && group_size != 128) refuse(op, "group_size must be 32, 64 or 128");
   if (!is_float_type(x.dtype())) refuse(op, "x must be float32, float16 or bfloat16");
   if (!is_float_type(scales.dtype()) || !is_float_type(biases.dtype())) {
@@ -885,14 +1206,15 @@ mx::array quantized_matmul(const mx::array& x, const mx::array& w, const mx::arr
   shape.back() = w.shape(0);
   const mx::Dtype out_dtype = mx::promote_types(mx::promote_types(x.dtype(), scales.dtype()), biases.dtype());
   auto stream = mx::to_stream(s, mx::Device::cpu);
-  return mx::array(shape, out_dtype, std::make_shared<QuantizedMatmul>(stream, group_size, bits),
+  return mx::array(shape, out_dtype, std::make_shared<QuantizedMatmul>(stream, group_size, bits, activation_bits),
                    {x, w, scales, biases});
 }
 
 void bind(nb::module_& m) {
   m.def("quantized_matmul", &quantized_matmul, "x"_a, "w"_a, "scales"_a, "biases"_a, nb::kw_only(), "group_size"_a,
-        "bits"_a, "stream"_a = nb::none(),
-        "mx.quantized_matmul(x, w, scales, biases, transpose=True, mode='affine') for a 2-D w, summed in float32.");
+        "bits"_a, "activation_bits"_a = 0, "stream"_a = nb::none(),
+        "mx.quantized_matmul(x, w, scales, biases, transpose=True, mode='affine') for a 2-D w, summed in float32; "
+        "activation_bits 8 or 16: x quantized per group first (mlx.quantized_matmul's approximate mode).");
 }
 
 } // namespace
