@@ -395,11 +395,13 @@ def _quantized_weight(outputs: int, depth: int) -> tuple[mx.array, mx.array, mx.
     return w, scales, biases
 
 
-def benchmark(repeats: int = 21) -> None:
+def benchmark(repeats: int = 21, rows_measured: tuple[int, ...] = (1, 4, 64, 256)) -> None:
     """One row and many by the weights of a 56M Llama (K 512: N 1408 and a 32000 LM head)
     and of Qwen3-0.6B (K 1024: N 3072 and a 151936 LM head), 4 bits, groups of 64,
     float32: `mx.quantized_matmul`, the CPU backend's way without the native kernel
-    (blocks on streams for few rows, the dequantized product for many), and native."""
+    (blocks on streams for few rows, the dequantized product for many), native, and
+    native with int8 activations (`activation_bits=8`). `rows` limits the row counts
+    (`python tests/test_native_quantized.py 21 1`: one row)."""
     from mlxir.runtime.cpu import blas, native, products
 
     print(f"BLAS: {blas.blas_in_use()}")
@@ -409,9 +411,10 @@ def benchmark(repeats: int = 21) -> None:
     props: dict[str, object] = {"group_size": 64, "bits": 4, "mode": "affine", "transpose": True}
     kernel = products.KERNELS["mlx.quantized_matmul"](props, [mx.float32])
     print("K, N, rows: milliseconds (median), systems alternating; nat1/nat2 = native on 1/2 threads")
+    print("(int8-nat: activation_bits=8; err: against float64 of the exact product, of the largest output)")
     for depth, outputs in ((512, 1408), (512, 32000), (1024, 3072), (1024, 151936)):
         w, scales, biases = _quantized_weight(outputs, depth)
-        for rows in (1, 4, 64, 256):
+        for rows in rows_measured:
             if outputs > 100000 and rows > 4:
                 continue
             x = mx.random.normal((rows, depth))
@@ -423,12 +426,25 @@ def benchmark(repeats: int = 21) -> None:
                 "cpu-backend": functools.partial(_without_native, kernel, operands),
                 "nat1": functools.partial(module.quantized_matmul, *operands, group_size=64, bits=4),
                 "nat2": functools.partial(module.quantized_matmul, *operands, group_size=64, bits=4),
+                "int8-nat1": functools.partial(module.quantized_matmul, *operands, group_size=64, bits=4, activation_bits=8),
+                "int8-nat2": functools.partial(module.quantized_matmul, *operands, group_size=64, bits=4, activation_bits=8),
             }
             if rows > 4:
                 del runs["mlx"]  # 30-500 ms a call: one row's times show its scaling
             medians = _median_ms(runs, module, repeats if outputs < 100000 else 5)
-            print(f"{depth}, {outputs}, {rows}: " + "  ".join(f"{n} {t:.3f}" for n, t in medians.items()), flush=True)
+            reference = float64(x) @ dequantized64(w, scales, biases, 4, 64).T
+            errors = {name: relative_error(runs[name](), reference) for name in ("nat1", "int8-nat1")}
+            print(
+                f"{depth}, {outputs}, {rows}: "
+                + "  ".join(f"{n} {t:.3f}" for n, t in medians.items())
+                + "  err "
+                + " ".join(f"{n} {e:.2g}" for n, e in errors.items()),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
-    benchmark(int(sys.argv[1]) if len(sys.argv) > 1 else 21)
+    benchmark(
+        int(sys.argv[1]) if len(sys.argv) > 1 else 21,
+        tuple(int(rows) for rows in sys.argv[2:]) or (1, 4, 64, 256),
+    )
