@@ -140,6 +140,130 @@ def _quantized_int8(rows: int, outputs: int, depth: int, bits: int, group: int) 
     return Case("quantized", f"q{bits} g{group} int8-x {rows}x{depth} @ w[{outputs}x{depth}].T", make, weight_bytes)
 
 
+def _attention64(q: Any, k: Any, v: Any, scale: float) -> Any:
+    """Causal attention in float64 (queries aligned to the end of the keys), grouped
+    queries sharing their K/V head."""
+    import numpy as np
+
+    rep = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, rep, axis=1), np.repeat(v, rep, axis=1)
+    scores = q @ k.swapaxes(-1, -2) * scale
+    length, keys = q.shape[2], k.shape[2]
+    keep = np.arange(keys)[None, :] <= np.arange(length)[:, None] + keys - length
+    scores = np.where(keep, scores, -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    return (weights / weights.sum(-1, keepdims=True)) @ v
+
+
+def _attention(heads: int, kv_heads: int, dim: int, length: int, keys: int) -> Case:
+    """Causal attention of `length` query rows over `keys` keys (decode: one row)."""
+
+    def make(module: Any, copies: int) -> Made:
+        import mlx.core as mx
+
+        scale = dim**-0.5
+        q = mx.random.normal((1, heads, length, dim), key=mx.random.key(5))
+        caches = [
+            (mx.random.normal((1, kv_heads, keys, dim), key=mx.random.key(6 + c)),
+             mx.random.normal((1, kv_heads, keys, dim), key=mx.random.key(60 + c)))
+            for c in range(copies)
+        ]
+        mx.eval(q, *caches)
+        k0, v0 = caches[0]
+        mask = "causal" if length > 1 else None
+        reference = _attention64(_float64(q), _float64(k0), _float64(v0), scale)
+        natives: list[Callable[[], Any]] = [
+            lambda kv=kv: module.attention(q, kv[0], kv[1], scale=scale, mask=mask) for kv in caches
+        ]
+        mlxs: list[Callable[[], Any]] = [
+            lambda kv=kv: mx.fast.scaled_dot_product_attention(q, kv[0], kv[1], scale=scale, mask=mask)
+            for kv in caches
+        ]
+        read = 2 * k0.nbytes
+        flops = 4.0 * heads * length * keys * dim / (2 if length > 1 else 1)
+        return natives, mlxs, reference, read, flops
+
+    kind = "decode" if length == 1 else f"prefill {length}"
+    return Case("attention", f"attention {kind} {heads}/{kv_heads}x{dim} S={keys}", make, 2 * kv_heads * keys * dim * 4)
+
+
+def _elementwise(op: str, shape: tuple[int, ...]) -> Case:
+    def make(module: Any, copies: int) -> Made:
+        import mlx.core as mx
+
+        xs = [mx.random.normal(shape, key=mx.random.key(7 + c)) for c in range(copies)]
+        weight = mx.random.normal((shape[-1],), key=mx.random.key(8))
+        mx.eval(*xs, weight)
+        native_of: dict[str, Callable[[Any], Any]] = {
+            "rms_norm": lambda x: module.rms_norm(x, weight, 1e-5),
+            "softmax": lambda x: module.softmax(x),
+            "exp": lambda x: module.exp(x),
+            "sigmoid": lambda x: module.sigmoid(x),
+            "erf": lambda x: module.erf(x),
+        }
+        mlx_of: dict[str, Callable[[Any], Any]] = {
+            "rms_norm": lambda x: mx.fast.rms_norm(x, weight, 1e-5),
+            "softmax": lambda x: mx.softmax(x, axis=-1, precise=True),
+            "exp": mx.exp,
+            "sigmoid": mx.sigmoid,
+            "erf": mx.erf,
+        }
+        import numpy as np
+        import scipy.special  # pyright: ignore[reportMissingTypeStubs]
+
+        x64 = _float64(xs[0])
+        reference_of: dict[str, Callable[[Any], Any]] = {
+            "rms_norm": lambda a: a / np.sqrt((a * a).mean(-1, keepdims=True) + 1e-5) * _float64(weight),
+            "softmax": lambda a: np.exp(a - a.max(-1, keepdims=True)) / np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True),
+            "exp": np.exp,
+            "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
+            "erf": scipy.special.erf,  # pyright: ignore[reportUnknownMemberType]
+        }
+        natives: list[Callable[[], Any]] = [lambda x=x: native_of[op](x) for x in xs]
+        mlxs: list[Callable[[], Any]] = [lambda x=x: mlx_of[op](x) for x in xs]
+        size = 1
+        for d in shape:
+            size *= d
+        return natives, mlxs, reference_of[op](x64), 8.0 * size, 0.0
+
+    size = 1
+    for d in shape:
+        size *= d
+    return Case("elementwise", f"{op} {'x'.join(map(str, shape))}", make, 8 * size)
+
+
+def _depthwise(size: int, channels: int, kernel: int, stride: int) -> Case:
+    def make(module: Any, copies: int) -> Made:
+        import mlx.core as mx
+
+        pad = kernel // 2
+        xs = [mx.random.normal((1, size, size, channels), key=mx.random.key(9 + c)) for c in range(copies)]
+        w = mx.random.normal((channels, kernel, kernel, 1), key=mx.random.key(10)) * 0.2
+        mx.eval(*xs, w)
+        import numpy as np
+
+        padded = np.pad(_float64(xs[0]), ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+        taps = _float64(w)[:, :, :, 0]
+        out = -(-size // stride)
+        reference = sum(
+            padded[:, i : i + stride * out : stride, j : j + stride * out : stride, :] * taps[:, i, j]
+            for i in range(kernel)
+            for j in range(kernel)
+        )
+        natives: list[Callable[[], Any]] = [
+            lambda x=x: module.depthwise_conv2d(
+                x, w, stride=(stride, stride), padding_lo=(pad, pad), padding_hi=(pad, pad))
+            for x in xs
+        ]
+        mlxs: list[Callable[[], Any]] = [
+            lambda x=x: mx.conv_general(x, w, stride=stride, padding=pad, groups=channels) for x in xs
+        ]
+        out = -(-size // stride)
+        return natives, mlxs, reference, xs[0].nbytes + 4.0 * out * out * channels, 2.0 * out * out * channels * kernel * kernel
+
+    return Case("convolution", f"depthwise {size}^2x{channels} {kernel}x{kernel} s{stride}", make, size * size * channels * 4)
+
+
 CASES: list[Case] = [
     _matvec(1, 32000, 512, "float32"),
     _matvec(1, 1408, 512, "float32"),
@@ -150,6 +274,17 @@ CASES: list[Case] = [
     _quantized(1, 3072, 1024, 4, 64),
     _quantized(1, 3072, 1024, 8, 64),
     _quantized(128, 1408, 512, 4, 64),
+    _attention(8, 8, 64, 1, 2048),
+    _attention(16, 8, 128, 1, 2048),
+    _attention(8, 8, 64, 512, 512),
+    _elementwise("rms_norm", (128, 1024)),
+    _elementwise("softmax", (8, 512, 512)),
+    _elementwise("exp", (1, 1 << 20)),
+    _elementwise("sigmoid", (1, 180224)),
+    _elementwise("erf", (1, 1 << 20)),
+    _depthwise(112, 96, 3, 2),
+    _depthwise(56, 144, 3, 1),
+    _depthwise(56, 40, 7, 1),
     _quantized_int8(1, 1408, 512, 4, 64),
     _quantized_int8(1, 32000, 512, 4, 64),
     _quantized_int8(1, 3072, 1024, 4, 64),
