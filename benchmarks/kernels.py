@@ -81,37 +81,10 @@ def _matvec(rows: int, outputs: int, depth: int, dtype_name: str) -> Case:
     return Case("matvec", f"{dtype_name} {rows}x{depth} @ w[{outputs}x{depth}].T", make, outputs * depth * size)
 
 
-def _quantized(rows: int, outputs: int, depth: int, bits: int, group: int) -> Case:
-    def make(module: Any, copies: int) -> Made:
-        import mlx.core as mx
-
-        x = mx.random.normal((rows, depth), key=mx.random.key(3))
-        quantized = [
-            mx.quantize(mx.random.normal((outputs, depth), key=mx.random.key(4 + c)) * 0.05, group_size=group, bits=bits)
-            for c in range(copies)
-        ]
-        mx.eval(x, *quantized)
-        w, scales, biases = quantized[0]
-        dequantized = mx.dequantize(w, scales, biases, group_size=group, bits=bits)
-        reference = _float64(x) @ _float64(dequantized).T
-        natives: list[Callable[[], Any]] = [
-            lambda q=q: module.quantized_matmul(x, q[0], q[1], q[2], group_size=group, bits=bits) for q in quantized
-        ]
-        mlxs: list[Callable[[], Any]] = [
-            lambda q=q: mx.quantized_matmul(x, q[0], q[1], q[2], transpose=True, group_size=group, bits=bits)
-            for q in quantized
-        ]
-        read = w.nbytes + scales.nbytes + biases.nbytes
-        return natives, mlxs, reference, read, 2.0 * rows * outputs * depth
-
-    weight_bytes = outputs * depth * bits // 8 + 2 * outputs * (depth // group) * 4
-    return Case("quantized", f"q{bits} g{group} {rows}x{depth} @ w[{outputs}x{depth}].T", make, weight_bytes)
-
-
-def _quantized_int8(rows: int, outputs: int, depth: int, bits: int, group: int) -> Case:
-    """`_quantized`'s product with int8 activations (`activation_bits=8`, the approximate
-    mode `cpu-int8-activations` asks for) against the same exact `mx.quantized_matmul`:
-    its error column is the approximation's (about 7e-3), not rounding."""
+def _quantized(rows: int, outputs: int, depth: int, bits: int, group: int, activation_bits: int = 0) -> Case:
+    """With `activation_bits=8`: the approximate mode `cpu-int8-activations` asks for,
+    against the same exact `mx.quantized_matmul` (its error column is the
+    approximation's, about 7e-3, not rounding)."""
 
     def make(module: Any, copies: int) -> Made:
         import mlx.core as mx
@@ -126,7 +99,9 @@ def _quantized_int8(rows: int, outputs: int, depth: int, bits: int, group: int) 
         dequantized = mx.dequantize(w, scales, biases, group_size=group, bits=bits)
         reference = _float64(x) @ _float64(dequantized).T
         natives: list[Callable[[], Any]] = [
-            lambda q=q: module.quantized_matmul(x, q[0], q[1], q[2], group_size=group, bits=bits, activation_bits=8)
+            lambda q=q: module.quantized_matmul(
+                x, q[0], q[1], q[2], group_size=group, bits=bits, activation_bits=activation_bits
+            )
             for q in quantized
         ]
         mlxs: list[Callable[[], Any]] = [
@@ -137,7 +112,8 @@ def _quantized_int8(rows: int, outputs: int, depth: int, bits: int, group: int) 
         return natives, mlxs, reference, read, 2.0 * rows * outputs * depth
 
     weight_bytes = outputs * depth * bits // 8 + 2 * outputs * (depth // group) * 4
-    return Case("quantized", f"q{bits} g{group} int8-x {rows}x{depth} @ w[{outputs}x{depth}].T", make, weight_bytes)
+    mode = " int8-x" if activation_bits else ""
+    return Case("quantized", f"q{bits} g{group}{mode} {rows}x{depth} @ w[{outputs}x{depth}].T", make, weight_bytes)
 
 
 def _attention64(q: Any, k: Any, v: Any, scale: float) -> Any:
@@ -285,9 +261,9 @@ CASES: list[Case] = [
     _depthwise(112, 96, 3, 2),
     _depthwise(56, 144, 3, 1),
     _depthwise(56, 40, 7, 1),
-    _quantized_int8(1, 1408, 512, 4, 64),
-    _quantized_int8(1, 32000, 512, 4, 64),
-    _quantized_int8(1, 3072, 1024, 4, 64),
+    _quantized(1, 1408, 512, 4, 64, activation_bits=8),
+    _quantized(1, 32000, 512, 4, 64, activation_bits=8),
+    _quantized(1, 3072, 1024, 4, 64, activation_bits=8),
 ]
 
 

@@ -30,7 +30,7 @@ def _mlx_version() -> str:
 
 @functools.cache
 def _loaded() -> tuple[ModuleType | None, str | None]:
-    if os.environ.get(SWITCH, "1").strip() == "0":
+    if turned_off():
         return None, f"turned off by {SWITCH}=0"
     try:
         _kernels = _import_kernels()

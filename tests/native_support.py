@@ -85,6 +85,3 @@ def bits_equal(a: mx.array, b: mx.array) -> bool:
         np.array_equal(np.array(a.view(mx.uint8) if a.size else a), np.array(b.view(mx.uint8) if b.size else b))
     )
 
-
-def turned_off() -> bool:
-    return os.environ.get(native.SWITCH, "1").strip() == "0"
