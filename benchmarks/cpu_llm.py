@@ -14,7 +14,9 @@ The model is `benchmarks/llm.py`'s (random weights, seed 0, float32, written onc
   (`tg` at depth 128). Before any timing, its f32 greedy tokens after the prompt are
   compared with transformers' (printed: n/n equal, else the table says the conversion
   differs);
-- mlxir f32 and 4-bit (`mlxir.Quantize(4, group_size=64, embeddings=True)`), mlx-lm
+- mlxir f32, 4-bit (`mlxir.Quantize(4, group_size=64, embeddings=True)`) and 4-bit
+  int8-x (the same with `activation_bits=8`: x rounded to int8 per group, the
+  approximate mode llama.cpp's q4_0 x q8_0 dots compute), mlx-lm
   f32 and eager torch f32: `benchmarks/llm.py`'s workers (the step program of
   `export_llm(logits="last")` with a fixed cache; `mlx_lm.generate.generate_step`; the
   HF model with a DynamicCache). Prefill is the time to the first token of the
@@ -184,6 +186,7 @@ def systems() -> dict[str, tuple[str, str, int]]:
         {
             "mlxir f32": ("mlxir-run", "default", 0),
             f"mlxir {QUANT_BITS}-bit": ("mlxir-run", f"q{QUANT_BITS}", QUANT_BITS),
+            f"mlxir {QUANT_BITS}-bit int8-x": ("mlxir-run", f"q{QUANT_BITS}{llm.INT8_SUFFIX}", QUANT_BITS),
             "mlx-lm f32": ("mlx-lm", "default", 0),
             "torch f32": ("torch", "default", 0),
         }
@@ -268,6 +271,8 @@ def report(
         ("mlxir f32", "torch f32"),
         ("mlxir f32", "mlx-lm f32"),
         (f"mlxir {QUANT_BITS}-bit", "llama.cpp q4_0"),
+        (f"mlxir {QUANT_BITS}-bit int8-x", "llama.cpp q4_0"),
+        (f"mlxir {QUANT_BITS}-bit", "mlxir f32"),
     ):
         lines.append(
             f"{mine} / {theirs}: decode "
@@ -323,18 +328,14 @@ def main() -> None:
                 "mlxir f32": _llm_worker(
                     "mlxir-compile", folder, model, args.steps, compile_env, "default"
                 ),
-                f"mlxir {QUANT_BITS}-bit": _llm_worker(
-                    "mlxir-compile",
-                    folder,
-                    model,
-                    args.steps,
-                    compile_env,
-                    f"q{QUANT_BITS}",
-                    QUANT_BITS,
-                ),
             }
+            for name, (_, pipeline, bits) in systems().items():
+                if bits:
+                    compiled[name] = _llm_worker(
+                        "mlxir-compile", folder, model, args.steps, compile_env, pipeline, bits
+                    )
             long_env = _environment("mlxir", 1, LONG_PROMPT)
-            for pipeline, bits in (("default", 0), (f"q{QUANT_BITS}", QUANT_BITS)):
+            for _, pipeline, bits in (spec for name, spec in systems().items() if name.startswith("mlxir")):
                 _llm_worker("mlxir-compile", folder, model, args.steps, long_env, pipeline, bits)
             ggufs = llamacpp.convert(args.llama_cpp, binaries, folder, folder / "gguf")
             greedy = subprocess.run(
@@ -406,6 +407,7 @@ def main() -> None:
                 "torch f32": "f32 weights",
                 "llama.cpp q4_0": "llama.cpp q4_0",
                 f"mlxir {QUANT_BITS}-bit": f"mlxir {QUANT_BITS}-bit",
+                f"mlxir {QUANT_BITS}-bit int8-x": f"mlxir {QUANT_BITS}-bit",
             }
             per_system = {name: read_bytes[key] for name, key in bound_names.items()}
             text = report(

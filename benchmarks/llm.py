@@ -127,6 +127,11 @@ PIPELINES: dict[str, str | None] = {
     # The default with linear weights stored transposed, [K, N], as before this release.
     "folded": "{default},fold-weight-transposes",
 }
+INT8_SUFFIX = "-int8"
+"""A quantized program named `q<bits>-int8` rounds x to int8 in its products
+(`mlxir.Quantize(activation_bits=8)`: approximate, on request)."""
+
+
 def pipeline_spec(name: str) -> str | None:
     """`PIPELINES[name]`, `{default}` replaced by this device's `lower-to-mlx`."""
     from mlxir.conversions.pipelines import default_pipeline
@@ -329,7 +334,13 @@ def worker_mlxir_compile(folder: Path, args: argparse.Namespace) -> dict[str, An
         import mlxir
         from mlxir.transforms.quantize import quantize_weights
 
-        quantize_weights(module, mlxir.Quantize(bits=args.bits, group_size=QUANT_GROUP, embeddings=True))
+        quantize = mlxir.Quantize(
+            bits=args.bits,
+            group_size=QUANT_GROUP,
+            embeddings=True,
+            activation_bits=8 if args.pipeline.endswith(INT8_SUFFIX) else None,
+        )
+        quantize_weights(module, quantize)
     lowered = time.perf_counter()
     data = serialize(module)
     serialized = time.perf_counter()

@@ -12,7 +12,7 @@ CPU backend's other ways (`products.py`'s measurements)."""
 
 from __future__ import annotations
 
-import mlxir  # noqa: F401  # isort: skip  (before mlx.core: the timings' MLX products run on the machine's BLAS)
+import mlxir  # isort: skip  (before mlx.core: the timings' MLX products run on the machine's BLAS)
 import functools
 import statistics
 import sys
@@ -258,7 +258,8 @@ def test_cpu_backend_runs_the_approximate_product() -> None:
 
 
 def test_int8_llama_generates_within_the_documented_error() -> None:
-    """A tiny Llama at 4 bits (groups of 64) with `cpu-int8-activations`: every product
+    """A tiny Llama at 4 bits (groups of 64) with `cpu-int8-activations` (and with
+    `mlxir.Quantize(activation_bits=8)`, which runs it after quantizing): every product
     has activation_bits 8, and the first step's logits are within the measured error
     of the exact 4-bit program's (`products.NATIVE_INT8_ERROR`, per product; a few
     layers compound it), on 12 prompt tokens."""
@@ -274,14 +275,20 @@ def test_int8_llama_generates_within_the_documented_error() -> None:
     exact_pipeline = "lower-to-mlx{target=cpu},quantize-weights{bits=4 group-size=64}"
     exact = llm.compile_llm(model, pipeline=exact_pipeline)
     int8 = llm.compile_llm(model, pipeline=exact_pipeline + ",cpu-int8-activations")
-    products_of = [i for i in int8.program.info.instructions if i.op == "mlx.quantized_matmul"]
-    assert products_of and all(i.props.get("activation_bits") == 8 for i in products_of)
+    requested = llm.compile_llm(model, quantize=mlxir.Quantize(bits=4, group_size=64, activation_bits=8))
+    for program in (int8, requested):
+        products_of = [i for i in program.program.info.instructions if i.op == "mlx.quantized_matmul"]
+        assert products_of and all(i.props.get("activation_bits") == 8 for i in products_of)
     ids = mx.array(torch.randint(3, 256, (1, 12), generator=torch.Generator().manual_seed(3)).numpy())
-    first = [next(iter(llm.stream_tokens(program, ids, max_new_tokens=1)))[1] for program in (exact, int8)]
+    first = [
+        next(iter(llm.stream_tokens(program, ids, max_new_tokens=1)))[1] for program in (exact, int8, requested)
+    ]
     reference = float64(first[0])
     error = relative_error(first[1], reference)
     print(f"first step's logits: {error:.3g} of the largest")
     assert 0 < error <= 3 * products.NATIVE_INT8_ERROR
+    # `Quantize(activation_bits=8)` is the pass after quantize-weights, bit for bit
+    assert bits_equal(first[2], first[1])
 
 
 # --------------------------------------------------------------------------- the CPU backend's choice

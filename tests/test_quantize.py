@@ -196,6 +196,15 @@ def test_cli_compile_quantizes(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert err.startswith("mlxir compile: error: ") and "group size in [32, 64, 128], not 48" in err
     assert main_with(["compile", str(pt2), "-o", str(program), "--quantize-embeddings"]) == 2
     assert "--quantize-embeddings needs --quantize BITS" in capsys.readouterr().err
+    assert main_with(["compile", str(pt2), "-o", str(program), "--activation-bits", "8"]) == 2
+    assert "--activation-bits needs --quantize BITS" in capsys.readouterr().err
+    approximate = ["compile", str(pt2), "-o", str(program), "--quantize", "4", "--activation-bits", "8"]
+    assert main_with(approximate) == 0
+    assert "x rounded to 8 bits (approximate)" in capsys.readouterr().err
+    products = [i for i in mlxir.load(program).info.instructions if i.op == "mlx.quantized_matmul"]
+    assert len(products) == 2 and all(i.props.get("activation_bits") == 8 for i in products)
+    assert main_with([*approximate[:-2], "--quantize-mode", "mxfp4", "--group-size", "32", "--activation-bits", "8"]) == 2
+    assert "activation bits need affine quantization, not mxfp4" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name", ["llama", "qwen3", "gemma3"])

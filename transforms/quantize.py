@@ -46,6 +46,7 @@ from mlxir.transforms.constant_weights import (
     weight_global,
     weight_matrix,
 )
+from mlxir.transforms.int8_activations import QuantizeActivations
 
 
 def _supported(mode: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -72,6 +73,10 @@ class Quantize:
     """Also quantize embedding tables (`take` rows of a constant `[V, D]`, quantized
     along D), into `mlx.quantized_take`."""
     skip: Callable[[str], bool] | None = None
+    activation_bits: int | None = None
+    """Approximate, on request: the quantized products round `x` per group to this many
+    bits (8 or 16) before the product, as llama.cpp's q4_0 x q8_0 dots do
+    (`cpu-int8-activations`; affine mode only). `None` keeps the exact product."""
 
     def check(self) -> None:
         if self.mode not in mlx.QUANTIZATION_MODES:
@@ -85,11 +90,19 @@ class Quantize:
             raise ValueError(
                 f"{self.mode} quantization takes a group size in {list(groups)}, not {self.group_size}"
             )
+        if self.activation_bits is not None:
+            if self.activation_bits not in mlx.ACTIVATION_BITS:
+                raise ValueError(
+                    f"activation bits must be one of {list(mlx.ACTIVATION_BITS)}, not {self.activation_bits}"
+                )
+            if self.mode != "affine":
+                raise ValueError(f"activation bits need affine quantization, not {self.mode}")
 
     def key(self) -> str:
         """The scheme in a program cache's key. A `skip` predicate has no key: a caller
         caching programs must refuse one."""
-        return f"{self.mode}-{self.bits}bit-g{self.group_size}" + ("-embeddings" if self.embeddings else "")
+        key = f"{self.mode}-{self.bits}bit-g{self.group_size}" + ("-embeddings" if self.embeddings else "")
+        return key + (f"-a{self.activation_bits}" if self.activation_bits is not None else "")
 
 
 def matmul_operands(op: Operation) -> tuple[SSAValue, SSAValue, SSAValue | None] | None:
@@ -235,9 +248,17 @@ class QuantizeWeightsPass(ModulePass):
     group_size: int = 64
     mode: str = "affine"
     embeddings: bool = False
+    activation_bits: int = 0
+    """8 or 16: the approximate products of `Quantize.activation_bits`; 0 keeps them exact."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        scheme = Quantize(self.bits, self.group_size, self.mode, self.embeddings)
+        scheme = Quantize(
+            self.bits,
+            self.group_size,
+            self.mode,
+            self.embeddings,
+            activation_bits=self.activation_bits or None,
+        )
         try:
             scheme.check()
         except ValueError as error:
@@ -255,6 +276,11 @@ def quantize_weights(module: ModuleOp, quantize: Quantize) -> str:
     for pattern in patterns:
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
     scheme = f"{quantize.bits} bits, groups of {quantize.group_size}, {quantize.mode}"
+    if quantize.activation_bits is not None:
+        PatternRewriteWalker(
+            QuantizeActivations(quantize.activation_bits), apply_recursively=False
+        ).rewrite_module(module)
+        scheme += f", x rounded to {quantize.activation_bits} bits (approximate)"
     summary = f"quantized {len(patterns[0].quantized)} matmul weights"
     if quantize.embeddings:
         summary += f" and {len(patterns[1].quantized)} embedding tables"

@@ -95,7 +95,7 @@ against float64 of the exact product relative to the largest output:
 | 1024 x 151936 | 104 | 11.5 | 11.3 | 9.8 | 9.8 | 5.5e-7 / 6.2e-3 |
 
 The integer dots save the decoding's float work, not the reading: with cold weights
-(`benchmarks/kernels.py --only quantized`, 1 thread) int8 x reached 1.06x the time of
+(`benchmarks/native_kernels.py --only quantized`, 1 thread) int8 x reached 1.06x the time of
 reading the weight at 10.7 GB/s by 32000 x 512 (1.02 against 1.47 ms exact), 1.22x by
 3072 x 1024."""
 

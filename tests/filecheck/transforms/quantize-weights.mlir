@@ -6,6 +6,11 @@
 // divide stays a float matmul. Weights nothing reads any more leave the module.
 // RUN: mlx-opt %s -p 'quantize-weights{bits=4 group-size=32}' | filecheck %s
 // RUN: mlx-opt %s -p 'quantize-weights{bits=8 group-size=64}' | filecheck %s --check-prefix=EIGHT
+// activation-bits=8 (Quantize.activation_bits, approximate): the same products, each
+// with activation_bits 8, as cpu-int8-activations gives them.
+// RUN: mlx-opt %s -p 'quantize-weights{bits=4 group-size=32 activation-bits=8}' | filecheck %s --check-prefix=APPROX
+// APPROX: %y = mlx.quantized_matmul %x, %{{.*}}, %{{.*}}, %{{.*}} group_size 32 bits 4 mode "affine" transpose activation_bits 8 : tensor<?x64xf32>
+// APPROX-NOT: mlx.quantized_matmul {{.*}} transpose :
 
 // CHECK:      mlx.global @bias "parameter" : tensor<8xf32>
 // CHECK-NEXT: mlx.global @odd "parameter" : tensor<8x48xf32>

@@ -1,7 +1,7 @@
 """Each native CPU kernel (`native/kernels/`) against the MLX op it replaces, at 1 and 2
 threads, alternating in one process, with its ratio to the bound.
 
-    .venv/bin/python benchmarks/kernels.py [--calls 21] [--threads 1,2] [--only quantized]
+    .venv/bin/python benchmarks/native_kernels.py [--calls 21] [--threads 1,2] [--only quantized]
 
 One process per thread count T: the native kernels' pool has T threads
 (`MLXIR_CPU_STREAMS=T`, as mlxir sets it), MLX's BLAS T threads
