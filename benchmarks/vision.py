@@ -23,7 +23,8 @@ Threads, per system, at T threads: torch `torch.set_num_threads(T)` with
 `intra_op_num_threads=T`, `inter_op_num_threads=1` (its own MLAS kernels); mlxir
 `MLXIR_CPU_STREAMS=T` and `OPENBLAS_NUM_THREADS=T` (MLX's convolutions and products
 are BLAS calls; the system OpenBLAS is what `import mlxir` loads where installed,
-docs/blas.md)."""
+docs/blas.md). `mlxir-mlx` is the same mlxir program with `MLXIR_NATIVE_KERNELS=0`:
+MLX's own CPU kernels where the native ones would run (docs/native-kernels.md)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("resnet18", "mobilenet_v2", "vit_tiny", "convnext_atto")
-SYSTEMS = ("torch", "onnxruntime", "mlxir")
+SYSTEMS = ("torch", "onnxruntime", "mlxir", "mlxir-mlx")
+"""`mlxir-mlx`: the same program with the native kernels off (`MLXIR_NATIVE_KERNELS=0`),
+MLX's own CPU kernels throughout: the before of docs/native-kernels.md."""
 WARMUP = 3
 
 
@@ -119,8 +122,10 @@ def worker(system: str, model_name: str, size: int, iterations: int, program: st
 
 def _environment(system: str, threads: int) -> dict[str, str]:
     env = dict(os.environ, BENCH_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
-    if system == "mlxir":
+    if system.startswith("mlxir"):
         env.update(MLXIR_CPU_STREAMS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    if system == "mlxir-mlx":
+        env["MLXIR_NATIVE_KERNELS"] = "0"
     return env
 
 
@@ -152,6 +157,14 @@ def _compile(model_name: str, size: int, folder: Path) -> tuple[Path, float]:
         with contextlib.redirect_stdout(io.StringIO()):  # the exporter reports each step on stdout
             torch.onnx.export(model, (_image(size),), str(path.with_suffix(".onnx")), dynamo=True, opset_version=18)
     return path, seconds
+
+
+def _mlx_blas() -> str:
+    """The BLAS `import mlxir` puts under MLX here (docs/blas.md)."""
+    from mlxir.runtime.cpu.blas import candidates
+
+    found = candidates()
+    return found[0] if found else "the MLX wheel's bundled BLAS"
 
 
 def _has_onnxruntime() -> bool:
@@ -199,7 +212,8 @@ def main() -> None:
     print(f"Vision, batch 1, {args.size}x{args.size}, float32: ms per forward, median over {args.rounds} "
           f"rounds (min-max) of each process's median over {args.iterations} runs after {WARMUP} warm-up runs.")
     print("Threads: torch set_num_threads(T), OMP/MKL_NUM_THREADS=T; ONNX Runtime intra_op_num_threads=T, "
-          "inter_op_num_threads=1; mlxir MLXIR_CPU_STREAMS=T, OPENBLAS_NUM_THREADS=T.")
+          "inter_op_num_threads=1; mlxir MLXIR_CPU_STREAMS=T, OPENBLAS/OMP/MKL_NUM_THREADS=T, MLX on "
+          f"{_mlx_blas()}; mlxir-mlx the same with MLXIR_NATIVE_KERNELS=0.")
     print(f"Load average (1/5/15 min): before {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f}, "
           f"after {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f}.\n")
     header = ["model"]
