@@ -1,7 +1,7 @@
 """Each native CPU kernel (`native/kernels/`) against the MLX op it replaces, at 1 and 2
 threads, alternating in one process, with its ratio to the bound.
 
-    .venv/bin/python benchmarks/native_kernels.py [--calls 21] [--threads 1,2] [--only quantized]
+    .venv/bin/python benchmarks/native_kernels.py [--calls 21] [--threads 1,2] [--only quantized,matvec]
 
 One process per thread count T: the native kernels' pool has T threads
 (`MLXIR_CPU_STREAMS=T`, as mlxir sets it), MLX's BLAS T threads
@@ -309,7 +309,7 @@ def worker(calls: int, only: str | None) -> None:
     families = {name for name, _ in module.families()}
     rows: list[dict[str, Any]] = []
     for case in CASES:
-        if only and case.family != only:
+        if only and case.family not in only.split(","):
             continue
         if case.family not in families:
             rows.append({"family": case.family, "label": case.label, "missing": True})
@@ -343,7 +343,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=21)
     parser.add_argument("--threads", default="1,2")
-    parser.add_argument("--only", help="one kernel family")
+    parser.add_argument("--only", help="kernel families, comma-separated (matvec,quantized,attention,elementwise,convolution)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
