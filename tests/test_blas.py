@@ -227,3 +227,19 @@ def test_torch_imported_after_mlxir_keeps_its_own_blas() -> None:
     if fast is not None:
         assert result["source"] == "auto" and same_file(result["in_use"], fast), result
     assert not warning_lines(stderr), stderr
+
+
+def test_an_mkl_it_loads_gets_quiet_openmp_waits_unless_the_user_set_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`KMP_BLOCKTIME=0` for an MKL (its OpenMP threads would spin 200 ms after each
+    product, on the core the native kernels' worker needs), never over the user's
+    value, and nothing for OpenBLAS."""
+    from mlxir.runtime.cpu import blas
+
+    monkeypatch.delenv("KMP_BLOCKTIME", raising=False)
+    blas._quiet_openmp_waits("/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0")  # pyright: ignore[reportPrivateUsage]
+    assert "KMP_BLOCKTIME" not in os.environ
+    blas._quiet_openmp_waits(os.path.join(sys.prefix, "lib", "libmkl_rt.so.3"))  # pyright: ignore[reportPrivateUsage]
+    assert os.environ["KMP_BLOCKTIME"] == "0"
+    monkeypatch.setenv("KMP_BLOCKTIME", "50")
+    blas._quiet_openmp_waits(os.path.join(sys.prefix, "lib", "libmkl_rt.so.3"))  # pyright: ignore[reportPrivateUsage]
+    assert os.environ["KMP_BLOCKTIME"] == "50"
