@@ -104,7 +104,7 @@ native-sanitized: venv
 	LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libubsan.so)" \
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	MLXIR_NATIVE_LIBRARY="$$(ls $(NATIVE_ASAN)/_kernels*.so)" MLXIR_NATIVE_SANITIZED=1 \
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_native_*.py
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not whole_program" tests/test_native_*.py
 
 # loadgroup: a file marked with an xdist_group runs on one worker, so the programs its
 # tests share are compiled once, not once per worker.

@@ -37,6 +37,7 @@ def _lines_about_native(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if "native CPU kernels" in line]
 
 
+@pytest.mark.whole_program
 def test_a_program_runs_with_one_line_where_the_library_cannot_load() -> None:
     done = _run({native.LIBRARY: "/nonexistent/_kernels.so"})
     assert done.returncode == 0, done.stderr
@@ -47,6 +48,7 @@ def test_a_program_runs_with_one_line_where_the_library_cannot_load() -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.whole_program
 def test_a_program_runs_silently_with_the_kernels_turned_off() -> None:
     done = _run({native.SWITCH: "0"})
     assert done.returncode == 0, done.stderr
@@ -104,6 +106,7 @@ print("generated")
 """
 
 
+@pytest.mark.whole_program
 def test_llm_programs_generate_like_transformers_without_the_native_kernels() -> None:
     """The other way round from the LLM suites (which run with the native kernels): a
     Llama's f32 and 4-bit programs on MLX's own kernels give transformers' greedy

@@ -257,6 +257,7 @@ def test_cpu_backend_runs_the_approximate_product() -> None:
     assert relative_error(result, float64(suspended)) <= 1e-5
 
 
+@pytest.mark.whole_program
 def test_int8_llama_generates_within_the_documented_error() -> None:
     """A tiny Llama at 4 bits (groups of 64) with `cpu-int8-activations` (and with
     `mlxir.Quantize(activation_bits=8)`, which runs it after quantizing): every product
