@@ -520,6 +520,8 @@ def blas_env(threads: int = 1) -> tuple[dict[str, str], str]:
     library = mlx_blas()
     if library is not None:
         family = "MKL" if "mkl" in Path(library).name else "OpenBLAS"
+        if family == "MKL":  # what `import mlxir` sets for an MKL it loads (docs/blas.md); preloaded, it is read first
+            env.setdefault("KMP_BLOCKTIME", "0")
         return {**env, "LD_PRELOAD": library}, f"{family} ({library}, preloaded, {counted})"
     return env, f"the MLX wheel's bundled BLAS (no OpenBLAS or MKL found), {counted}"
 

@@ -230,16 +230,26 @@ def test_torch_imported_after_mlxir_keeps_its_own_blas() -> None:
 
 
 def test_an_mkl_it_loads_gets_quiet_openmp_waits_unless_the_user_set_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`KMP_BLOCKTIME=0` for an MKL (its OpenMP threads would spin 200 ms after each
-    product, on the core the native kernels' worker needs), never over the user's
-    value, and nothing for OpenBLAS."""
+    """`KMP_BLOCKTIME=0` for an MKL, set before it loads (its OpenMP threads would spin
+    200 ms after each product, on the core the native kernels' worker needs), never
+    over the user's value, taken back when the MKL does not load, and nothing for
+    another library."""
     from mlxir.runtime.cpu import blas
 
+    loaded: list[tuple[str, str | None]] = []
+
+    def load(path: str) -> str | None:
+        loaded.append((path, os.environ.get("KMP_BLOCKTIME")))
+        return "cannot open" if "missing" in path else None
+
+    monkeypatch.setattr(blas, "_load_global", load)
     monkeypatch.delenv("KMP_BLOCKTIME", raising=False)
-    blas._quiet_openmp_waits("/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0")  # pyright: ignore[reportPrivateUsage]
-    assert "KMP_BLOCKTIME" not in os.environ
-    blas._quiet_openmp_waits(os.path.join(sys.prefix, "lib", "libmkl_rt.so.3"))  # pyright: ignore[reportPrivateUsage]
-    assert os.environ["KMP_BLOCKTIME"] == "0"
+    assert blas._load_quietly("/usr/lib/libopenblas.so.0") is None  # pyright: ignore[reportPrivateUsage]
+    assert loaded[-1] == ("/usr/lib/libopenblas.so.0", None) and "KMP_BLOCKTIME" not in os.environ
+    assert blas._load_quietly("/missing/libmkl_rt.so.3") == "cannot open"  # pyright: ignore[reportPrivateUsage]
+    assert loaded[-1] == ("/missing/libmkl_rt.so.3", "0") and "KMP_BLOCKTIME" not in os.environ
+    assert blas._load_quietly("/env/lib/libmkl_rt.so.3") is None  # pyright: ignore[reportPrivateUsage]
+    assert loaded[-1] == ("/env/lib/libmkl_rt.so.3", "0") and os.environ["KMP_BLOCKTIME"] == "0"
     monkeypatch.setenv("KMP_BLOCKTIME", "50")
-    blas._quiet_openmp_waits(os.path.join(sys.prefix, "lib", "libmkl_rt.so.3"))  # pyright: ignore[reportPrivateUsage]
-    assert os.environ["KMP_BLOCKTIME"] == "50"
+    assert blas._load_quietly("/env/lib/libmkl_rt.so.3") is None  # pyright: ignore[reportPrivateUsage]
+    assert loaded[-1] == ("/env/lib/libmkl_rt.so.3", "50")

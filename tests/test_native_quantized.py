@@ -327,7 +327,8 @@ def test_cpu_quantized_matmul_runs_the_native_kernel_where_it_covers_the_call(mo
     calls.clear()
     plain([x, wn, sn, bn])
     assert calls == ["affine"]
-    wf, sf = mx.quantize(mx.random.normal((96, 256), key=mx.random.key(8)), group_size=32, bits=4, mode="mxfp4")
+    microscaled = mx.quantize(mx.random.normal((96, 256), key=mx.random.key(8)), group_size=32, bits=4, mode="mxfp4")
+    wf, sf = microscaled[0], microscaled[1]  # no biases in mxfp4 (the stub says three arrays)
     fp4 = products.KERNELS["mlx.quantized_matmul"]({**props, "group_size": 32, "bits": 4, "mode": "mxfp4"}, [mx.float32])
     calls.clear()
     fp4([x, wf, sf])
@@ -365,6 +366,28 @@ def test_cpu_product_by_weight_runs_the_native_matvec(op: str) -> None:
     x = mx.random.normal((8, 256), key=mx.random.key(12))
     (result,) = blocked(operands(x, bias))
     assert bits_equal(result, whole(operands(x, bias))[0])
+
+
+def test_cpu_product_by_weight_takes_the_native_matvec_where_it_pays() -> None:
+    """A float16/bfloat16 weight too small for OpenBLAS's blocks still gets the native
+    matvec (MLX has no BLAS for it); a float32 one that small stays MLX's product."""
+    from mlxir.evaluator import KERNELS
+    from mlxir.runtime.cpu.backend import CPU
+
+    module = kernels()
+    w = mx.random.normal((512, 256), key=mx.random.key(13))
+    for dtype in (mx.bfloat16, mx.float16):
+        whole = KERNELS["mlx.matmul"]({}, [dtype])
+        chosen = CPU.product_by_weight("mlx.matmul", whole, w.astype(dtype).T)
+        assert chosen is not whole
+        for rows in ((1, 256), (3, 256), (2, 2, 256)):
+            xs = mx.random.normal(rows, key=mx.random.key(len(rows))).astype(dtype)
+            (result,) = chosen([xs, w.astype(dtype).T])
+            assert bits_equal(result, module.matvec(xs, w.astype(dtype)))
+        many = mx.random.normal((8, 256), key=mx.random.key(16)).astype(dtype)
+        assert bits_equal(chosen([many, w.astype(dtype).T])[0], whole([many, w.astype(dtype).T])[0])
+    whole = KERNELS["mlx.matmul"]({}, [mx.float32])
+    assert CPU.product_by_weight("mlx.matmul", whole, w.T) is whole
 
 
 # --------------------------------------------------------------------------- timings

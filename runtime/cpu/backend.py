@@ -52,7 +52,9 @@ class CpuBackend(Backend):
         return self._kernels.get(op) or super().kernel_factory(op)
 
     def product_by_weight(self, op: str, run: Kernel, weight_t: mx.array) -> Kernel:
-        if op not in WEIGHT_PRODUCT_OPERAND or not products.is_cut_at_one_row(weight_t):
+        if op not in WEIGHT_PRODUCT_OPERAND or not (
+            products.is_cut_at_one_row(weight_t) or products.native_matvec_pays(weight_t)
+        ):
             return run
         return products.weight_blocked_product(op, run)
 

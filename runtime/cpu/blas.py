@@ -117,17 +117,15 @@ def _select() -> BlasChoice:
             None, "too-late", "mlx.core was imported before mlxir, its BLAS already bound"
         )
     if explicit:
-        error = _load_global(request)
+        error = _load_quietly(request)
         if error is None:
-            _quiet_openmp_waits(request)
             return BlasChoice(request, "MLXIR_BLAS", f"MLXIR_BLAS={request}")
         _warn(f"MLXIR_BLAS={request}: {error}; MLX uses its bundled BLAS")
         return BlasChoice(None, "failed", f"MLXIR_BLAS={request}: {error}")
     for path in candidates():
         # A candidate that does not load (another architecture's multiarch copy, a broken
         # install) is passed over quietly: the user asked for nothing in particular.
-        if _load_global(path) is None:
-            _quiet_openmp_waits(path)
+        if _load_quietly(path) is None:
             return BlasChoice(path, "auto", f"{_family(path)} found on this machine, loaded before MLX")
     return BlasChoice(None, "not-found", "no OpenBLAS or MKL found: MLX uses its bundled BLAS")
 
@@ -142,9 +140,17 @@ Llama's float32 decode step at 2 threads 11.7 against 10.0 ms (medians of 3
 processes; its 128-token prefill 65 against 61 ms, 4-bit unchanged)."""
 
 
-def _quiet_openmp_waits(path: str) -> None:
-    if "mkl" in os.path.basename(path).lower():
-        os.environ.setdefault(*OPENMP_WAIT)
+def _load_quietly(path: str) -> str | None:
+    """`_load_global(path)`, an MKL with `OPENMP_WAIT` set first (its OpenMP runtime
+    reads the variable when it starts) and taken back if it does not load."""
+    name, value = OPENMP_WAIT
+    ours = "mkl" in os.path.basename(path).lower() and name not in os.environ
+    if ours:
+        os.environ[name] = value
+    error = _load_global(path)
+    if error is not None and ours:
+        del os.environ[name]
+    return error
 
 
 # ---------------------------------------------------------------------------

@@ -11,10 +11,11 @@ same bits where the blocks cut the outputs only (each output is the same dot pro
   product of many rows runs as the float product with the dequantized weight
   (`CPU_DEQUANTIZED_ROWS`); of a few rows, as blocks of the weight's rows on the CPU
   streams (MLX's quantized CPU kernel uses one thread).
-- A float32 product of a few rows by a `linear` weight's `w.T` runs the native
-  `matvec` on `w` itself; without it, as blocks of the weight's rows that fit
-  OpenBLAS's small kernels, which do not pack the weight (`weight_blocked_product`,
-  `docs/blas.md`).
+- A product of a few rows by a `linear` weight's `w.T` runs the native `matvec` on
+  `w` itself (`native_matvec_pays`: float16 and bfloat16, and float32 weights too
+  large for OpenBLAS's small kernels); those float32 ones without it, as blocks of the
+  weight's rows that fit OpenBLAS's small kernels, which do not pack the weight
+  (`weight_blocked_product`, `docs/blas.md`).
 """
 
 from __future__ import annotations
@@ -292,6 +293,26 @@ def is_cut_at_one_row(weight_t: mx.array) -> bool:
     return depth >= CPU_SMALL_PRODUCT_MIN_DEPTH and len(_output_blocks(1, columns, depth)) > 1
 
 
+_HALF_FLOATS = (mx.float16, mx.bfloat16)
+
+
+def native_matvec_pays(weight_t: mx.array) -> bool:
+    """Whether a product of a few rows by `weight_t` takes the native matvec, whatever
+    BLAS is under MLX. A float16/bfloat16 weight: always (MLX multiplies them without
+    a BLAS: one row by 3072 x 1024 in bfloat16, 0.66 against 3.28 ms at 1 thread, 0.42
+    against 3.46 at 2; `benchmarks/native_kernels.py --only matvec`, medians of 11). A
+    float32 one: where OpenBLAS would be cut into blocks (`is_cut_at_one_row`), not the
+    smaller ones. On its own, MKL's one-row `sgemm` reads a weight 8-34 % faster than
+    the native kernel (32000 x 512: 4.85 against 5.69 ms at 1 thread), but inside a
+    decode step the native pool, awake between products, wins at 2 threads: the 56M
+    Llama's float32 step took 8.5 ms with the native matvec against 13.4-13.8 with MKL
+    under the blocks, and 9.2 with the native matvec for every weight, small ones
+    included; 16.6, 16.1-16.4 and 17.2 at 1 thread (medians of 3 processes each)."""
+    if weight_t.ndim != 2:
+        return False
+    return weight_t.dtype in _HALF_FLOATS or is_cut_at_one_row(weight_t)
+
+
 def _native_matvec(x: mx.array, weight_t: mx.array) -> mx.array | None:
     """`x @ weight_t` by the native matvec on `weight_t.T` (the row-contiguous `w` the
     program transposed: no copy) where this call may use the native kernels, else None.
@@ -310,9 +331,10 @@ def _native_matvec(x: mx.array, weight_t: mx.array) -> mx.array | None:
 def weight_blocked_product(op: str, run: Kernel) -> Kernel:
     """`run`, a product kernel of `op` whose weight operand is `w.T` for a
     row-contiguous constant `w` (the program checks this at load), computed on the
-    CPU for fewer than `CPU_BLOCKED_PRODUCT_ROWS` rows of float32 `x` (a decode step)
-    by the native matvec on `w` where it runs (`_native_matvec`), else as blocks of
-    `w`'s rows (`_output_blocks`), spread over the CPU streams and concatenated:
+    CPU for fewer than `CPU_BLOCKED_PRODUCT_ROWS` rows of `x` (a decode step) by the
+    native matvec on `w` where it runs and pays (`_native_matvec`,
+    `native_matvec_pays`), else, for float32, as blocks of `w`'s rows
+    (`_output_blocks`) that `is_cut_at_one_row` cuts, spread over the CPU streams and concatenated:
     MLX's CPU matmul always calls BLAS's `sgemm`, which packs a large weight before it
     multiplies (`CPU_SMALL_PRODUCT_OUTPUTS`). Each block is a view
     of `w` (a slice of `w`'s rows is still a row-contiguous matrix, so MLX passes it
@@ -338,13 +360,15 @@ def weight_blocked_product(op: str, run: Kernel) -> Kernel:
         x, weight = operands[at - 1], operands[at]
         depth = x.shape[-1] if x.ndim else 0
         if (
-            x.dtype != mx.float32
+            x.dtype not in _FLOATS
             or weight.ndim != 2
             or depth < CPU_SMALL_PRODUCT_MIN_DEPTH
             or not 0 < x.size // depth < CPU_BLOCKED_PRODUCT_ROWS
         ):
             return run(operands)
-        product = _native_matvec(x, weight)
+        product = _native_matvec(x, weight) if native_matvec_pays(weight) else None
+        if product is None and (x.dtype != mx.float32 or not is_cut_at_one_row(weight)):
+            return run(operands)
         if product is not None:
             if at == 1:
                 return (product,)
