@@ -155,3 +155,27 @@ def test_an_unwritable_binary_output_is_one_line_before_the_passes(
     assert run([str(source), "-p", "cse", "-t", "mlx-fb", "-o", str(output)]) == 1
     assert capsys.readouterr().err == f"mlx-opt: error: cannot write '{output}': Permission denied\n"
     assert not output.exists()
+
+
+def test_list_passes_names_every_pass_with_options_a_pipeline_accepts(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--list-passes`: every registered pass once, with its summary; each option as a
+    pipeline spells it, what it takes and its default, and every printed default is
+    accepted back in `-p` (so the listing cannot drift from what the parser takes)."""
+    from mlxir.conversions.registry import PASSES, registered_passes
+    from mlxir.tools.pass_pipeline import build_pass_pipeline
+
+    assert run(["--list-passes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    listed = [line.split()[0] for line in lines if not line.startswith(" ")]
+    assert listed == list(PASSES)
+    assert "    group-size: an integer (default 64)" in lines
+    assert "    embeddings: true or false (default false)" in lines
+    name = ""
+    for line in lines:
+        if not line.startswith(" "):
+            name = line.split()[0]
+        elif "(default " in line:
+            option = line.split(":")[0].strip()
+            default = line.rsplit("(default ", 1)[1].rstrip(")")
+            pipeline = build_pass_pipeline(registered_passes(), f"{name}{{{option}={default}}}")
+            assert [p.name for p in pipeline.passes] == [name], line

@@ -337,6 +337,12 @@ class MlxOptMain(xDSLOptMain):
             "(also expected-warning, -remark, -note; @+N, @-N, @above, @below name another line): "
             "exit 1 naming each diagnostic not expected and each expectation not met",
         )
+        parser.add_argument(
+            "--list-passes",
+            action=_ListPasses,
+            nargs=0,
+            help="print every pass -p takes, with its summary and each option's type and default, and exit",
+        )
         mlir = arg_parser.add_argument_group("mlir-opt's options")
         mlir.add_argument(
             "--pass-pipeline",
@@ -590,6 +596,42 @@ def pass_help() -> str:
     for name, entry in PASSES.items():
         lines.append(f"  {name:<28} {entry.summary}")
     return "\n".join(lines)
+
+
+def list_passes() -> str:
+    """Every pass `-p` takes, its one-line summary, then each option as the pipeline
+    spells it (`group-size`), what it takes and its default: `mlx-opt --list-passes`."""
+    from mlxir.tools.pass_pipeline import describe_option, pass_options
+
+    lines: list[str] = []
+    for name, entry in PASSES.items():
+        lines.append(f"{name:<28} {entry.summary.split(' (options: ')[0]}")
+        pass_class = entry.factory()
+        defaults = {
+            field.name.replace("_", "-"): field.default
+            for field in dataclasses.fields(pass_class)
+            if field.init and field.default is not dataclasses.MISSING
+        }
+        for option, expected in pass_options(pass_class).items():
+            default = defaults.get(option, dataclasses.MISSING)
+            shown = "" if default is dataclasses.MISSING or default is None else f" (default {_spelled(default)})"
+            lines.append(f"    {option}: {describe_option(expected)}{shown}")
+    return "\n".join(lines)
+
+
+def _spelled(value: object) -> str:
+    """A default as the pipeline would spell it (`true`, `0`, `affine`)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple):
+        return ",".join(_spelled(v) for v in cast(tuple[object, ...], value))
+    return str(value)
+
+
+class _ListPasses(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: object, values: object, option_string: str | None = None) -> None:
+        print(list_passes())
+        parser.exit(0)
 
 
 def _element_count(text: str) -> int:

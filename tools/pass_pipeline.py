@@ -211,6 +211,11 @@ _TYPE_NAMES: dict[Any, tuple[str, str]] = {
 """What an option of each type takes, one and several."""
 
 
+def describe_option(expected: Any) -> str:
+    """What an option of type `expected` takes, in words (`an integer`)."""
+    return _described(expected)
+
+
 def _described(expected: Any) -> str:
     if expected in _TYPE_NAMES:
         return _TYPE_NAMES[expected][0]
