@@ -17,7 +17,10 @@ The pieces, each usable alone:
 - `mlxir.compile(ep, pipeline=None, quantize=None) -> Program`: import, lower,
   quantize the matmul weights if asked (`quantize=mlxir.Quantize(bits=4)`), serialize
   and load (`mlxir.compiled_parts`: the same, without the load, as the pieces a file
-  is written from; `mlxir.compiled_bytes` joins them).
+  is written from; `mlxir.compiled_bytes` joins them);
+- `mlxir.load_pass_plugin("my_pass.py")`: registers the passes a file defines, for
+  `pipeline=` (`conversions/plugins.py`; installed packages register theirs through
+  the `mlxir.passes` entry points).
 
 Attributes are imported lazily so `import mlxir` does not import torch or MLX. On
 Linux it loads the system OpenBLAS (or MKL, or `MLXIR_BLAS=<path>`) for MLX's CPU
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
 
     from mlxir.codegen import ProgramParts, deserialize, serialize, serialize_parts
     from mlxir.codegen.errors import ProgramError
+    from mlxir.conversions.plugins import PluginError, load_pass_plugin
     from mlxir.conversions.torch_to_aten import import_program
     from mlxir.conversions.torch_to_aten.importer import Decomposition
     from mlxir.dialects.weights import weights_of
@@ -50,6 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "InputError",
+    "PluginError",
     "Program",
     "ProgramError",
     "Quantize",
@@ -59,6 +64,7 @@ __all__ = [
     "deserialize",
     "import_program",
     "load",
+    "load_pass_plugin",
     "lower",
     "serialize",
     "serialize_parts",
@@ -214,6 +220,8 @@ _LAZY = {
     "deserialize": "mlxir.codegen",
     "weights_of": "mlxir.dialects.weights",
     "Quantize": "mlxir.transforms.quantize",
+    "load_pass_plugin": "mlxir.conversions.plugins",
+    "PluginError": "mlxir.conversions.plugins",
 }
 
 

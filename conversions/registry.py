@@ -156,4 +156,9 @@ passes of `PASS_PACKAGES` by name, xDSL's, then the catalog's patterns in its or
 
 
 def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Every pass a pipeline may name: `PASSES`, with the installed packages' plugins
+    (`conversions/plugins.py`) added the first time it is asked."""
+    from mlxir.conversions.plugins import load_installed_passes
+
+    load_installed_passes()
     return {name: entry.factory for name, entry in PASSES.items()}

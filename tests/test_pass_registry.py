@@ -91,7 +91,7 @@ def test_summaries_are_the_docstrings_first_lines() -> None:
 
 def test_options_are_the_passes_fields() -> None:
     assert PASSES["quantize-weights"].summary.endswith(
-        "(options: bits=4 group-size=64 mode=affine embeddings=false)"
+        "(options: bits=4 group-size=64 mode=affine embeddings=false activation-bits=0)"
     )
     assert PASSES["lower-to-mlx"].summary.endswith("(options: target=generic)")
     assert "(options: max-label-len=20 print-attrs=true" in PASSES["view-op-graph"].summary

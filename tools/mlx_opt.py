@@ -245,6 +245,11 @@ class MlxOptMain(xDSLOptMain):
     version_format = "mlx-opt (mlxir), built on xdsl {xdsl_version}"
 
     def __init__(self, args: Sequence[str] | None = None):
+        # Before the parser is built: it learns the pass names (`--my-pass` flags) then.
+        from mlxir.conversions.plugins import load_pass_plugin
+
+        for path in _plugin_paths(list(sys.argv[1:] if args is None else args)):
+            load_pass_plugin(path)
         super().__init__(description="mlxir modular optimizer driver", args=args)
 
     def register_all_dialects(self) -> None:
@@ -336,6 +341,13 @@ class MlxOptMain(xDSLOptMain):
             "check the diagnostics against the input's `// expected-error {{text}}` comments "
             "(also expected-warning, -remark, -note; @+N, @-N, @above, @below name another line): "
             "exit 1 naming each diagnostic not expected and each expectation not met",
+        )
+        parser.add_argument(
+            "--load-pass-plugin",
+            action="append",
+            default=[],
+            metavar="FILE.py",
+            help="register the passes (ModulePass subclasses with a name) this Python file defines; repeatable",
         )
         parser.add_argument(
             "--list-passes",
@@ -596,6 +608,20 @@ def pass_help() -> str:
     for name, entry in PASSES.items():
         lines.append(f"  {name:<28} {entry.summary}")
     return "\n".join(lines)
+
+
+PLUGIN_OPTION = "--load-pass-plugin"
+
+
+def _plugin_paths(arguments: list[str]) -> list[str]:
+    """The files of every `--load-pass-plugin=FILE` or `--load-pass-plugin FILE`."""
+    paths: list[str] = []
+    for index, argument in enumerate(arguments):
+        if argument.startswith(PLUGIN_OPTION + "="):
+            paths.append(argument.split("=", 1)[1])
+        elif argument == PLUGIN_OPTION and index + 1 < len(arguments):
+            paths.append(arguments[index + 1])
+    return paths
 
 
 def list_passes() -> str:

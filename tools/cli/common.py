@@ -80,9 +80,28 @@ def make_folder(path: str) -> Path:
     return folder
 
 
-def check_pipeline(spec: str | None) -> None:
-    """A `-p` pipeline that does not parse, names a pass no one registered or gives a
-    pass an option it does not take is a usage error, said before the program is read."""
+def add_plugin_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--load-pass-plugin",
+        dest="pass_plugins",
+        action="append",
+        default=[],
+        metavar="FILE.py",
+        help="register the passes this Python file defines, for -p (repeatable; conversions/plugins.py)",
+    )
+
+
+def check_pipeline(spec: str | None, plugins: Sequence[str] = ()) -> None:
+    """Loads the `--load-pass-plugin` files (one that cannot be used is one line), then
+    checks `-p`: a pipeline that does not parse, names a pass no one registered or gives
+    a pass an option it does not take is a usage error, said before the program is read."""
+    from mlxir.conversions.plugins import PluginError, load_pass_plugin
+
+    try:
+        for path in plugins:
+            load_pass_plugin(path)
+    except PluginError as error:
+        raise CliError(str(error)) from None
     if spec is None:
         return
     from xdsl.passes import PassPipeline

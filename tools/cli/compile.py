@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mlxir.tools.cli.common import (
+    add_plugin_argument,
     add_quantize_arguments,
     check_pipeline,
     check_readable_file,
@@ -30,6 +31,7 @@ def add_parser(sub: Any) -> None:
                         help="with --emit: print each mlx.global without its value "
                         "(mlxir debug --module binds it from the .pt2)")
     parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
+    add_plugin_argument(parser)
     add_quantize_arguments(parser)
     parser.add_argument("--tensor-parallel", type=int, default=1, metavar="N",
                         help="split the program over N ranks, after lowering and quantizing "
@@ -85,7 +87,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
     if args.tensor_parallel < 1:
         raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}")
     quantize_option(args)
-    check_pipeline(args.pipeline)
+    check_pipeline(args.pipeline, args.pass_plugins)
 
 
 def _compile_stages(args: argparse.Namespace, timer: StageTimer) -> int:

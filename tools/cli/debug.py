@@ -9,6 +9,7 @@ from typing import Any
 
 from mlxir.interop.model_explorer import METRICS as OVERLAY_METRICS
 from mlxir.tools.cli.common import (
+    add_plugin_argument,
     check_pipeline,
     check_readable_file,
     check_writable_file,
@@ -31,6 +32,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--repro", metavar="DIR",
                         help="write the diverging node alone as a program, its inputs and the expected value")
     parser.add_argument("-p", "--pipeline", help="mlx-opt pass pipeline (default lower-to-mlx)")
+    add_plugin_argument(parser)
     parser.add_argument("--module", metavar="M.mlir",
                         help="compare this mlx-level module (as `compile --emit mlx` prints it, edited or "
                         "made by your passes) instead of compiling; globals without a value are bound "
@@ -59,7 +61,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
         check_readable_file(args.module, "an mlx-level module (.mlir, as `mlxir compile --emit mlx` prints it)")
     check_writable_file(args.overlay, "--overlay")
     check_writable_folder(args.repro, "--repro")
-    check_pipeline(args.pipeline)
+    check_pipeline(args.pipeline, args.pass_plugins)
 
 
 def run(args: argparse.Namespace) -> int:

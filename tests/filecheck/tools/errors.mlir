@@ -37,7 +37,7 @@
 // A pass option that does not exist, or a value its option cannot take, names the
 // pass, the option and what it accepts; an unknown pass, the passes it may mean.
 // RUN: not mlx-opt %S/Inputs/verify_error.mlir -p 'quantize-weights{bitz=4}' 2>&1 | filecheck %s --check-prefix=OPTIONS
-// OPTIONS: mlx-opt: error: pass 'quantize-weights' has no option 'bitz' (its options: bits, group-size, mode, embeddings)
+// OPTIONS: mlx-opt: error: pass 'quantize-weights' has no option 'bitz' (its options: bits, group-size, mode, embeddings, activation-bits)
 // RUN: not mlx-opt %S/Inputs/verify_error.mlir -p 'quantize-weights{bits=abc}' 2>&1 | filecheck %s --check-prefix=TYPE
 // TYPE: mlx-opt: error: pass 'quantize-weights': option 'bits' takes an integer, not 'abc'
 // RUN: not mlx-opt %S/Inputs/verify_error.mlir -p 'quantize-weights{bits}' 2>&1 | filecheck %s --check-prefix=NO-VALUE
