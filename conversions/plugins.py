@@ -6,6 +6,10 @@
 - A Python file: `mlx-opt --load-pass-plugin=FILE.py`, `mlxir compile
   --load-pass-plugin FILE.py`, or `mlxir.load_pass_plugin("FILE.py")`. Every
   `ModulePass` subclass the file itself defines with a `name` is registered under it.
+- A Python file of dialects: `mlx-opt --load-dialect-plugin=FILE.py` or
+  `mlxir.conversions.plugins.load_dialect_plugin`. Every xDSL `Dialect` it defines at
+  its top level joins every context mlxir makes, so its ops parse and print beside
+  `mlx.*` and a pass plugin can lower them.
 - An installed package: each entry point of the group `mlxir.passes`
   (`[project.entry-points."mlxir.passes"] my-pass = "my_package.passes:MyPass"`) names
   one `ModulePass` class, registered under the entry point's name when a pipeline is
@@ -24,6 +28,7 @@ import importlib.metadata
 import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from xdsl.passes import ModulePass
 
@@ -44,32 +49,39 @@ class PluginError(ValueError):
 
 def load_pass_plugin(path: str | Path) -> list[str]:
     """Registers the passes the Python file at `path` defines; returns their names."""
-    file = Path(path)
-    if not file.is_file():
-        raise PluginError(f"{path}: no such pass plugin file")
-    origin = str(file.resolve())
-    module_name = "mlxir_pass_plugin_" + hashlib.sha1(origin.encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(module_name, file)
-    if spec is None or spec.loader is None:
-        raise PluginError(f"{path}: not a Python file that can be imported")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module  # dataclasses and pickling look their module up
-    try:
-        spec.loader.exec_module(module)
-    except Exception as error:
-        del sys.modules[module_name]
-        raise PluginError(f"{path}: the pass plugin failed to import: {_one_line(error)}") from None
-    classes = [
-        value
-        for value in vars(module).values()
-        if isinstance(value, type)
-        and issubclass(value, ModulePass)
-        and value.__module__ == module_name
-        and isinstance(getattr(value, "name", None), str)
-    ]
+    module, origin = _import_file(path, "pass")
+    classes = _pass_classes(module)
     if not classes:
         raise PluginError(f"{path}: defines no ModulePass subclass with a `name`")
     return [_register(cls, origin, str(path)) for cls in classes]
+
+
+def load_dialect_plugin(path: str | Path) -> list[str]:
+    """Registers the xDSL `Dialect`s the Python file at `path` defines at its top level
+    (IRDL ops of a researcher's own, beside `mlx.*`) into every context mlxir makes
+    (`dialects/context.py`); returns their names. Its passes, if any, are registered
+    too."""
+    from xdsl.ir import Dialect
+
+    from mlxir.dialects.context import DIALECTS
+
+    module, origin = _import_file(path, "dialect")
+    dialects = [value for value in vars(module).values() if isinstance(value, Dialect)]
+    if not dialects:
+        raise PluginError(f"{path}: defines no xDSL Dialect at its top level")
+    for dialect in dialects:
+        if dialect.name in DIALECTS and _DIALECT_ORIGINS.get(dialect.name) != origin:
+            owner = _DIALECT_ORIGINS.get(dialect.name, "mlxir")
+            raise PluginError(f"{path}: dialect '{dialect.name}' is already registered (by {owner})")
+    for dialect in dialects:
+        DIALECTS[dialect.name] = lambda dialect=dialect: dialect
+        _DIALECT_ORIGINS[dialect.name] = origin
+    for cls in _pass_classes(module):
+        _register(cls, origin, str(path))
+    return [dialect.name for dialect in dialects]
+
+
+_DIALECT_ORIGINS: dict[str, str] = {}
 
 
 def load_installed_passes() -> list[str]:
@@ -91,6 +103,39 @@ def load_installed_passes() -> list[str]:
             raise PluginError(f"{described}: the class's `name` is {getattr(loaded, 'name', None)!r}, not '{entry.name}'")
         names.append(_register(loaded, described, described))
     return names
+
+
+def _import_file(path: str | Path, kind: str) -> tuple[ModuleType, str]:
+    """The module the Python file at `path` is, imported under a name of its own, and
+    its resolved path."""
+    file = Path(path)
+    if not file.is_file():
+        raise PluginError(f"{path}: no such {kind} plugin file")
+    origin = str(file.resolve())
+    module_name = "mlxir_pass_plugin_" + hashlib.sha1(origin.encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(module_name, file)
+    if spec is None or spec.loader is None:
+        raise PluginError(f"{path}: not a Python file that can be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses and pickling look their module up
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        del sys.modules[module_name]
+        raise PluginError(f"{path}: the {kind} plugin failed to import: {_one_line(error)}") from None
+    return module, origin
+
+
+def _pass_classes(module: ModuleType) -> list[type[ModulePass]]:
+    """The `ModulePass` subclasses with a `name` that `module` itself defines."""
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, ModulePass)
+        and value.__module__ == module.__name__
+        and isinstance(getattr(value, "name", None), str)
+    ]
 
 
 def _register(cls: type[ModulePass], origin: str, shown: str) -> str:

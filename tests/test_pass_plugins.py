@@ -222,3 +222,92 @@ def test_an_installed_pass_with_a_taken_name_is_one_line(tmp_path: Path) -> None
     err = done.stderr.strip()
     assert err.count("\n") == 0, err
     assert "entry point cse = installed_passes:Wrong (mlxir.passes): pass 'cse' is already registered (by mlxir)" in err
+
+
+DIALECT_PLUGIN = '''
+"""A researcher's dialect and the pass that lowers it to mlx."""
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Attribute, Dialect
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+
+from mlxir.dialects import mlx
+
+
+@irdl_op_definition
+class DoubleOp(IRDLOperation):
+    name = "research.double"
+    input = operand_def(TensorType[Attribute])
+    output = result_def(TensorType[Attribute])
+    assembly_format = "$input attr-dict `:` type($input) `->` type($output)"
+
+
+Research = Dialect("research", [DoubleOp])
+
+
+class LowerDouble(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: DoubleOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, mlx.BINARY_OP_CLASSES["add"](op.input, op.input, op.output.type))
+
+
+@dataclass(frozen=True)
+class LowerResearchPass(ModulePass):
+    """research.double(x) -> mlx.add(x, x)."""
+
+    name = "lower-research"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(LowerDouble()).rewrite_module(op)
+'''
+
+
+def test_a_dialect_plugin_puts_its_ops_beside_mlx_and_its_pass_lowers_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mlxir.dialects.context import DIALECTS
+
+    plugin = tmp_path / "research.py"
+    plugin.write_text(DIALECT_PLUGIN)
+    source = tmp_path / "r.mlir"
+    source.write_text(
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = research.double %a : tensor<4xf32> -> tensor<4xf32>\n"
+        "  func.return %0 : tensor<4xf32>\n}\n"
+    )
+    try:
+        assert mlx_opt([str(source), "-p", "cse"]) == 1
+        assert "Operation research.double is not registered" in capsys.readouterr().err
+        assert mlx_opt([f"--load-dialect-plugin={plugin}", str(source)]) == 0
+        assert "research.double %a : tensor<4xf32> -> tensor<4xf32>" in capsys.readouterr().out
+        assert mlx_opt([f"--load-dialect-plugin={plugin}", str(source), "-p", "lower-research"]) == 0
+        assert "%0 = mlx.add %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>" in capsys.readouterr().out
+    finally:
+        DIALECTS.pop("research", None)
+        plugins._DIALECT_ORIGINS.pop("research", None)  # pyright: ignore[reportPrivateUsage]
+        PASSES.pop("lower-research", None)
+        plugins._ORIGINS.pop("lower-research", None)  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("X = 1\n", "defines no xDSL Dialect at its top level"),
+        ("from xdsl.ir import Dialect\nMine = Dialect('mlx', [])\n", "dialect 'mlx' is already registered (by mlxir)"),
+    ],
+    ids=["none", "taken-name"],
+)
+def test_a_broken_dialect_plugin_is_one_line(
+    source: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plugin = tmp_path / "dialects.py"
+    plugin.write_text(source)
+    module = tmp_path / "f.mlir"
+    module.write_text(MODULE)
+    assert mlx_opt([f"--load-dialect-plugin={plugin}", str(module)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err == f"mlx-opt: error: {plugin}: {message}", err

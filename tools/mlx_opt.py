@@ -246,9 +246,12 @@ class MlxOptMain(xDSLOptMain):
 
     def __init__(self, args: Sequence[str] | None = None):
         # Before the parser is built: it learns the pass names (`--my-pass` flags) then.
-        from mlxir.conversions.plugins import load_pass_plugin
+        from mlxir.conversions.plugins import load_dialect_plugin, load_pass_plugin
 
-        for path in _plugin_paths(list(sys.argv[1:] if args is None else args)):
+        arguments = list(sys.argv[1:] if args is None else args)
+        for path in _plugin_paths(arguments, DIALECT_PLUGIN_OPTION):
+            load_dialect_plugin(path)
+        for path in _plugin_paths(arguments):
             load_pass_plugin(path)
         super().__init__(description="mlxir modular optimizer driver", args=args)
 
@@ -348,6 +351,13 @@ class MlxOptMain(xDSLOptMain):
             default=[],
             metavar="FILE.py",
             help="register the passes (ModulePass subclasses with a name) this Python file defines; repeatable",
+        )
+        parser.add_argument(
+            "--load-dialect-plugin",
+            action="append",
+            default=[],
+            metavar="FILE.py",
+            help="register the xDSL dialects (and passes) this Python file defines, so its ops parse; repeatable",
         )
         parser.add_argument(
             "--list-passes",
@@ -611,15 +621,16 @@ def pass_help() -> str:
 
 
 PLUGIN_OPTION = "--load-pass-plugin"
+DIALECT_PLUGIN_OPTION = "--load-dialect-plugin"
 
 
-def _plugin_paths(arguments: list[str]) -> list[str]:
-    """The files of every `--load-pass-plugin=FILE` or `--load-pass-plugin FILE`."""
+def _plugin_paths(arguments: list[str], option: str = PLUGIN_OPTION) -> list[str]:
+    """The files of every `OPTION=FILE` or `OPTION FILE` (`--load-pass-plugin`)."""
     paths: list[str] = []
     for index, argument in enumerate(arguments):
-        if argument.startswith(PLUGIN_OPTION + "="):
+        if argument.startswith(option + "="):
             paths.append(argument.split("=", 1)[1])
-        elif argument == PLUGIN_OPTION and index + 1 < len(arguments):
+        elif argument == option and index + 1 < len(arguments):
             paths.append(arguments[index + 1])
     return paths
 
