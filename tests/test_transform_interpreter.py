@@ -1,4 +1,4 @@
-"""`transform-interpreter` (`transforms/transform_interpreter.py`): a script's pass
+"""`transform-interpreter` (`conversions/transform_interpreter.py`): a script's pass
 with options reaches the ops it matched, a model compiled through a script still
 computes eager PyTorch's outputs, and every refusal is one line (the FileCheck file
 `tests/filecheck/transforms/transform-interpreter.mlir` runs docs/transform/'s example)."""
