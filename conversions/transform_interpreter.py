@@ -168,19 +168,11 @@ class TransformInterpreterPass(ModulePass):
 
 
 def _read_script(path: Path) -> builtin.ModuleOp:
-    from xdsl.parser import Parser
-    from xdsl.utils.exceptions import ParseError
-
-    from mlxir.dialects.context import make_context
+    from mlxir.dialects.context import parse_mlir_file
 
     if not path.is_file():
         raise PassFailedException(f"transform-interpreter: no transform script '{path}'")
-    ctx = make_context()
-    ctx.load_dialect(transform.Transform)
     try:
-        return Parser(ctx, path.read_text(), str(path)).parse_module()
-    except ParseError as error:
-        lines = str(error).strip().splitlines()
-        raise PassFailedException(
-            f"transform-interpreter: {lines[0]} {lines[-1]}" if len(lines) > 1 else lines[0]
-        ) from None
+        return parse_mlir_file(path, transform.Transform)
+    except ValueError as error:
+        raise PassFailedException(f"transform-interpreter: {error}") from None

@@ -75,14 +75,18 @@ def make_context() -> Context:
     return ctx
 
 
-def parse_mlir_file(path: Path) -> ModuleOp:
-    """The module in the text file `path`; a ValueError of one line naming
-    `file:line:col` and the problem where it does not parse."""
+def parse_mlir_file(path: Path, *extra: Dialect) -> ModuleOp:
+    """The module in the text file `path`, read with mlxir's dialects and the `extra`
+    ones (`pdl`, `transform`); a ValueError of one line naming `file:line:col` and
+    the problem where it does not parse."""
     from xdsl.parser import Parser
     from xdsl.utils.exceptions import ParseError
 
+    ctx = make_context()
+    for dialect in extra:
+        ctx.load_dialect(dialect)
     try:
-        return Parser(make_context(), path.read_text(), str(path)).parse_module()
+        return Parser(ctx, path.read_text(), str(path)).parse_module()
     except OSError as error:
         raise ValueError(f"cannot read {path}: {error.strerror}") from error
     except ParseError as error:

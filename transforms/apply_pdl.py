@@ -46,18 +46,11 @@ class ApplyPdlPass(ModulePass):
 
 
 def _read_patterns(path: Path) -> builtin.ModuleOp:
-    from mlxir.dialects.context import make_context
+    from mlxir.dialects.context import parse_mlir_file
 
     if not path.is_file():
         raise PassFailedException(f"apply-pdl: no PDL file '{path}'")
-    from xdsl.parser import Parser
-    from xdsl.utils.exceptions import ParseError
-
-    ctx = make_context()
-    ctx.load_dialect(pdl.PDL)
     try:
-        return Parser(ctx, path.read_text(), str(path)).parse_module()
-    except ParseError as error:
-        lines = str(error).strip().splitlines()
-        # xDSL's message: the location, the source line, a caret, then the problem.
-        raise PassFailedException(f"apply-pdl: {lines[0]} {lines[-1]}" if len(lines) > 1 else lines[0]) from None
+        return parse_mlir_file(path, pdl.PDL)
+    except ValueError as error:
+        raise PassFailedException(f"apply-pdl: {error}") from None
